@@ -37,7 +37,8 @@ fi
 case "$mode" in
     run)
         shift || true
-        exec .venv/bin/glassgrad "${@:-lesson}" ${@:+} $( [ $# -eq 0 ] && echo 1 )
+        [ $# -eq 0 ] && set -- lesson 1
+        exec .venv/bin/glassgrad "$@"
         ;;
     test)
         shift || true

@@ -1,0 +1,52 @@
+"""glassgrad's engine: PyTorch's API on NumPy (CPU) and CuPy (CUDA), recording as it runs.
+
+``import engine as torch`` runs small PyTorch programs unchanged.
+"""
+from __future__ import annotations
+
+from . import _dtype
+from ._device import device, get_default_device, set_default_device
+from ._dtype import dtype, get_default_dtype, promote_types, set_default_dtype
+from ._size import Size
+from ._tensor import Tensor
+from . import _tensor_methods  # noqa: F401  (binds methods and operators)
+from .functional import *  # noqa: F401,F403
+from .functional import (abs, all, any, bool, double, float, float32, float64, int64, long, max,  # noqa: A004
+                         min, pow, round, sum)
+from . import autograd
+from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from . import random
+from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
+from . import nn
+from . import optim
+from . import cuda
+from . import accelerator
+from . import utils
+from . import memory
+
+__version__ = "0.1.0"
+
+float16 = half = None  # not supported: glassgrad has bool, int64, float32, float64
+int32 = int64  # glassgrad stores every integer tensor as int64
+
+
+def is_grad_enabled_():  # pragma: no cover - alias kept for symmetry
+    return is_grad_enabled()
+
+
+def _lazy(name):
+    import importlib
+    return importlib.import_module(f"engine.{name}")
+
+
+def __getattr__(name):
+    # heavier subsystems load on first use: engine.record/Trace, engine.save/load, engine.hub, engine.compile
+    if name in ("record", "Trace"):
+        return getattr(_lazy("trace"), name)
+    if name in ("save", "load"):
+        return getattr(_lazy("serialization"), name)
+    if name == "hub":
+        return _lazy("hub")
+    if name == "compile":
+        return _lazy("compiler").compile
+    raise AttributeError(f"module 'engine' has no attribute '{name}'")

@@ -1,0 +1,247 @@
+"""Running an op: checks, promotion, the forward kernel, and the graph node it leaves.
+
+NOTE [ Dispatch ]
+1. Every tensor argument must live on one device; otherwise PyTorch's device error.
+2. Ops with ``promote`` cast tensor arguments to ``result_type`` first (Python scalars
+   join as scalars); ``float_op`` ops further lift integer results to the default dtype.
+3. The forward kernel receives arrays (and scalars) and the op's attributes, and
+   returns the output array, or ``(output, {aux arrays})`` when it declares ``aux``.
+4. A node is made only when grad mode is on, some argument requires grad and the
+   output is floating point. It saves what the op's ``save`` table names, for the
+   inputs whose gradients need it (see NOTE [ Saved tensors ]).
+5. An in-place op writes the output into its target's array, bumps the version and
+   gives the target the new node as its ``grad_fn`` (history rebase).
+"""
+from __future__ import annotations
+
+from . import _dtype, _events
+from ._tensor import Tensor
+from .autograd import grad_mode
+from .autograd.graph import Node
+
+
+class OpDef:
+    __slots__ = ("name", "node", "args", "fwd", "bwd", "save", "promote", "float_op",
+                 "differentiable", "aux", "view", "variadic", "out_dtype")
+
+    def __init__(self, name, node, args, fwd, bwd=None, save=None, promote=True, float_op=False,
+                 differentiable=True, aux=(), view=False, out_dtype=None):
+        self.name = name
+        self.node = node
+        self.variadic = bool(args) and args[-1].startswith("*")
+        self.args = tuple(a.lstrip("*") for a in args)
+        self.fwd = fwd
+        self.bwd = bwd
+        self.save = dict(save or {})   # saved name -> tuple of arg names whose grads need it (() = any)
+        self.promote = promote
+        self.float_op = float_op
+        self.differentiable = differentiable and bwd is not None
+        self.aux = aux
+        self.view = view
+        self.out_dtype = out_dtype
+
+
+def _device_check(op, tensors):
+    dev = tensors[0].device
+    for t in tensors[1:]:
+        if t.device != dev:
+            a, b = sorted({str(dev), str(t.device)})
+            raise RuntimeError("Expected all tensors to be on the same device, but found at least two "
+                               f"devices, {a} and {b}!")
+    return dev
+
+
+def apply(op: OpDef, inputs: list, attrs: dict | None = None, inplace: Tensor | None = None,
+          node_name: str | None = None, return_aux: bool = False):
+    """Run ``op`` on ``inputs`` (tensors or Python scalars) and return the output tensor(s)."""
+    attrs = attrs or {}
+    tensors = [t for t in inputs if isinstance(t, Tensor)]
+    if not tensors:
+        raise TypeError(f"{op.name}(): expected at least one Tensor argument")
+    _device_check(op, tensors) if len(tensors) > 1 else None
+    st0 = tensors[0]._storage
+    xp = st0.xp
+    if op.promote:
+        target = _dtype.result_type(inputs)
+        if op.float_op and not target.is_floating_point:
+            target = _dtype.get_default_dtype()
+        arrays = [(_cast(xp, t, target) if isinstance(t, Tensor) else t) for t in inputs]
+    else:
+        arrays = [t._data if isinstance(t, Tensor) else t for t in inputs]
+    try:
+        out = op.fwd(xp, *arrays, **attrs)
+    except (ValueError, TypeError, IndexError) as e:
+        raise RuntimeError(f"{op.name}: {e}") from None
+    aux = None
+    if op.aux:
+        out, aux = out
+
+    grad_on = grad_mode.is_grad_enabled()
+    needs = tuple(isinstance(t, Tensor) and t.requires_grad for t in inputs)
+    save_inputs = inputs
+    if inplace is not None and grad_on and any(needs) and op.save:
+        save_inputs = [_snapshot(t) if t is inplace else t for t in inputs]
+    if inplace is not None:
+        result = _write_inplace(op, inplace, out, grad_on)
+    elif op.view:
+        result = Tensor._wrap(out, st0, base_tensor=tensors[0]._base or tensors[0])
+    else:
+        result = Tensor._wrap(out)
+
+    if not (grad_on and op.differentiable and any(needs) and result.dtype.is_floating_point):
+        if inplace is not None and grad_on and inplace.grad_fn is not None:
+            inplace.grad_fn = None  # a non-differentiable in-place op cuts the history
+        if _events.active:
+            _emit_op(op, inputs, result, None, attrs)
+        return (result, aux) if return_aux else result
+
+    node = OpNode(op, node_name or op.node, inputs, needs, attrs)
+    _save(op, node, save_inputs, needs, result, aux)
+    result.grad_fn = node
+    result._output_nr = 0
+    if _events.active:
+        _emit_op(op, inputs, result, node, attrs)
+    return (result, aux) if return_aux else result
+
+
+def _snapshot(t: Tensor) -> Tensor:
+    """A copy of an in-place target as it was before the write (for ops that save it)."""
+    xp = t._storage.xp
+    c = Tensor._wrap(xp.asarray(t._data, copy=True))
+    c.grad_fn, c._output_nr, c._requires_grad = t.grad_fn, t._output_nr, t._requires_grad
+    return c
+
+
+def _cast(xp, t: Tensor, target):
+    if t.dtype is target:
+        return t._data
+    return xp.astype(t._data, _dtype.to_array_dtype(xp, target))
+
+
+def _write_inplace(op, target: Tensor, out, grad_on: bool) -> Tensor:
+    if grad_on and target.grad_fn is None and target._requires_grad:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    if tuple(out.shape) != tuple(target._data.shape):
+        raise RuntimeError(f"output with shape [{', '.join(map(str, target._data.shape))}] doesn't match "
+                           f"the broadcast shape [{', '.join(map(str, out.shape))}]")
+    xp = target._storage.xp
+    adt = _dtype.to_array_dtype(xp, target.dtype)
+    if out.dtype != adt:
+        src = Tensor._engine_dtype_of(xp, out.dtype)
+        if src._rank > target.dtype._rank and src._kind != target.dtype._kind:
+            raise RuntimeError(f"result type {_short(src)} can't be cast to the desired output type "
+                               f"{_short(target.dtype)}")
+        out = xp.astype(out, adt)
+    target._data[...] = out
+    bump_version(target, op.name)
+    return target
+
+
+def _short(d) -> str:
+    return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}[d.name]
+
+
+def bump_version(t: Tensor, opname: str) -> None:
+    t._storage.version += 1
+    if _events.active:
+        _events.emit("version", tensor=t._id, storage=t._storage.id, version=t._storage.version, op=opname)
+
+
+def _save(op, node, inputs, needs, result, aux):
+    if not op.save:
+        return
+    argpos = {a: i for i, a in enumerate(op.args)}
+    for name, needed_by in op.save.items():
+        if needed_by:
+            if op.variadic and op.args[-1] in needed_by:
+                want = any(needs[len(op.args) - 1:]) or any(needs[argpos[a]] for a in needed_by if a != op.args[-1])
+            else:
+                want = any(needs[argpos[a]] for a in needed_by)
+            if not want:
+                continue
+        if name == "result":
+            node.save("result", result, is_output=True)
+        elif aux is not None and name in aux:
+            value = aux[name]
+            node.save(name, value if isinstance(value, Tensor) else Tensor._wrap(value))
+        elif op.variadic and name == op.args[-1]:
+            rest = inputs[len(op.args) - 1:]
+            node._attrs[name + "#n"] = len(rest)
+            for k, t in enumerate(rest):
+                if isinstance(t, Tensor):
+                    node.save(f"{name}#{k}", t)
+        else:
+            t = inputs[argpos[name]]
+            if isinstance(t, Tensor):
+                node.save(name, t, is_output=(t is result))
+            else:
+                node._attrs[name] = t
+
+
+class OpNode(Node):
+    """The grad_fn of a table op."""
+
+    def __init__(self, op, name, inputs, needs, attrs):
+        super().__init__()
+        self._op = op
+        self._name = name
+        self._attrs = dict(attrs)
+        self._needs = needs
+        self._in_meta = [(tuple(t._data.shape), t.dtype) if isinstance(t, Tensor) else None for t in inputs]
+        from .autograd.engine import edge_of
+        self.next_functions = tuple(edge_of(t) if (isinstance(t, Tensor) and n) else (None, 0)
+                                    for t, n in zip(inputs, needs))
+
+    def apply(self, grads, F=None):
+        from ._fns import array_fns
+        if F is None:
+            F = array_fns(self)
+        g = grads[0]
+        s = _SavedView(self, F)
+        res = self._op.bwd(F, g, s)
+        out = []
+        for r, meta, need in zip(res, self._in_meta, self._needs):
+            if r is None or not need:
+                out.append(None)
+                continue
+            shape, dt = meta
+            if F.shape(r) != shape:
+                r = F.sum_to(r, shape)
+            if F.dtype(r) is not dt:
+                r = F.astype(r, dt)
+            out.append(r)
+        return out
+
+
+class _SavedView:
+    """Attribute access to a node's saved values and attributes, in F's currency."""
+
+    def __init__(self, node, F):
+        self._node = node
+        self._F = F
+        self.needs = node._needs
+        self.shapes = [m[0] if m else None for m in node._in_meta]
+
+    def __getattr__(self, name):
+        node = self._node
+        if name in node._saved:
+            return self._F.unpack(node._saved[name], node)
+        if name in node._attrs:
+            n = node._attrs[name]
+            if name + "#n" in node._attrs:
+                pass
+            return n
+        if name + "#n" in node._attrs:
+            return [self._F.unpack(node._saved[f"{name}#{k}"], node) if f"{name}#{k}" in node._saved else None
+                    for k in range(node._attrs[name + "#n"])]
+        raise AttributeError(name)
+
+
+def _emit_op(op, inputs, result, node, attrs):
+    from ._trace_info import tensor_info, node_info
+    f, line = _events.user_frame()
+    _events.emit("op", op=op.name,
+                 inputs=[tensor_info(t) if isinstance(t, Tensor) else {"scalar": repr(t)} for t in inputs],
+                 output=tensor_info(result),
+                 node=node_info(node) if node is not None else None,
+                 file=f, line=line, region=_events.region())

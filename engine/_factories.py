@@ -1,0 +1,221 @@
+"""Tensor factories: ``tensor``, ``zeros``, ``randn``, ``arange`` ... (PyTorch's signatures)."""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _backend, _dtype
+from ._device import as_device, namespace_for
+from ._tensor import Tensor
+from .random import generator_for
+
+
+def _resolve(dtype, device, default=None):
+    dev = as_device(device)
+    dt = dtype if dtype is not None else (default or _dtype.get_default_dtype())
+    if isinstance(dt, str):
+        dt = _dtype._by_name(dt)
+    if not isinstance(dt, _dtype.dtype):
+        dt = _dtype._by_name(np.dtype(dt).name)
+    return dev, dt, namespace_for(dev)
+
+
+def _finish(array, requires_grad, base="input"):
+    t = Tensor._wrap(array, base=base)
+    if requires_grad:
+        t.requires_grad = True
+    return t
+
+
+def _np_dtype(dt):
+    return np.dtype("bool" if dt is _dtype.bool_ else dt.name)
+
+
+def _infer_dtype(data) -> _dtype.dtype:
+    a = np.asarray(data)
+    if a.dtype == np.bool_:
+        return _dtype.bool_
+    if a.dtype.kind in "iu":
+        return _dtype.int64
+    if a.dtype.kind == "f":
+        if isinstance(data, np.ndarray):
+            return _dtype.float64 if a.dtype == np.float64 else _dtype.float32
+        return _dtype.get_default_dtype()
+    raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+
+
+def _flatten_tensors(data):
+    if isinstance(data, Tensor):
+        return data.detach().numpy(force=True) if data.device.type == "cpu" else data.cpu().numpy()
+    if isinstance(data, (list, tuple)):
+        return [_flatten_tensors(d) for d in data]
+    return data
+
+
+def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """Copy ``data`` (nested lists, scalars, NumPy arrays, tensors) into a new leaf tensor."""
+    data = _flatten_tensors(data)
+    if isinstance(data, (list, tuple)) and _ragged(data):
+        raise ValueError("expected sequence of length consistent with the first element (ragged nested list)")
+    dt = dtype if dtype is not None else _infer_dtype(data)
+    dev, dt, xp = _resolve(dt, device)
+    try:
+        host = np.array(data, dtype=_np_dtype(dt))
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"tensor(): could not convert data to {dt!r}: {e}") from None
+    return _finish(_to_device(xp, host), requires_grad)
+
+
+def _ragged(data) -> bool:
+    try:
+        np.array(data, dtype=float)
+        return False
+    except ValueError:
+        return True
+    except TypeError:
+        return False
+
+
+def _to_device(xp, host: np.ndarray):
+    return _backend.from_numpy(xp, np.ascontiguousarray(host))
+
+
+def as_tensor(data, dtype=None, device=None):
+    if isinstance(data, Tensor) and (dtype is None or data.dtype is dtype) and (device is None or data.device == as_device(device)):
+        return data
+    return tensor(data, dtype=dtype, device=device)
+
+
+def from_numpy(a: np.ndarray):
+    """A tensor sharing memory with the NumPy array ``a``."""
+    if not isinstance(a, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(a).__name__})")
+    if a.dtype.kind not in "biuf":
+        raise TypeError(f"can't convert np.ndarray of type {a.dtype}. The only supported types are: "
+                        "float64, float32, int64, and bool.")
+    if a.dtype not in (np.float32, np.float64, np.int64, np.bool_):
+        a = a.astype(np.int64 if a.dtype.kind in "iu" else np.float64)
+    return _finish(a, False)
+
+
+def _size(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    for s in size:
+        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
+            raise TypeError(f"size must be a tuple of ints, but got {type(s).__name__}")
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+    return tuple(int(s) for s in size)
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False):
+    dev, dt, xp = _resolve(dtype, device)
+    return _finish(xp.zeros(_size(size), dtype=_dtype.to_array_dtype(xp, dt)), requires_grad)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False):
+    dev, dt, xp = _resolve(dtype, device)
+    return _finish(xp.ones(_size(size), dtype=_dtype.to_array_dtype(xp, dt)), requires_grad)
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False):
+    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def full(size, fill_value, dtype=None, device=None, requires_grad=False):
+    if dtype is None:
+        dtype = _dtype.scalar_dtype(fill_value)
+    dev, dt, xp = _resolve(dtype, device)
+    return _finish(xp.full(_size((size,)), fill_value, dtype=_dtype.to_array_dtype(xp, dt)), requires_grad)
+
+
+def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
+    if end is None:
+        start, end = 0, start
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if dtype is None:
+        dtype = _dtype.int64 if all(isinstance(v, int) for v in vals) else _dtype.get_default_dtype()
+    if vals[2] == 0:
+        raise RuntimeError("step must be nonzero")
+    dev, dt, xp = _resolve(dtype, device)
+    return _finish(_to_device(xp, np.arange(*vals, dtype=_np_dtype(dt))), requires_grad)
+
+
+def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
+    dev, dt, xp = _resolve(dtype, device)
+    return _finish(_to_device(xp, np.linspace(start, end, int(steps), dtype=_np_dtype(dt))), requires_grad)
+
+
+def eye(n, m=None, dtype=None, device=None, requires_grad=False):
+    dev, dt, xp = _resolve(dtype, device)
+    return _finish(_to_device(xp, np.eye(n, m if m is not None else n, dtype=_np_dtype(dt))), requires_grad)
+
+
+def _rand(kind, size, dtype, device, requires_grad, generator=None):
+    dev, dt, xp = _resolve(dtype, device)
+    if not dt.is_floating_point:
+        raise RuntimeError(f"\"{kind}\" not implemented for '{_short(dt)}'")
+    gen = generator or generator_for(dev)
+    shape = _size(size)
+    host = gen.normal(shape, _np_dtype(dt)) if kind == "normal_kernel_cpu" else gen.uniform(shape, _np_dtype(dt))
+    return _finish(_to_device(xp, host), requires_grad)
+
+
+def _short(dt) -> str:
+    return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}[dt.name]
+
+
+def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
+    return _rand("normal_kernel_cpu", size, dtype, device, requires_grad, generator)
+
+
+def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
+    return _rand("check_uniform_bounds", size, dtype, device, requires_grad, generator)
+
+
+def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False, generator=None):
+    if high is None:
+        low, high = 0, low
+    if size is None:
+        raise TypeError("randint() missing required argument 'size'")
+    dev, dt, xp = _resolve(dtype or _dtype.int64, device)
+    gen = generator or generator_for(dev)
+    host = gen.integers(low, high, _size((size,))).astype(_np_dtype(dt))
+    return _finish(_to_device(xp, host), requires_grad)
+
+
+def randperm(n, dtype=None, device=None, generator=None):
+    dev, dt, xp = _resolve(dtype or _dtype.int64, device)
+    gen = generator or generator_for(dev)
+    return _finish(_to_device(xp, gen.permutation(int(n))), False)
+
+
+def _like(fn, t, dtype, device, requires_grad, *extra):
+    return fn(*extra, tuple(t.shape), dtype=dtype or t.dtype, device=device or t.device,
+              requires_grad=requires_grad) if extra else fn(tuple(t.shape), dtype=dtype or t.dtype,
+                                                            device=device or t.device, requires_grad=requires_grad)
+
+
+def zeros_like(t, dtype=None, device=None, requires_grad=False):
+    return zeros(tuple(t.shape), dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
+
+
+def ones_like(t, dtype=None, device=None, requires_grad=False):
+    return ones(tuple(t.shape), dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
+
+
+def empty_like(t, dtype=None, device=None, requires_grad=False):
+    return zeros_like(t, dtype, device, requires_grad)
+
+
+def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
+    return full(tuple(t.shape), fill_value, dtype=dtype or t.dtype, device=device or t.device,
+                requires_grad=requires_grad)
+
+
+def rand_like(t, dtype=None, device=None, requires_grad=False):
+    return rand(tuple(t.shape), dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
+
+
+def randn_like(t, dtype=None, device=None, requires_grad=False):
+    return randn(tuple(t.shape), dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)

@@ -1,0 +1,226 @@
+"""The function namespaces backward formulas are written against.
+
+NOTE [ One formula, two currencies ]
+1. A backward formula is a pure function ``bwd(F, grad, saved)``; it calls only ``F.*``
+   and Python operators.
+2. ``ArrayFns`` runs it on raw arrays through the array API (the fast, usual path).
+3. ``TensorFns`` runs the same formula on Tensors through differentiable engine ops,
+   so the backward pass itself is recorded: that is ``create_graph=True``.
+"""
+from __future__ import annotations
+
+from . import _backend, _dtype
+
+
+class ArrayFns:
+    def __init__(self, xp):
+        self.xp = xp
+        for name in ("exp", "log", "sqrt", "sin", "cos", "tanh", "sign", "abs", "matmul", "reshape",
+                     "broadcast_to", "expand_dims", "logical_and", "logical_not"):
+            setattr(self, name, getattr(xp, name))
+
+    # metadata
+    def shape(self, x):
+        return tuple(x.shape)
+
+    def dtype(self, x):
+        from ._tensor import _engine_dtype
+        return _engine_dtype(self.xp, x.dtype)
+
+    def astype(self, x, dt):
+        return self.xp.astype(x, _dtype.to_array_dtype(self.xp, dt))
+
+    def unpack(self, saved, node):
+        return saved.unpack(node)._data
+
+    # math
+    def erf(self, x):
+        return _backend.erf(self.xp, x)
+
+    def where(self, c, a, b):
+        xp = self.xp
+        like = a if not isinstance(a, (int, float)) else b
+        if isinstance(a, (int, float)):
+            a = xp.asarray(a, dtype=like.dtype)
+        if isinstance(b, (int, float)):
+            b = xp.asarray(b, dtype=like.dtype)
+        return xp.where(c, a, b)
+
+    def eq(self, a, b):
+        return a == b
+
+    def gt(self, a, b):
+        return a > b
+
+    def ge(self, a, b):
+        return a >= b
+
+    def lt(self, a, b):
+        return a < b
+
+    def le(self, a, b):
+        return a <= b
+
+    def sum(self, x, axis=None, keepdims=False):
+        return self.xp.sum(x, axis=axis, keepdims=keepdims)
+
+    def sum_to(self, x, shape):
+        """Sum a broadcast gradient back to ``shape``."""
+        lead = len(x.shape) - len(shape)
+        axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and x.shape[i + lead] != 1)
+        if axes:
+            x = self.xp.sum(x, axis=axes, keepdims=True)
+        return self.xp.reshape(x, shape) if tuple(x.shape) != tuple(shape) else x
+
+    def permute(self, x, axes):
+        return self.xp.permute_dims(x, tuple(axes))
+
+    def mT(self, x):
+        axes = list(range(len(x.shape)))
+        axes[-1], axes[-2] = axes[-2], axes[-1]
+        return self.xp.permute_dims(x, tuple(axes))
+
+    def zeros(self, shape, like):
+        return self.xp.zeros(tuple(shape), dtype=like.dtype)
+
+    def iota(self, n, axis, ndim, like):
+        """int64 0..n-1 laid along ``axis`` of an ``ndim``-d broadcastable array."""
+        shape = [1] * ndim
+        shape[axis] = n
+        return self.xp.reshape(self.xp.arange(n, dtype=self.xp.int64), tuple(shape))
+
+    def index(self, x, idx):
+        return _index_array(self.xp, x, idx)
+
+    def scatter_add(self, shape, idx, values, like):
+        """zeros(shape) with ``values`` added at ``idx`` (duplicates summed)."""
+        xp = self.xp
+        z = xp.zeros(tuple(shape), dtype=values.dtype)
+        if _is_basic(idx):
+            z[_full_index(idx)] = values
+            return z
+        return _backend.index_put_add(xp, z, idx, values)
+
+    def fill_index(self, x, idx, value):
+        xp = self.xp
+        out = xp.asarray(x, copy=True)
+        if _is_basic(idx):
+            out[_full_index(idx)] = value
+            return out
+        return _backend.index_fill(xp, out, idx, value)
+
+    def im2col(self, x, geom):
+        from .ops.conv import im2col_array
+        return im2col_array(self.xp, x, geom)
+
+    def col2im(self, cols, geom):
+        from .ops.conv import col2im_array
+        return col2im_array(self.xp, cols, geom)
+
+
+def _is_basic(idx) -> bool:
+    return all(isinstance(i, (int, slice, type(None), type(Ellipsis))) for i in idx)
+
+
+def _full_index(idx):
+    return idx if any(i is Ellipsis for i in idx) else idx + (Ellipsis,)
+
+
+def _index_array(xp, x, idx):
+    if _is_basic(idx):
+        return x[_full_index(idx)]
+    return _backend.gather(xp, x, idx)
+
+
+class TensorFns:
+    """Same names as ArrayFns, over Tensors and differentiable engine ops."""
+
+    def __init__(self):
+        from . import functional as E
+        self.E = E
+
+    def shape(self, x):
+        return tuple(x.shape)
+
+    def dtype(self, x):
+        return x.dtype
+
+    def astype(self, x, dt):
+        return x.to(dt)
+
+    def unpack(self, saved, node):
+        return saved.unpack(node)
+
+    def __getattr__(self, name):
+        E = self.__dict__["E"]
+        table = {"exp": E.exp, "log": E.log, "sqrt": E.sqrt, "sin": E.sin, "cos": E.cos,
+                 "tanh": E.tanh, "sign": E.sign, "abs": E.abs, "matmul": E.matmul, "erf": E.erf,
+                 "reshape": E.reshape, "broadcast_to": E.broadcast_to, "logical_and": E.logical_and,
+                 "logical_not": E.logical_not, "eq": E.eq, "gt": E.gt, "ge": E.ge, "lt": E.lt, "le": E.le}
+        if name in table:
+            return table[name]
+        raise AttributeError(name)
+
+    def expand_dims(self, x, axis):
+        return self.E.unsqueeze(x, axis)
+
+    def where(self, c, a, b):
+        return self.E.where(c, a, b)
+
+    def sum(self, x, axis=None, keepdims=False):
+        if axis is None:
+            return self.E.sum(x) if not keepdims else self.E.sum(x, tuple(range(x.ndim)), keepdim=True)
+        return self.E.sum(x, axis, keepdim=keepdims)
+
+    def sum_to(self, x, shape):
+        return self.E.sum_to_size(x, shape)
+
+    def permute(self, x, axes):
+        return self.E.permute(x, tuple(axes))
+
+    def mT(self, x):
+        return self.E.transpose(x, -2, -1)
+
+    def zeros(self, shape, like):
+        return self.E.zeros(tuple(shape), dtype=like.dtype, device=like.device)
+
+    def iota(self, n, axis, ndim, like):
+        shape = [1] * ndim
+        shape[axis] = n
+        return self.E.arange(n, device=like.device).reshape(tuple(shape))
+
+    def index(self, x, idx):
+        return x[idx]
+
+    def scatter_add(self, shape, idx, values, like):
+        return self.E._index_put_add_new(shape, idx, values)
+
+    def fill_index(self, x, idx, value):
+        return self.E._index_fill_new(x, idx, value)
+
+    def im2col(self, x, geom):
+        return self.E._im2col(x, geom)
+
+    def col2im(self, cols, geom):
+        return self.E._col2im(cols, geom)
+
+
+_array_fns_cache: dict = {}
+_tensor_fns = None
+
+
+def array_fns(node_or_xp):
+    xp = node_or_xp if not hasattr(node_or_xp, "_in_meta") else None
+    if xp is None:
+        raise TypeError("array_fns needs a namespace")
+    f = _array_fns_cache.get(xp.__name__)
+    if f is None:
+        f = _array_fns_cache[xp.__name__] = ArrayFns(xp)
+    return f
+
+
+def tensor_fns():
+    global _tensor_fns
+    if _tensor_fns is None:
+        _tensor_fns = TensorFns()
+    return _tensor_fns

@@ -1,0 +1,78 @@
+"""Live-byte counters per device and category; the allocator model hangs off these."""
+from __future__ import annotations
+
+import threading
+
+from . import _events
+
+_lock = threading.Lock()
+# device string -> {"allocated", "peak", category -> bytes, "peak_by_cat": {...}}
+_devices: dict[str, dict] = {}
+allocator_hooks: list = []   # objects with alloc(storage) / free(storage)
+
+
+def _dev(key: str) -> dict:
+    d = _devices.get(key)
+    if d is None:
+        d = _devices[key] = {"allocated": 0, "peak": 0, "count": 0, "by_cat": {}, "peak_by_cat": {}}
+    return d
+
+
+def on_alloc(st) -> None:
+    key = str(st.device)
+    cat = st.category
+    with _lock:
+        d = _dev(key)
+        d["allocated"] += st.nbytes
+        d["count"] += 1
+        bc = d["by_cat"]
+        bc[cat] = bc.get(cat, 0) + st.nbytes
+        if bc[cat] > d["peak_by_cat"].get(cat, 0):
+            d["peak_by_cat"][cat] = bc[cat]
+        if d["allocated"] > d["peak"]:
+            d["peak"] = d["allocated"]
+        for h in allocator_hooks:
+            h.alloc(st)
+    if _events.active:
+        _events.emit("alloc", storage=st.id, bytes=st.nbytes, device=key, category=cat)
+
+
+def on_free(st) -> None:
+    key = str(st.device)
+    cat = st.category
+    with _lock:
+        d = _dev(key)
+        d["allocated"] -= st.nbytes
+        d["count"] -= 1
+        d["by_cat"][cat] = d["by_cat"].get(cat, 0) - st.nbytes
+        for h in allocator_hooks:
+            h.free(st)
+    if _events.active:
+        _events.emit("free", storage=st.id, bytes=st.nbytes, device=key, category=cat)
+
+
+def on_move(st, old: str, new: str) -> None:
+    key = str(st.device)
+    with _lock:
+        d = _dev(key)
+        bc = d["by_cat"]
+        bc[old] = bc.get(old, 0) - st.nbytes
+        bc[new] = bc.get(new, 0) + st.nbytes
+        if bc[new] > d["peak_by_cat"].get(new, 0):
+            d["peak_by_cat"][new] = bc[new]
+    if _events.active:
+        _events.emit("category", storage=st.id, bytes=st.nbytes, device=key, old=old, new=new)
+
+
+def stats(key: str) -> dict:
+    with _lock:
+        d = _dev(key)
+        return {"allocated": d["allocated"], "peak": d["peak"], "count": d["count"],
+                "by_cat": dict(d["by_cat"]), "peak_by_cat": dict(d["peak_by_cat"])}
+
+
+def reset_peak(key: str) -> None:
+    with _lock:
+        d = _dev(key)
+        d["peak"] = d["allocated"]
+        d["peak_by_cat"] = dict(d["by_cat"])

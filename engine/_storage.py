@@ -1,0 +1,71 @@
+"""Storages: the unit of memory. Every tensor's array lives in exactly one storage.
+
+NOTE [ Storage lifetime and categories ]
+1. A storage is created for every array an op, factory or load produces, except
+   views, which share their base's storage (so bytes are never counted twice).
+2. It is freed when its last reference dies: tensors and saved tensors hold it, and
+   CPython's reference counting makes the free happen exactly then (``__del__``).
+3. Its category is its ``base`` category (parameter, gradient, optimizer, input,
+   other), except that an ``other`` storage held by at least one saved tensor counts
+   as ``activation``. Every change of category is an event.
+"""
+from __future__ import annotations
+
+from . import _events, _memstate
+
+CATEGORIES = ("parameter", "gradient", "activation", "optimizer", "input", "other")
+
+
+class Storage:
+    __slots__ = ("id", "array", "nbytes", "device", "xp", "base", "saved", "version", "__weakref__")
+
+    def __init__(self, array, device, xp, base: str = "other"):
+        self.id = _events.new_id()
+        self.array = array          # the array that owns the memory
+        self.nbytes = int(array.size * array.dtype.itemsize) if hasattr(array.dtype, "itemsize") else _nbytes(xp, array)
+        self.device = device
+        self.xp = xp
+        self.base = base
+        self.saved = 0
+        self.version = 0
+        _memstate.on_alloc(self)
+
+    @property
+    def category(self) -> str:
+        return "activation" if self.saved and self.base == "other" else self.base
+
+    def set_base(self, base: str) -> None:
+        old = self.category
+        self.base = base
+        self._moved(old)
+
+    def add_saved(self, n: int) -> None:
+        old = self.category
+        self.saved += n
+        self._moved(old)
+
+    def _moved(self, old: str) -> None:
+        new = self.category
+        if new != old:
+            _memstate.on_move(self, old, new)
+
+    def __del__(self):
+        try:
+            _memstate.on_free(self)
+        except Exception:  # noqa: BLE001 - interpreter shutdown
+            pass
+
+
+def _nbytes(xp, array) -> int:
+    size = 1
+    for s in array.shape:
+        size *= int(s)
+    return size * _itemsize(xp, array.dtype)
+
+
+def _itemsize(xp, adt) -> int:
+    if adt == xp.bool:
+        return 1
+    if adt in (xp.float32, xp.int32):
+        return 4
+    return 8

@@ -1,0 +1,333 @@
+"""The Tensor: an array in a storage, plus its place in the autograd graph."""
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+from . import _backend, _dtype, _events
+from ._device import _numpy as _numpy_ns, device_of_array, namespace_for
+from ._storage import Storage
+from .autograd import grad_mode
+
+_DT_CACHE: dict = {}
+
+
+def _engine_dtype(xp, adt):
+    key = (xp.__name__, adt)
+    d = _DT_CACHE.get(key)
+    if d is None:
+        d = _DT_CACHE[key] = _dtype.from_array_dtype(xp, adt)
+    return d
+
+
+class Tensor:
+    """A multi-dimensional array that records the operations applied to it.
+
+    Differs from PyTorch: always contiguous or a NumPy/CuPy view; no sparse, complex
+    or quantized tensors; dtypes bool, int64, float32 and float64 only.
+    """
+
+    __slots__ = ("_data", "_storage", "dtype", "grad_fn", "_output_nr", "_requires_grad",
+                 "_grad", "_accum", "_retains_grad", "_hooks", "_base", "_gg_name", "_id",
+                 "_is_param", "__weakref__", "__dict__")
+
+    # ---- construction -------------------------------------------------------
+    @classmethod
+    def _wrap(cls, array, storage: Storage | None = None, base: str = "other", base_tensor=None):
+        t = object.__new__(cls)
+        if storage is None:
+            storage = Storage(array, device_of_array(array), _xp_of(array), base)
+        t._data = array
+        t._storage = storage
+        t.dtype = _engine_dtype(storage.xp, array.dtype)
+        t.grad_fn = None
+        t._output_nr = 0
+        t._requires_grad = False
+        t._grad = None
+        t._accum = None
+        t._retains_grad = False
+        t._hooks = None
+        t._base = base_tensor
+        t._gg_name = None
+        t._id = _events.new_id()
+        t._is_param = False
+        return t
+
+    _engine_dtype_of = staticmethod(lambda xp, adt: _engine_dtype(xp, adt))
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("use engine.tensor(data) or a factory such as engine.zeros(...) to make a tensor")
+
+    # ---- metadata -----------------------------------------------------------
+    @property
+    def device(self):
+        return self._storage.device
+
+    @property
+    def shape(self):
+        from ._size import Size
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            return self.shape
+        return int(self._data.shape[_wrap_dim(dim, self.ndim)])
+
+    @property
+    def ndim(self) -> int:
+        return len(self._data.shape)
+
+    def dim(self) -> int:
+        return len(self._data.shape)
+
+    def numel(self) -> int:
+        n = 1
+        for s in self._data.shape:
+            n *= int(s)
+        return n
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.numel() * self.dtype.itemsize
+
+    def stride(self, dim=None):
+        st = _backend.strides(self._storage.xp, self._data, self.dtype.itemsize)
+        return st if dim is None else st[_wrap_dim(dim, self.ndim)]
+
+    def is_contiguous(self) -> bool:
+        expected, acc = [], 1
+        for s in reversed(self._data.shape):
+            expected.append(acc)
+            acc *= int(s)
+        st = self.stride()
+        return all(a == b or d == 1 for a, b, d in zip(st, reversed(expected), self._data.shape))
+
+    def storage_offset(self) -> int:
+        xp = self._storage.xp
+        if not _backend._is_numpy(xp) and not _backend._is_cupy(xp):
+            return 0
+        base = self._storage.array
+        if hasattr(base, "__array_interface__"):
+            return (self._data.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // self.dtype.itemsize
+        return (self._data.data.ptr - base.data.ptr) // self.dtype.itemsize
+
+    @property
+    def is_cuda(self) -> bool:
+        return self.device.type == "cuda"
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad or self.grad_fn is not None
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        if self.grad_fn is not None:
+            raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want "
+                               "to use a computed variable in a subgraph that doesn't require differentiation "
+                               "use var_no_grad = var.detach().")
+        if value and not self.dtype.is_floating_point:
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self._requires_grad = bool(value)
+
+    def requires_grad_(self, requires_grad: bool = True):
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def grad(self):
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
+            if tuple(value.shape) != tuple(self.shape):
+                raise RuntimeError(f"assigned grad has data of a different size")
+            value._storage.set_base("gradient")
+        self._grad = value
+
+    @property
+    def _version(self) -> int:
+        return self._storage.version
+
+    @property
+    def data(self):
+        return self.detach()
+
+    @data.setter
+    def data(self, value):
+        self._data = value._data
+        self._storage = value._storage
+        self.dtype = value.dtype
+
+    @property
+    def name(self):
+        return self._gg_name
+
+    @property
+    def is_inference(self) -> bool:
+        return False
+
+    def untyped_storage(self):
+        return self._storage
+
+    # ---- autograd -----------------------------------------------------------
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Compute the gradient of this tensor w.r.t. graph leaves (accumulated into ``.grad``)."""
+        from .autograd import backward
+        backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
+
+    def retain_grad(self) -> None:
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None or self._retains_grad:
+            return
+        self._retains_grad = True
+        self.grad_fn._retain_grad[self._output_nr] = weakref.ref(self)
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    def register_hook(self, hook):
+        """Run ``hook(grad)`` when this tensor's gradient is computed; a returned tensor replaces it."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        from .autograd.graph import _Handle
+        if self.grad_fn is not None:
+            lst = self.grad_fn._tensor_pre_hooks.setdefault(self._output_nr, [])
+        else:
+            if self._hooks is None:
+                self._hooks = []
+            lst = self._hooks
+        lst.append(hook)
+        return _Handle(lst, hook)
+
+    def detach(self):
+        t = Tensor._wrap(self._data, self._storage)
+        t._base = self._base
+        return t
+
+    def detach_(self):
+        self.grad_fn = None
+        self._requires_grad = False
+        return self
+
+    # ---- conversion ---------------------------------------------------------
+    def numpy(self, *, force=False):
+        if self.requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        if self.device.type != "cpu" and not force:
+            raise TypeError("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.")
+        return _backend.to_numpy(self._storage.xp, self._data)
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.detach().numpy(force=True)
+        return a.astype(dtype) if dtype is not None else a
+
+    def item(self):
+        if self.numel() != 1:
+            raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
+        v = _backend.to_numpy(self._storage.xp, self._data).reshape(()).item()
+        return v
+
+    def tolist(self):
+        return _backend.to_numpy(self._storage.xp, self._data).tolist()
+
+    def __len__(self):
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return int(self._data.shape[0])
+
+    def __bool__(self):
+        if self.numel() != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self.dtype is not _dtype.int64 or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __iter__(self):
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(len(self)))
+
+    def __hash__(self):
+        return id(self)
+
+    def __repr__(self):
+        a = _backend.to_numpy(self._storage.xp, self._data)
+        if a.dtype.kind == "f":
+            integral = a.size > 0 and bool(np.all(np.isfinite(a)) and np.all(a == np.round(a)))
+            body = np.array2string(a, separator=", ", precision=4, floatmode="unique" if integral else "fixed",
+                                   prefix="tensor(", suppress_small=True)
+        else:
+            body = np.array2string(a, separator=", ", prefix="tensor(")
+        extras = []
+        if self.device.type != "cpu":
+            extras.append(f"device='{self.device}'")
+        if a.size == 0 or (self.dtype not in (_dtype.get_default_dtype(), _dtype.int64, _dtype.bool_)):
+            extras.append(f"dtype={self.dtype!r}")
+        if self.grad_fn is not None:
+            extras.append(f"grad_fn=<{self.grad_fn.name()}>")
+        elif self._requires_grad:
+            extras.append("requires_grad=True")
+        if a.size == 0:
+            body = "[]" if a.ndim == 1 else f"size={tuple(a.shape)}"
+        return "tensor(" + body + "".join(", " + e for e in extras) + ")"
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        if self.ndim == 0:
+            return format(self.item(), spec)
+        return repr(self)
+
+    def __reduce_ex__(self, proto):
+        raise TypeError("pickling glassgrad tensors is not supported; use engine.save(obj, f)")
+
+
+def _xp_of(array):
+    if _is_strict_array(array):
+        return _strict_ns()
+    dev = device_of_array(array)
+    return _numpy_ns() if dev.type == "cpu" else namespace_for(dev)
+
+
+def _is_strict_array(a) -> bool:
+    return type(a).__module__.startswith("array_api_strict")
+
+
+def _strict_ns():
+    import array_api_strict
+    return array_api_strict
+
+
+def _wrap_dim(dim: int, ndim: int) -> int:
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim % n

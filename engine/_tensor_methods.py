@@ -1,0 +1,259 @@
+"""Tensor methods and operators, bound to the functions in ``engine.functional``."""
+from __future__ import annotations
+
+from . import _dtype
+from . import functional as E
+from ._device import as_device, namespace_for
+from ._tensor import Tensor
+from .autograd.function import Function
+
+
+def _swap(fn):
+    return lambda self, other: fn(other, self)
+
+
+_methods = {
+    "add": E.add, "sub": E.sub, "subtract": E.sub, "mul": E.mul, "multiply": E.mul, "div": E.div,
+    "divide": E.div, "true_divide": E.div, "pow": E.pow, "neg": E.neg, "negative": E.neg, "exp": E.exp,
+    "log": E.log, "sqrt": E.sqrt, "rsqrt": E.rsqrt, "reciprocal": E.reciprocal, "abs": E.abs,
+    "sign": E.sign, "sin": E.sin, "cos": E.cos, "tanh": E.tanh, "sigmoid": E.sigmoid, "relu": E.relu,
+    "erf": E.erf, "clamp": E.clamp, "clip": E.clamp, "maximum": E.maximum, "minimum": E.minimum,
+    "square": E.square, "floor": E.floor, "round": E.round, "isnan": E.isnan,
+    "eq": E.eq, "ne": E.ne, "lt": E.lt, "le": E.le, "gt": E.gt, "ge": E.ge,
+    "logical_and": E.logical_and, "logical_or": E.logical_or, "logical_not": E.logical_not,
+    "sum": E.sum, "mean": E.mean, "var": E.var, "std": E.std, "max": E.max, "min": E.min, "amax": E.amax,
+    "argmax": E.argmax, "argmin": E.argmin, "logsumexp": E.logsumexp, "all": E.all, "any": E.any,
+    "reshape": E.reshape, "view": E.view, "flatten": E.flatten, "unflatten": E.unflatten,
+    "permute": E.permute, "transpose": E.transpose, "swapaxes": E.transpose, "t": E.t,
+    "squeeze": E.squeeze, "unsqueeze": E.unsqueeze, "expand": E.expand, "broadcast_to": E.broadcast_to,
+    "sum_to_size": E.sum_to_size, "narrow": E.narrow, "split": E.split, "chunk": E.chunk,
+    "unbind": E.unbind, "flip": E.flip, "index_select": E.index_select, "masked_fill": E.masked_fill,
+    "matmul": E.matmul, "mm": E.mm, "bmm": E.bmm, "dot": E.dot, "mv": E.mv, "outer": E.outer,
+    "clone": E.clone, "allclose": E.allclose, "equal": E.equal, "nonzero": E.nonzero, "where": None,
+}
+
+for _name, _fn in _methods.items():
+    if _fn is not None:
+        setattr(Tensor, _name, _fn)
+
+Tensor.where = lambda self, condition, other: E.where(condition, self, other)
+Tensor.gelu = lambda self, approximate="none": E.gelu(self, approximate)
+
+
+def _softmax(self, dim, dtype=None):
+    from .nn.functional import softmax
+    return softmax(self, dim, dtype)
+
+
+def _log_softmax(self, dim, dtype=None):
+    from .nn.functional import log_softmax
+    return log_softmax(self, dim, dtype)
+
+
+Tensor.softmax = _softmax
+Tensor.log_softmax = _log_softmax
+
+# operators
+Tensor.__add__ = Tensor.__radd__ = lambda self, other: E.add(self, other)
+Tensor.__sub__ = lambda self, other: E.sub(self, other)
+Tensor.__rsub__ = lambda self, other: E.sub(other, self)
+Tensor.__mul__ = Tensor.__rmul__ = lambda self, other: E.mul(self, other)
+Tensor.__truediv__ = lambda self, other: E.div(self, other)
+Tensor.__rtruediv__ = lambda self, other: E.div(other, self)
+Tensor.__floordiv__ = lambda self, other: E.div(self, other, rounding_mode="floor")
+Tensor.__pow__ = lambda self, other: E.pow(self, other)
+Tensor.__rpow__ = lambda self, other: E.pow(other, self)
+Tensor.__matmul__ = lambda self, other: E.matmul(self, other)
+Tensor.__rmatmul__ = lambda self, other: E.matmul(other, self)
+Tensor.__neg__ = lambda self: E.neg(self)
+Tensor.__pos__ = lambda self: self
+Tensor.__abs__ = lambda self: E.abs(self)
+Tensor.__eq__ = lambda self, other: E.eq(self, other)
+Tensor.__ne__ = lambda self, other: E.ne(self, other)
+Tensor.__lt__ = lambda self, other: E.lt(self, other)
+Tensor.__le__ = lambda self, other: E.le(self, other)
+Tensor.__gt__ = lambda self, other: E.gt(self, other)
+Tensor.__ge__ = lambda self, other: E.ge(self, other)
+Tensor.__and__ = lambda self, other: E.logical_and(self, other)
+Tensor.__or__ = lambda self, other: E.logical_or(self, other)
+Tensor.__xor__ = lambda self, other: E.logical_xor(self, other)
+Tensor.__invert__ = lambda self: E.logical_not(self)
+Tensor.__getitem__ = lambda self, key: E._getitem(self, key)
+Tensor.__setitem__ = lambda self, key, value: E._setitem(self, key, value)
+Tensor.__hash__ = lambda self: id(self)
+
+Tensor.T = property(lambda self: E.permute(self, tuple(reversed(range(self.ndim)))))
+Tensor.mT = property(lambda self: E.transpose(self, -2, -1))
+
+
+# ---- in-place variants ---------------------------------------------------------------------
+def _inplace_binary(name):
+    def f(self, other, *, alpha=1):
+        E._broadcast_check(self, other)
+        attrs = {"alpha": alpha} if alpha != 1 else {}
+        return E._inplace(name, self, E._scalar_ok(other, name + "_"), **attrs)
+    f.__name__ = name + "_"
+    return f
+
+
+Tensor.add_ = _inplace_binary("add")
+Tensor.sub_ = _inplace_binary("sub")
+
+
+def _mul_(self, other):
+    E._broadcast_check(self, other)
+    return E._inplace("mul", self, E._scalar_ok(other, "mul_"))
+
+
+def _div_(self, other):
+    E._broadcast_check(self, other)
+    return E._inplace("div", self, E._scalar_ok(other, "div_"))
+
+
+Tensor.mul_ = _mul_
+Tensor.div_ = _div_
+Tensor.__iadd__ = lambda self, other: self.add_(other)
+Tensor.__isub__ = lambda self, other: self.sub_(other)
+Tensor.__imul__ = _mul_
+Tensor.__itruediv__ = _div_
+
+
+def _unary_inplace(name):
+    def f(self):
+        return E._inplace(name, self)
+    f.__name__ = name + "_"
+    return f
+
+
+for _n in ("relu", "exp", "neg", "sigmoid", "tanh", "sqrt", "abs", "sin", "cos", "log"):
+    setattr(Tensor, _n + "_", _unary_inplace(_n))
+
+
+def _pow_(self, exponent):
+    return E._inplace("pow_scalar", self, exponent=exponent)
+
+
+def _clamp_(self, min=None, max=None):
+    return E._inplace("clamp", self, min=min, max=max)
+
+
+def _zero_(self):
+    return E._inplace("fill", self, value=0)
+
+
+def _fill_(self, value):
+    return E._inplace("fill", self, value=value.item() if isinstance(value, Tensor) else value)
+
+
+def _copy_(self, src, non_blocking=False):
+    if src.device != self.device:
+        src = src.to(self.device)
+    E._broadcast_check(self, src)
+    return E._inplace("copy", self, src)
+
+
+def _masked_fill_(self, mask, value):
+    from ._dispatch import bump_version
+    self[mask] = value
+    return self
+
+
+def _uniform_(self, a=0.0, b=1.0, generator=None):
+    from .autograd.grad_mode import no_grad
+    with no_grad():
+        r = E.rand(tuple(self.shape), dtype=self.dtype, device=self.device, generator=generator)
+        return self.copy_(r * (b - a) + a)
+
+
+def _normal_(self, mean=0.0, std=1.0, generator=None):
+    from .autograd.grad_mode import no_grad
+    with no_grad():
+        r = E.randn(tuple(self.shape), dtype=self.dtype, device=self.device, generator=generator)
+        return self.copy_(r * std + mean)
+
+
+Tensor.pow_ = _pow_
+Tensor.clamp_ = _clamp_
+Tensor.zero_ = _zero_
+Tensor.fill_ = _fill_
+Tensor.copy_ = _copy_
+Tensor.masked_fill_ = _masked_fill_
+Tensor.uniform_ = _uniform_
+Tensor.normal_ = _normal_
+
+
+# ---- conversion ----------------------------------------------------------------------------
+class _ToDevice(Function):
+    @staticmethod
+    def forward(ctx, x, device):
+        from ._backend import from_numpy, to_numpy
+        ctx.src = x.device
+        xp = namespace_for(device)
+        return Tensor._wrap(from_numpy(xp, to_numpy(x._storage.xp, x._data).copy()))
+
+    @staticmethod
+    def backward(ctx, g):
+        return g.to(ctx.src), None
+
+
+_ToDevice.__name__ = "ToCopy"
+
+
+def _to(self, *args, **kwargs):
+    """``to(device)``, ``to(dtype)``, ``to(device, dtype)`` or ``to(other_tensor)``."""
+    device = kwargs.pop("device", None)
+    dtype = kwargs.pop("dtype", None)
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("copy", None)
+    for a in args:
+        if isinstance(a, _dtype.dtype):
+            dtype = a
+        elif isinstance(a, Tensor):
+            device, dtype = a.device, a.dtype
+        elif a is not None:
+            device = a
+    out = self
+    if device is not None:
+        dev = as_device(device)
+        if dev != self.device:
+            namespace_for(dev)  # raises the clear no-GPU error before anything else
+            out = _ToDevice.apply(out, dev)
+    if dtype is not None and dtype is not out.dtype:
+        out = E._to_dtype(out, dtype)
+    return out
+
+
+Tensor.to = _to
+Tensor.cpu = lambda self: self.to("cpu")
+Tensor.cuda = lambda self, device=None: self.to(device if device is not None else "cuda")
+Tensor.float = lambda self: self.to(_dtype.float32)
+Tensor.double = lambda self: self.to(_dtype.float64)
+Tensor.long = lambda self: self.to(_dtype.int64)
+Tensor.int = lambda self: self.to(_dtype.int64)
+Tensor.bool = lambda self: self.to(_dtype.bool_)
+Tensor.type_as = lambda self, other: self.to(other.dtype)
+Tensor.view_as = lambda self, other: E.view(self, tuple(other.shape))
+Tensor.reshape_as = lambda self, other: E.reshape(self, tuple(other.shape))
+Tensor.expand_as = lambda self, other: E.expand(self, tuple(other.shape))
+Tensor.contiguous = lambda self, memory_format=None: self if self.is_contiguous() else E.clone(self)
+Tensor.is_floating_point = lambda self: self.dtype.is_floating_point
+Tensor.new_zeros = lambda self, *size, dtype=None, device=None, requires_grad=False: E.zeros(
+    *size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+Tensor.new_ones = lambda self, *size, dtype=None, device=None, requires_grad=False: E.ones(
+    *size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+Tensor.new_full = lambda self, size, value, dtype=None, device=None, requires_grad=False: E.full(
+    size, value, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+Tensor.new_tensor = lambda self, data, dtype=None, device=None, requires_grad=False: E.tensor(
+    data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+
+
+def _type(self, dtype=None):
+    names = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor", "int64": "torch.LongTensor",
+             "bool": "torch.BoolTensor"}
+    if dtype is None:
+        n = names[self.dtype.name]
+        return n.replace("torch.", "torch.cuda.") if self.device.type == "cuda" else n
+    return self.to(dtype)
+
+
+Tensor.type = _type

@@ -1,0 +1,115 @@
+"""``engine.autograd``: backward, grad, Function, grad modes and graph utilities."""
+from __future__ import annotations
+
+import contextlib
+
+from . import grad_mode
+from .function import Function, FunctionCtx, InplaceFunction, once_differentiable
+from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
+                        no_grad, set_grad_enabled)
+from . import graph  # noqa: F401  (engine.autograd.graph, as torch.autograd.graph)
+from .engine import run_backward
+
+__all__ = ["backward", "grad", "Function", "FunctionCtx", "no_grad", "enable_grad",
+           "set_grad_enabled", "inference_mode", "graph", "set_detect_anomaly", "detect_anomaly"]
+
+
+def _as_list(x):
+    from .._tensor import Tensor
+    if x is None:
+        return None
+    if isinstance(x, Tensor):
+        return [x]
+    return list(x)
+
+
+def _make_grads(outputs, grad_outputs, create_graph):
+    from .._tensor import Tensor
+    from .. import functional as E
+    grads = []
+    for i, out in enumerate(outputs):
+        g = grad_outputs[i] if grad_outputs is not None and i < len(grad_outputs) else None
+        if g is None:
+            if out.requires_grad and out.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if not out.dtype.is_floating_point:
+                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {out.dtype!r}")
+            g = E.ones_like(out)
+        elif not isinstance(g, Tensor):
+            raise TypeError(f"gradient must be a Tensor, got {type(g).__name__}")
+        elif tuple(g.shape) != tuple(out.shape):
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {_fmt(g.shape)} and "
+                               f"output[{i}] has a shape of {_fmt(out.shape)}.")
+        grads.append(g if create_graph else g._data)
+    return grads
+
+
+def _fmt(shape) -> str:
+    return f"torch.Size([{', '.join(map(str, shape))}])"
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate gradients of ``tensors`` into the leaves' ``.grad`` (see Tensor.backward)."""
+    outs = _as_list(tensors)
+    for i, t in enumerate(outs):
+        if not t.requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+    grads = _make_grads(outs, _as_list(grad_tensors), create_graph)
+    if retain_graph is None:
+        retain_graph = create_graph
+    ins = _as_list(inputs)
+    if ins is not None and len(ins) == 0:
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    run_backward(outs, grads, retain_graph=retain_graph, create_graph=create_graph, inputs=ins,
+                 accumulate=True, allow_unused=True)
+    if ins is not None:
+        pass
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """Return the gradients of ``outputs`` with respect to ``inputs`` (nothing is accumulated)."""
+    from .. import functional as E
+    outs = _as_list(outputs)
+    ins = _as_list(inputs)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    for i, t in enumerate(outs):
+        if not t.requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+    for i, t in enumerate(ins):
+        if not t.requires_grad:
+            raise RuntimeError(f"One of the differentiated Tensors does not require grad")
+    grads = _make_grads(outs, _as_list(grad_outputs), create_graph)
+    if retain_graph is None:
+        retain_graph = create_graph
+    captured = run_backward(outs, grads, retain_graph=retain_graph, create_graph=create_graph,
+                            inputs=ins, accumulate=False, allow_unused=True)
+    result = []
+    for i, (c, t) in enumerate(zip(captured, ins)):
+        if c is None:
+            if materialize_grads:
+                c = E.zeros_like(t)
+            elif not allow_unused:
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
+                                   "graph. Set allow_unused=True if this is the desired behavior.")
+        elif not create_graph:
+            c = c.detach()
+        result.append(c)
+    return tuple(result)
+
+
+@contextlib.contextmanager
+def detect_anomaly(check_nan=True):
+    yield
+
+
+class set_detect_anomaly:
+    def __init__(self, mode, check_nan=True):
+        self.mode = mode
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        pass

@@ -1,0 +1,323 @@
+"""The backward engine: a ready queue ordered by dependency counts, as PyTorch's.
+
+NOTE [ Backward execution ]
+1. From the roots, count for every reachable node how many edges point at it.
+2. A node is ready when all its producers have delivered; among ready nodes the one
+   created last runs first (PyTorch orders by sequence number the same way).
+3. Before a node runs: its pre-hooks, the tensor hooks of its outputs and retain_grad
+   see (and may replace) the incoming gradient; for ``autograd.grad`` the gradient of
+   a requested non-leaf is captured here.
+4. After it runs: post-hooks, then its saved tensors are released unless
+   ``retain_graph``; each produced gradient is added into its consumer's buffer.
+5. ``create_graph=True`` runs the formulas on Tensors (NOTE [ One formula, two
+   currencies ]) so the gradients themselves have a graph.
+6. AccumulateGrad adds into ``.grad`` (a new tensor when none, else in place unless
+   create_graph); with ``autograd.grad`` the leaf's gradient is captured instead.
+"""
+from __future__ import annotations
+
+import heapq
+import threading
+import weakref
+
+from .. import _events
+from . import grad_mode
+from .graph import Node
+
+
+_task = threading.local()
+
+
+def current_task_has_inputs() -> bool:
+    """True while running autograd.grad or backward(inputs=...) (reentrant checkpoint refuses)."""
+    stack = getattr(_task, "stack", None)
+    return bool(stack and stack[-1])
+
+
+class AccumulateGrad(Node):
+    """Sink node of a leaf tensor that requires grad; holds the leaf."""
+
+    _name = "AccumulateGrad"
+
+    def __init__(self, variable):
+        super().__init__()
+        self.variable = variable
+        self.num_outputs = 1
+
+    def apply(self, grads, F=None):
+        return []
+
+
+class GraphRoot(Node):
+    _name = "GraphRoot"
+
+
+def edge_of(t):
+    """(node, input_nr) through which a gradient for ``t`` flows."""
+    if t.grad_fn is not None:
+        return (t.grad_fn, t._output_nr)
+    if not t.requires_grad:
+        return (None, 0)
+    acc = t._accum() if t._accum is not None else None
+    if acc is None:
+        acc = AccumulateGrad(t)
+        t._accum = weakref.ref(acc)
+        if _events.active:
+            from .._trace_info import tensor_info
+            _events.emit("leaf", node=acc.id, name="AccumulateGrad", tensor=tensor_info(t))
+    return (acc, 0)
+
+
+def _to_tensor_grad(g, like_storage, create_graph):
+    from .._tensor import Tensor
+    if g is None or isinstance(g, Tensor):
+        return g
+    return Tensor._wrap(g)
+
+
+def run_backward(roots, grads, retain_graph: bool, create_graph: bool, inputs=None,
+                 accumulate: bool = True, allow_unused: bool = False):
+    """Run backward from ``roots`` (tensors) seeded with ``grads``; returns captured input grads."""
+    from .._fns import array_fns, tensor_fns
+    from .._tensor import Tensor
+
+    root_edges = []
+    for t, g in zip(roots, grads):
+        node, nr = edge_of(t)
+        if node is None:
+            raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
+        root_edges.append((node, nr, g))
+
+    # capture targets for autograd.grad / backward(inputs=...)
+    capture = {}
+    if inputs is not None:
+        for i, t in enumerate(inputs):
+            node, nr = edge_of(t)
+            if node is not None:
+                capture.setdefault((node, nr), []).append(i)
+
+    deps: dict = {}
+    seen = set()
+    stack = [n for n, _, _ in root_edges]
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        for nxt, _ in n.next_functions:
+            if nxt is not None:
+                deps[nxt] = deps.get(nxt, 0) + 1
+                if nxt not in seen:
+                    stack.append(nxt)
+
+    # with inputs given, only run nodes that lead to one of them
+    needed = None
+    if inputs is not None:
+        targets = {n for (n, _) in capture}
+        needed = set()
+        order = _topo(seen)
+        for n in order:  # children before parents
+            if n in targets or any(nx in needed for nx, _ in n.next_functions if nx is not None):
+                needed.add(n)
+
+    buffers: dict = {}
+    for node, nr, g in root_edges:
+        buf = buffers.setdefault(node, {})
+        buf[nr] = g if nr not in buf else buf[nr] + g
+
+    captured = [None] * (len(inputs) if inputs is not None else 0)
+    claimed: set = set()
+    ready = [(-n.id, n) for n in {n for n, _, _ in root_edges} if deps.get(n, 0) == 0]
+    heapq.heapify(ready)
+    F_tensor = tensor_fns() if create_graph else None
+    phase = _events.phase() if _events.phase() == "recompute" else "backward"
+    if _events.active:
+        _events.emit("backward_begin", roots=[t._id for t in roots], retain_graph=retain_graph,
+                     create_graph=create_graph)
+    stack = getattr(_task, "stack", None)
+    if stack is None:
+        stack = _task.stack = []
+    stack.append(inputs is not None)
+    try:
+        _drain(ready, buffers, deps, needed, capture, captured, claimed, accumulate, inputs,
+               retain_graph, create_graph, F_tensor, phase)
+    finally:
+        stack.pop()
+    if _events.active:
+        _events.emit("backward_end", roots=[t._id for t in roots])
+    if inputs is not None and not allow_unused:
+        for i, c in enumerate(captured):
+            if c is None and accumulate is False:
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
+                                   "graph. Set allow_unused=True if this is the desired behavior.")
+    return captured
+
+
+def _drain(ready, buffers, deps, needed, capture, captured, claimed, accumulate, inputs,
+           retain_graph, create_graph, F_tensor, phase):
+    with grad_mode.set_grad_enabled(create_graph), _events.phase_scope(phase):
+        while ready:
+            _, node = heapq.heappop(ready)
+            buf = buffers.pop(node, {})
+            outs = [buf.get(i) for i in range(max(node.num_outputs, 1))]
+            if needed is not None and node not in needed:
+                _release(node, retain_graph)
+                continue
+            outs = _pre_hooks(node, outs, create_graph)
+            key_hits = [(nr, idx) for (n, nr), idxs in capture.items() if n is node for idx in idxs]
+            for nr, idx in key_hits:
+                g = outs[nr]
+                captured[idx] = _to_tensor_grad(g, None, create_graph)
+            if isinstance(node, AccumulateGrad):
+                if accumulate and (inputs is None or key_hits):
+                    _accumulate(node, outs[0], create_graph, claimed)
+                continue
+            if all(o is None for o in outs):
+                _release(node, retain_graph)
+                continue
+            if _events.active:
+                _events.emit("execute", node=node.id, name=node.name())
+            gin = _call(node, outs, F_tensor)
+            if node._post_hooks:
+                gin = _post_hooks(node, gin, outs)
+            _release(node, retain_graph)
+            for (nxt, nr), g in zip(node.next_functions, gin):
+                if nxt is None:
+                    continue
+                if g is not None:
+                    b = buffers.setdefault(nxt, {})
+                    b[nr] = g if b.get(nr) is None else b[nr] + g
+                deps[nxt] -= 1
+                if deps[nxt] == 0:
+                    heapq.heappush(ready, (-nxt.id, nxt))
+
+
+def _topo(nodes):
+    """Nodes ordered so every node comes after all nodes it points to."""
+    order, visited = [], set()
+    for start in nodes:
+        if start in visited:
+            continue
+        stack = [(start, iter([n for n, _ in start.next_functions if n is not None]))]
+        visited.add(start)
+        while stack:
+            n, it = stack[-1]
+            nxt = next(it, None)
+            if nxt is None:
+                stack.pop()
+                order.append(n)
+            elif nxt not in visited:
+                visited.add(nxt)
+                stack.append((nxt, iter([m for m, _ in nxt.next_functions if m is not None])))
+    return order
+
+
+def _call(node, outs, F_tensor):
+    from .._tensor import Tensor
+    if F_tensor is None:
+        # array currency: unwrap any tensor a hook returned
+        outs = [o._data if isinstance(o, Tensor) else o for o in outs]
+        xp = None
+        for o in outs:
+            if o is not None:
+                xp = _xp_of_array(o)
+                break
+        from .._fns import array_fns
+        return node.apply(outs, array_fns(xp) if xp is not None else None)
+    outs = [(_wrap_grad(o) if o is not None and not isinstance(o, Tensor) else o) for o in outs]
+    return node.apply(outs, F_tensor)
+
+
+def _xp_of_array(a):
+    from .._tensor import _xp_of
+    return _xp_of(a)
+
+
+def _wrap_grad(a):
+    from .._tensor import Tensor
+    return Tensor._wrap(a)
+
+
+def _pre_hooks(node, outs, create_graph):
+    from .._tensor import Tensor
+    if not (node._pre_hooks or node._tensor_pre_hooks or node._retain_grad or
+            (isinstance(node, AccumulateGrad) and node.variable._hooks)):
+        return outs
+    outs = list(outs)
+    tensor_hooks = dict(node._tensor_pre_hooks)
+    if isinstance(node, AccumulateGrad) and node.variable._hooks:
+        tensor_hooks[0] = node.variable._hooks
+    for nr, hooks in tensor_hooks.items():
+        if outs[nr] is None:
+            continue
+        for h in list(hooks):
+            g = outs[nr] if isinstance(outs[nr], Tensor) else _wrap_grad(outs[nr])
+            if _events.active:
+                _events.emit("hook", node=node.id, kind="tensor", hook=getattr(h, "__name__", "hook"))
+            r = h(g)
+            outs[nr] = r if r is not None else g
+    for h in list(node._pre_hooks):
+        wrapped = tuple(_wrap_grad(o) if o is not None and not isinstance(o, Tensor) else o for o in outs)
+        if _events.active:
+            _events.emit("hook", node=node.id, kind="pre", hook=getattr(h, "__name__", "hook"))
+        r = h(wrapped)
+        if r is not None:
+            outs = list(r)
+    for nr, ref in node._retain_grad.items():
+        t = ref()
+        if t is not None and outs[nr] is not None:
+            g = outs[nr] if isinstance(outs[nr], Tensor) else _wrap_grad(outs[nr])
+            if t._grad is None:
+                t._grad = g.detach() if not create_graph else g
+                t._grad._storage.set_base("gradient")
+            else:
+                t._grad = t._grad + g
+    return outs
+
+
+def _post_hooks(node, gin, outs):
+    from .._tensor import Tensor
+    w_in = tuple(_wrap_grad(g) if g is not None and not isinstance(g, Tensor) else g for g in gin)
+    w_out = tuple(_wrap_grad(g) if g is not None and not isinstance(g, Tensor) else g for g in outs)
+    for h in list(node._post_hooks):
+        if _events.active:
+            _events.emit("hook", node=node.id, kind="post", hook=getattr(h, "__name__", "hook"))
+        r = h(w_in, w_out)
+        if r is not None:
+            w_in = tuple(r)
+    return list(w_in)
+
+
+def _release(node, retain_graph):
+    if not retain_graph and node._saved:
+        node.release_saved()
+
+
+def _accumulate(node, g, create_graph, claimed):
+    from .._backend import owns_memory
+    from .._tensor import Tensor
+    if g is None:
+        return
+    var = node.variable
+    if var._grad is None:
+        if create_graph:
+            new = g if isinstance(g, Tensor) else Tensor._wrap(g)
+            new._storage.set_base("gradient")
+        else:
+            arr = g._data if isinstance(g, Tensor) else g
+            xp = var._storage.xp
+            if isinstance(g, Tensor) or id(arr) in claimed or not owns_memory(xp, arr):
+                arr = xp.asarray(arr, copy=True)
+            claimed.add(id(arr))
+            new = Tensor._wrap(arr, base="gradient")
+        var._grad = new
+    elif create_graph:
+        var._grad = var._grad + g
+        var._grad._storage.set_base("gradient")
+    else:
+        arr = g._data if isinstance(g, Tensor) else g
+        var._grad._data[...] = var._grad._data + arr
+        var._grad._storage.version += 1
+    if _events.active:
+        _events.emit("accumulate", node=node.id, tensor=var._id, storage=var._grad._storage.id,
+                     bytes=var._grad._storage.nbytes)

@@ -1,0 +1,262 @@
+"""Graph nodes (``grad_fn``), saved tensors and saved-tensor hooks.
+
+NOTE [ Saved tensors ]
+1. A node saves a tensor through :class:`SavedTensor`. An input is kept by reference
+   (its history stays reachable for create_graph); an output of the node itself is
+   kept as its storage and array only, so no cycle node -> output -> node forms.
+2. Saving bumps the storage's saved count (its bytes count as "activation") and
+   remembers the storage version; unpacking checks the version and raises PyTorch's
+   "modified by an inplace operation" error when it moved.
+3. With ``saved_tensors_hooks`` active, pack runs at save time and only its result is
+   kept; unpack runs at each access. A packed result that is a tensor is counted.
+4. ``release()`` (after the node ran, unless retain_graph) drops everything; later
+   access raises "Trying to backward through the graph a second time".
+"""
+from __future__ import annotations
+
+import contextlib
+import threading
+
+from .. import _events
+
+_hook_state = threading.local()
+
+_BACKWARD_TWICE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward.")
+
+
+def _hook_stack() -> list:
+    s = getattr(_hook_state, "stack", None)
+    if s is None:
+        s = _hook_state.stack = []
+    return s
+
+
+class saved_tensors_hooks:
+    """Context manager: run ``pack_hook(tensor)`` when autograd saves a tensor and
+    ``unpack_hook(packed)`` when backward needs it back."""
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self):
+        _hook_stack().append((self.pack_hook, self.unpack_hook))
+        return self
+
+    def __exit__(self, *exc):
+        _hook_stack().pop()
+
+
+@contextlib.contextmanager
+def disable_saved_tensors_hooks(error_message="saved tensors hooks are disabled"):
+    stack = _hook_stack()
+    saved = list(stack)
+    stack.clear()
+    try:
+        yield
+    finally:
+        stack.extend(saved)
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Keep saved tensors on the CPU and copy them back to their device in backward."""
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        def pack(t):
+            return (t.device, t.cpu())
+
+        def unpack(packed):
+            dev, t = packed
+            return t.to(dev)
+
+        super().__init__(pack, unpack)
+
+
+def current_hooks():
+    s = getattr(_hook_state, "stack", None)
+    return s[-1] if s else None
+
+
+class SavedTensor:
+    """One tensor kept by a node for its backward (see NOTE [ Saved tensors ])."""
+
+    __slots__ = ("name", "node_id", "tensor", "array", "storage", "meta", "version",
+                 "is_output", "packed", "unpack_hook", "released", "_grad_fn_ref", "counted")
+
+    def __init__(self, tensor, name: str, node, is_output: bool):
+        self.name = name
+        self.node_id = node.id
+        self.released = False
+        self.is_output = is_output
+        self.version = tensor._storage.version
+        self.packed = None
+        self.unpack_hook = None
+        self.tensor = None
+        self.array = None
+        self.storage = None
+        self.counted = None
+        self.meta = (tensor.dtype, tuple(tensor.shape), tensor.requires_grad, tensor._output_nr)
+        hooks = current_hooks()
+        if hooks is not None:
+            pack, unpack = hooks
+            self.packed = pack(tensor)
+            self.unpack_hook = unpack
+            inner = _first_tensor(self.packed)
+            if inner is not None:
+                self.counted = inner._storage
+        elif is_output:
+            self.array = tensor._data
+            self.storage = tensor._storage
+            self.counted = tensor._storage
+        else:
+            self.tensor = tensor
+            self.counted = tensor._storage
+        if self.counted is not None:
+            self.counted.add_saved(1)
+        self.storage = self.storage or (tensor._storage if hooks is None else None)
+
+    @property
+    def nbytes(self) -> int:
+        return self.counted.nbytes if self.counted is not None else 0
+
+    def unpack(self, node):
+        from .._tensor import Tensor
+        if self.released:
+            raise RuntimeError(_BACKWARD_TWICE)
+        if self.unpack_hook is not None:
+            out = self.unpack_hook(self.packed)
+            if not isinstance(out, Tensor):
+                raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "
+                                f"result of type {type(out).__name__}")
+            if _events.active:
+                _events.emit("unpack", node=self.node_id, name=self.name, storage=out._storage.id)
+            return out
+        st = self.storage
+        if st.version != self.version:
+            dt, shape, _, out_nr = self.meta
+            owner = (f", which is output {out_nr} of {node.name()}," if self.is_output else
+                     (f", which is output {self.tensor._output_nr} of {self.tensor.grad_fn.name()},"
+                      if self.tensor is not None and self.tensor.grad_fn is not None else ""))
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an "
+                f"inplace operation: [{_type_name(dt)} [{', '.join(map(str, shape))}]]{owner} is at "
+                f"version {st.version}; expected version {self.version} instead. Hint: enable anomaly "
+                "detection to find the operation that failed to compute its gradient, with "
+                "torch.autograd.set_detect_anomaly(True).")
+        if _events.active:
+            _events.emit("unpack", node=self.node_id, name=self.name, storage=st.id)
+        if self.tensor is not None:
+            return self.tensor
+        dt, shape, rg, out_nr = self.meta
+        t = Tensor._wrap(self.array, st)
+        if rg:
+            t.grad_fn = node
+            t._output_nr = out_nr
+        return t
+
+    def release(self):
+        if self.released:
+            return
+        self.released = True
+        counted, self.counted = self.counted, None
+        if _events.active and counted is not None:
+            _events.emit("release", node=self.node_id, name=self.name, storage=counted.id,
+                         bytes=counted.nbytes)
+        self.tensor = self.array = self.storage = self.packed = self.unpack_hook = None
+        if counted is not None:
+            counted.add_saved(-1)
+
+
+def _first_tensor(obj):
+    from .._tensor import Tensor
+    if isinstance(obj, Tensor):
+        return obj
+    if isinstance(obj, (tuple, list)):
+        for o in obj:
+            t = _first_tensor(o)
+            if t is not None:
+                return t
+    return None
+
+
+def _type_name(dt) -> str:
+    return {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
+            "int64": "torch.LongTensor", "bool": "torch.BoolTensor"}[dt.name]
+
+
+class Node:
+    """A backward function in the graph (what ``tensor.grad_fn`` returns)."""
+
+    _name = "Node"
+
+    def __init__(self):
+        self.id = _events.new_id()
+        self.next_functions: tuple = ()
+        self._saved: dict = {}
+        self._pre_hooks: list = []      # fn(grad_outputs) -> grad_outputs | None
+        self._post_hooks: list = []     # fn(grad_inputs, grad_outputs) -> grad_inputs | None
+        self._tensor_pre_hooks: dict = {}  # output_nr -> [fn(grad) -> grad | None]
+        self._retain_grad: dict = {}    # output_nr -> weakref to tensor
+        self.metadata: dict = {}
+        self.num_outputs = 1
+
+    def name(self) -> str:
+        return self._name
+
+    def __repr__(self):
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+    def __call__(self, *grads):
+        return self.apply(list(grads))
+
+    def register_hook(self, fn):
+        """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs."""
+        self._post_hooks.append(fn)
+        return _Handle(self._post_hooks, fn)
+
+    def register_prehook(self, fn):
+        """``fn(grad_outputs)`` runs before this node; may return new grad_outputs."""
+        self._pre_hooks.append(fn)
+        return _Handle(self._pre_hooks, fn)
+
+    def save(self, name: str, tensor, is_output: bool = False):
+        self._saved[name] = SavedTensor(tensor, name, self, is_output)
+
+    def saved(self, name: str):
+        return self._saved[name].unpack(self)
+
+    @property
+    def saved_tensors_info(self) -> list:
+        """[(name, SavedTensor)] for inspection (bytes, storage id, released)."""
+        return list(self._saved.items())
+
+    def release_saved(self):
+        for s in self._saved.values():
+            s.release()
+
+    def __getattr__(self, item):
+        if item.startswith("_saved_"):
+            key = item[len("_saved_"):]
+            saved = self.__dict__.get("_saved", {})
+            if key in saved:
+                return saved[key].unpack(self)
+            attrs = self.__dict__.get("_attrs", {})
+            if key in attrs:
+                return attrs[key]
+        raise AttributeError(f"'{self.name()}' object has no attribute '{item}'")
+
+
+class _Handle:
+    __slots__ = ("lst", "item")
+
+    def __init__(self, lst, item):
+        self.lst, self.item = lst, item
+
+    def remove(self):
+        if self.item in self.lst:
+            self.lst.remove(self.item)

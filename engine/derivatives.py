@@ -1,0 +1,586 @@
+"""The op table: each op's forward kernel, what it saves, and its backward formula.
+
+In the spirit of PyTorch's derivatives.yaml: one entry per differentiable op, naming
+the grad_fn PyTorch would show, the tensors it saves (and for which input gradients),
+and ``bwd(F, grad, saved)`` returning one gradient per argument. Kernels call only
+``xp.*`` (the array API); formulas call only ``F.*`` (NOTE [ One formula, two
+currencies ] in _fns.py). Everything not in this table is composed from it.
+"""
+from __future__ import annotations
+
+import math
+
+from ._dispatch import OpDef
+
+OPS: dict[str, OpDef] = {}
+
+
+def op(name, node, args, fwd, bwd=None, save=None, **kw):
+    OPS[name] = OpDef(name, node, args, fwd, bwd, save, **kw)
+    return OPS[name]
+
+
+# ---- elementwise binary (broadcasting; gradients are summed back by the dispatcher) --------
+op("add", "AddBackward0", ("self", "other"), lambda xp, a, b, alpha=1: a + b * alpha if alpha != 1 else a + b,
+   lambda F, g, s: (g, g * s.alpha if s.alpha != 1 else g))
+op("sub", "SubBackward0", ("self", "other"), lambda xp, a, b, alpha=1: a - b * alpha if alpha != 1 else a - b,
+   lambda F, g, s: (g, -g * s.alpha if s.alpha != 1 else -g))
+op("mul", "MulBackward0", ("self", "other"), lambda xp, a, b: a * b,
+   lambda F, g, s: (g * s.other if s.needs[0] else None, g * s.self if s.needs[1] else None),
+   save={"self": ("other",), "other": ("self",)})
+op("div", "DivBackward0", ("self", "other"), lambda xp, a, b: a / b,
+   lambda F, g, s: (g / s.other if s.needs[0] else None,
+                    -g * s.self / (s.other * s.other) if s.needs[1] else None),
+   save={"self": ("other",), "other": ()}, float_op=True)
+op("pow_scalar", "PowBackward0", ("self",), lambda xp, a, exponent: a ** exponent,
+   lambda F, g, s: (g * 0.0 if s.exponent == 0 else g * s.exponent * s.self ** (s.exponent - 1),),
+   save={"self": ()})
+
+
+def _pow_tensor_bwd(F, g, s):
+    base, ex, res = s.self, s.exponent, s.result
+    gb = g * ex * base ** (ex - 1) if s.needs[0] else None
+    ge = None
+    if s.needs[1]:
+        if isinstance(base, (int, float)):
+            ge = g * res * math.log(base) if base > 0 else g * 0.0
+        else:
+            ge = F.where(F.eq(base, 0.0), 0.0, g * res * F.log(F.where(F.eq(base, 0.0), 1.0, base)))
+    return gb, ge
+
+
+op("pow_tensor", "PowBackward1", ("self", "exponent"), lambda xp, a, b: a ** b, _pow_tensor_bwd,
+   save={"self": (), "exponent": ("self",), "result": ("exponent",)}, float_op=False)
+
+
+def _maxmin_bwd(F, g, s, pick_self):
+    a, b = s.self, s.other
+    half = g * 0.5
+    ga = F.where(pick_self(a, b), g, F.where(F.eq(a, b), half, 0.0)) if s.needs[0] else None
+    gb = F.where(pick_self(b, a), g, F.where(F.eq(a, b), half, 0.0)) if s.needs[1] else None
+    return ga, gb
+
+
+op("maximum", "MaximumBackward0", ("self", "other"), lambda xp, a, b: xp.maximum(a, b),
+   lambda F, g, s: _maxmin_bwd(F, g, s, F.gt), save={"self": (), "other": ()})
+op("minimum", "MinimumBackward0", ("self", "other"), lambda xp, a, b: xp.minimum(a, b),
+   lambda F, g, s: _maxmin_bwd(F, g, s, F.lt), save={"self": (), "other": ()})
+op("where", "WhereBackward0", ("condition", "self", "other"), lambda xp, c, a, b: xp.where(c, a, b),
+   lambda F, g, s: (None, F.where(s.condition, g, 0.0) if s.needs[1] else None,
+                    F.where(s.condition, 0.0, g) if s.needs[2] else None),
+   save={"condition": ()}, promote=False)
+
+for _n, _f in (("eq", lambda xp, a, b: a == b), ("ne", lambda xp, a, b: a != b),
+               ("lt", lambda xp, a, b: a < b), ("le", lambda xp, a, b: a <= b),
+               ("gt", lambda xp, a, b: a > b), ("ge", lambda xp, a, b: a >= b),
+               ("logical_and", lambda xp, a, b: xp.logical_and(xp.astype(a, xp.bool), xp.astype(b, xp.bool))),
+               ("logical_or", lambda xp, a, b: xp.logical_or(xp.astype(a, xp.bool), xp.astype(b, xp.bool))),
+               ("logical_xor", lambda xp, a, b: xp.logical_xor(xp.astype(a, xp.bool), xp.astype(b, xp.bool)))):
+    op(_n, None, ("self", "other"), _f, differentiable=False)
+op("logical_not", None, ("self",), lambda xp, a: xp.logical_not(xp.astype(a, xp.bool)), differentiable=False)
+
+# ---- elementwise unary ---------------------------------------------------------------------
+op("neg", "NegBackward0", ("self",), lambda xp, a: -a, lambda F, g, s: (-g,))
+op("exp", "ExpBackward0", ("self",), lambda xp, a: xp.exp(a), lambda F, g, s: (g * s.result,),
+   save={"result": ()}, float_op=True)
+op("log", "LogBackward0", ("self",), lambda xp, a: xp.log(a), lambda F, g, s: (g / s.self,),
+   save={"self": ()}, float_op=True)
+op("sqrt", "SqrtBackward0", ("self",), lambda xp, a: xp.sqrt(a), lambda F, g, s: (g / (2.0 * s.result),),
+   save={"result": ()}, float_op=True)
+op("rsqrt", "RsqrtBackward0", ("self",), lambda xp, a: 1.0 / xp.sqrt(a),
+   lambda F, g, s: (-0.5 * g * s.result * s.result * s.result,), save={"result": ()}, float_op=True)
+op("reciprocal", "ReciprocalBackward0", ("self",), lambda xp, a: 1.0 / a,
+   lambda F, g, s: (-g * s.result * s.result,), save={"result": ()}, float_op=True)
+op("abs", "AbsBackward0", ("self",), lambda xp, a: xp.abs(a), lambda F, g, s: (g * F.sign(s.self),),
+   save={"self": ()})
+op("sign", "SignBackward0", ("self",), lambda xp, a: xp.sign(a), lambda F, g, s: (g * 0.0,))
+op("sin", "SinBackward0", ("self",), lambda xp, a: xp.sin(a), lambda F, g, s: (g * F.cos(s.self),),
+   save={"self": ()}, float_op=True)
+op("cos", "CosBackward0", ("self",), lambda xp, a: xp.cos(a), lambda F, g, s: (-g * F.sin(s.self),),
+   save={"self": ()}, float_op=True)
+op("tanh", "TanhBackward0", ("self",), lambda xp, a: xp.tanh(a),
+   lambda F, g, s: (g * (1.0 - s.result * s.result),), save={"result": ()}, float_op=True)
+op("sigmoid", "SigmoidBackward0", ("self",), lambda xp, a: 1.0 / (1.0 + xp.exp(-a)),
+   lambda F, g, s: (g * s.result * (1.0 - s.result),), save={"result": ()}, float_op=True)
+op("relu", "ReluBackward0", ("self",), lambda xp, a: xp.where(a > 0, a, xp.zeros_like(a)),
+   lambda F, g, s: (F.where(F.gt(s.result, 0), g, 0.0),), save={"result": ()})
+op("erf", "ErfBackward0", ("self",), lambda xp, a: _erf(xp, a),
+   lambda F, g, s: (g * (2.0 / math.sqrt(math.pi)) * F.exp(-(s.self * s.self)),), save={"self": ()},
+   float_op=True)
+
+
+def _erf(xp, a):
+    from ._backend import erf
+    return erf(xp, a)
+
+
+_SQRT1_2 = 1.0 / math.sqrt(2.0)
+_SQRT_2_PI = math.sqrt(2.0 / math.pi)
+
+
+def _gelu_fwd(xp, a, approximate="none"):
+    if approximate == "tanh":
+        return 0.5 * a * (1.0 + xp.tanh(_SQRT_2_PI * (a + 0.044715 * a * a * a)))
+    return 0.5 * a * (1.0 + _erf(xp, a * _SQRT1_2))
+
+
+def _gelu_bwd(F, g, s):
+    x = s.self
+    if s.approximate == "tanh":
+        inner = _SQRT_2_PI * (x + 0.044715 * x * x * x)
+        t = F.tanh(inner)
+        d = 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * _SQRT_2_PI * (1.0 + 3 * 0.044715 * x * x)
+        return (g * d,)
+    cdf = 0.5 * (1.0 + F.erf(x * _SQRT1_2))
+    pdf = F.exp(-0.5 * x * x) * (1.0 / math.sqrt(2.0 * math.pi))
+    return (g * (cdf + x * pdf),)
+
+
+op("gelu", "GeluBackward0", ("self",), _gelu_fwd, _gelu_bwd, save={"self": ()}, float_op=True)
+
+
+def _clamp_fwd(xp, a, min=None, max=None):
+    if min is not None:
+        a = xp.where(a < min, xp.asarray(min, dtype=a.dtype), a)
+    if max is not None:
+        a = xp.where(a > max, xp.asarray(max, dtype=a.dtype), a)
+    return a
+
+
+def _clamp_bwd(F, g, s):
+    x = s.self
+    if s.min is not None:
+        g = F.where(F.ge(x, s.min), g, 0.0)
+    if s.max is not None:
+        g = F.where(F.le(x, s.max), g, 0.0)
+    return (g,)
+
+
+op("clamp", "ClampBackward1", ("self",), _clamp_fwd, _clamp_bwd, save={"self": ()})
+op("to_dtype", "ToCopyBackward0", ("self",), lambda xp, a, dtype: xp.astype(a, dtype),
+   lambda F, g, s: (g,), promote=False)
+op("clone", "CloneBackward0", ("self",), lambda xp, a: xp.asarray(a, copy=True), lambda F, g, s: (g,),
+   promote=False)
+
+
+# ---- reductions ----------------------------------------------------------------------------
+def _keep(F, g, s, shape):
+    """Re-insert reduced dims of ``g`` so it broadcasts against ``shape``."""
+    if s.dim is None or s.keepdim:
+        return g
+    for d in sorted(s.dim):
+        g = F.expand_dims(g, axis=d)
+    return g
+
+
+def _sum_fwd(xp, a, dim=None, keepdim=False):
+    kw = {"dtype": xp.int64} if a.dtype in (xp.bool, xp.int64) else {}
+    return xp.sum(a, axis=dim, keepdims=keepdim, **kw)
+
+
+def _count(shape, dim):
+    n = 1
+    for d in (range(len(shape)) if dim is None else dim):
+        n *= shape[d]
+    return n
+
+
+op("sum", "SumBackward1", ("self",), _sum_fwd,
+   lambda F, g, s: (F.broadcast_to(_keep(F, g, s, s.shapes[0]), s.shapes[0]),), promote=False)
+op("mean", "MeanBackward1", ("self",), lambda xp, a, dim=None, keepdim=False: xp.mean(a, axis=dim, keepdims=keepdim),
+   lambda F, g, s: (F.broadcast_to(_keep(F, g, s, s.shapes[0]), s.shapes[0]) * (1.0 / _count(s.shapes[0], s.dim)),),
+   promote=False)
+
+
+def _var_fwd(xp, a, dim=None, correction=1, keepdim=False):
+    n = _count(a.shape, dim)
+    m = xp.mean(a, axis=dim, keepdims=True)
+    d = a - m
+    return xp.sum(d * d, axis=dim, keepdims=keepdim) / max(n - correction, 0)
+
+
+def _var_bwd(F, g, s):
+    x = s.self
+    n = _count(s.shapes[0], s.dim)
+    mean = F.sum(x, axis=s.dim, keepdims=True) * (1.0 / n)
+    return (_keep(F, g, s, s.shapes[0]) * (2.0 / max(n - s.correction, 0)) * (x - mean),)
+
+
+op("var", "VarBackward0", ("self",), _var_fwd, _var_bwd, save={"self": ()}, promote=False)
+
+
+def _amax_all_bwd(F, g, s):
+    mask = F.eq(s.self, s.result)
+    count = F.sum(F.astype(mask, F.dtype(g)))
+    return (F.where(mask, g / count, 0.0),)
+
+
+op("max_all", "MaxBackward1", ("self",), lambda xp, a: xp.max(a), _amax_all_bwd,
+   save={"self": (), "result": ()}, promote=False)
+op("min_all", "MinBackward1", ("self",), lambda xp, a: xp.min(a), _amax_all_bwd,
+   save={"self": (), "result": ()}, promote=False)
+
+
+def _maxdim_fwd(which):
+    def fwd(xp, a, dim, keepdim=False):
+        idx = (xp.argmax if which == "max" else xp.argmin)(a, axis=dim, keepdims=True)
+        vals = (xp.max if which == "max" else xp.min)(a, axis=dim, keepdims=True)
+        if not keepdim:
+            vals = xp.squeeze(vals, axis=dim)
+            idx = xp.squeeze(idx, axis=dim)
+        return vals, {"indices": xp.astype(idx, xp.int64)}
+    return fwd
+
+
+def _maxdim_bwd(F, g, s):
+    shape = s.shapes[0]
+    d = s.dim
+    idx = s.indices
+    if not s.keepdim:
+        g = F.expand_dims(g, axis=d)
+        idx = F.expand_dims(idx, axis=d)
+    hit = F.eq(F.iota(shape[d], d, len(shape), g), idx)
+    return (F.where(hit, g, 0.0),)
+
+
+op("max_dim", "MaxBackward0", ("self",), _maxdim_fwd("max"), _maxdim_bwd, save={"indices": ()},
+   aux=("indices",), promote=False)
+op("min_dim", "MinBackward0", ("self",), _maxdim_fwd("min"), _maxdim_bwd, save={"indices": ()},
+   aux=("indices",), promote=False)
+
+
+# ---- shape and view ops --------------------------------------------------------------------
+op("view", "ViewBackward0", ("self",), lambda xp, a, shape: xp.reshape(a, shape),
+   lambda F, g, s: (F.reshape(g, s.shapes[0]),), promote=False, view=True)
+op("reshape_copy", "UnsafeViewBackward0", ("self",), lambda xp, a, shape: xp.reshape(xp.asarray(a, copy=True), shape),
+   lambda F, g, s: (F.reshape(g, s.shapes[0]),), promote=False)
+op("permute", "PermuteBackward0", ("self",), lambda xp, a, dims: xp.permute_dims(a, dims),
+   lambda F, g, s: (F.permute(g, _inverse(s.dims)),), promote=False, view=True)
+op("transpose", "TransposeBackward0", ("self",), lambda xp, a, dims: xp.permute_dims(a, dims),
+   lambda F, g, s: (F.permute(g, s.dims),), promote=False, view=True)
+op("t", "TBackward0", ("self",), lambda xp, a, dims: xp.permute_dims(a, dims),
+   lambda F, g, s: (F.permute(g, s.dims),), promote=False, view=True)
+op("squeeze", "SqueezeBackward1", ("self",), lambda xp, a, shape: xp.reshape(a, shape),
+   lambda F, g, s: (F.reshape(g, s.shapes[0]),), promote=False, view=True)
+op("unsqueeze", "UnsqueezeBackward0", ("self",), lambda xp, a, shape: xp.reshape(a, shape),
+   lambda F, g, s: (F.reshape(g, s.shapes[0]),), promote=False, view=True)
+op("expand", "ExpandBackward0", ("self",), lambda xp, a, shape: xp.broadcast_to(a, shape),
+   lambda F, g, s: (g,), promote=False, view=True)
+
+
+def _inverse(perm):
+    inv = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inv[p] = i
+    return tuple(inv)
+
+
+def _rebuild_index(template, arrays):
+    it = iter(arrays)
+    return tuple(next(it) if t is _SLOT else t for t in template)
+
+
+class _Slot:
+    def __repr__(self):
+        return "<tensor>"
+
+
+_SLOT = _Slot()
+
+
+def _basic_get(xp, a, idx):
+    from ._fns import _full_index
+    return a[_full_index(idx)]
+
+
+op("slice", "SliceBackward0", ("self",), _basic_get,
+   lambda F, g, s: (F.scatter_add(s.shapes[0], s.idx, g, g),), promote=False, view=True)
+
+
+def _index_fwd(xp, a, *index_arrays, template):
+    from ._backend import gather
+    return gather(xp, a, _rebuild_index(template, index_arrays))
+
+
+def _index_bwd(F, g, s):
+    idx = _rebuild_index(s.template, s.indices)
+    return (F.scatter_add(s.shapes[0], idx, g, g),) + (None,) * len(s.indices)
+
+
+op("index", "IndexBackward0", ("self", "*indices"), _index_fwd, _index_bwd, save={"indices": ("self",)},
+   promote=False)
+
+
+def _setitem_fwd(xp, a, value, *index_arrays, template):
+    from ._backend import index_fill
+    out = xp.asarray(a, copy=True)
+    idx = _rebuild_index(template, index_arrays)
+    if not hasattr(value, "shape"):
+        value = xp.asarray(value, dtype=a.dtype)
+    elif value.dtype != a.dtype:
+        value = xp.astype(value, a.dtype)
+    from ._fns import _full_index, _is_basic
+    if _is_basic(idx):
+        out[_full_index(idx)] = value
+        return out
+    return index_fill(xp, out, idx, value)
+
+
+def _setitem_bwd(F, g, s):
+    idx = _rebuild_index(s.template, s.indices)
+    gself = F.fill_index(g, idx, 0.0) if s.needs[0] else None
+    gval = F.index(g, idx) if s.needs[1] else None
+    return (gself, gval) + (None,) * len(s.indices)
+
+
+op("setitem", "CopySlices", ("self", "value", "*indices"), _setitem_fwd, _setitem_bwd,
+   save={"indices": ()}, promote=False)
+
+
+def _cat_bwd(F, g, s):
+    out, start = [], 0
+    for shape in s.shapes:
+        n = shape[s.dim]
+        idx = (slice(None),) * s.dim + (slice(start, start + n),)
+        out.append(F.index(g, idx))
+        start += n
+    return tuple(out)
+
+
+op("cat", "CatBackward0", ("*tensors",), lambda xp, *arrays, dim: xp.concat(arrays, axis=dim), _cat_bwd)
+op("stack", "StackBackward0", ("*tensors",), lambda xp, *arrays, dim: xp.stack(arrays, axis=dim),
+   lambda F, g, s: tuple(F.index(g, (slice(None),) * s.dim + (k,)) for k in range(len(s.shapes))))
+
+
+# ---- linear algebra ------------------------------------------------------------------------
+op("dot", "DotBackward0", ("self", "tensor"), lambda xp, a, b: xp.sum(a * b),
+   lambda F, g, s: (g * s.tensor if s.needs[0] else None, g * s.self if s.needs[1] else None),
+   save={"self": ("tensor",), "tensor": ("self",)}, promote=False)
+op("mm", "MmBackward0", ("self", "mat2"), lambda xp, a, b: xp.matmul(a, b),
+   lambda F, g, s: (F.matmul(g, F.mT(s.mat2)) if s.needs[0] else None,
+                    F.matmul(F.mT(s.self), g) if s.needs[1] else None),
+   save={"self": ("mat2",), "mat2": ("self",)}, promote=False)
+op("mv", "MvBackward0", ("self", "vec"), lambda xp, a, b: xp.matmul(a, b),
+   lambda F, g, s: (F.reshape(g, (s.shapes[0][0], 1)) * F.reshape(s.vec, (1, s.shapes[1][0])) if s.needs[0] else None,
+                    F.matmul(F.mT(s.self), g) if s.needs[1] else None),
+   save={"self": ("vec",), "vec": ("self",)}, promote=False)
+op("bmm", "BmmBackward0", ("self", "mat2"), lambda xp, a, b: xp.matmul(a, b),
+   lambda F, g, s: (F.matmul(g, F.mT(s.mat2)) if s.needs[0] else None,
+                    F.matmul(F.mT(s.self), g) if s.needs[1] else None),
+   save={"self": ("mat2",), "mat2": ("self",)}, promote=False)
+op("addmm", "AddmmBackward0", ("self", "mat1", "mat2"), lambda xp, c, a, b: c + xp.matmul(a, b),
+   lambda F, g, s: (g if s.needs[0] else None,
+                    F.matmul(g, F.mT(s.mat2)) if s.needs[1] else None,
+                    F.matmul(F.mT(s.mat1), g) if s.needs[2] else None),
+   save={"mat1": ("mat2",), "mat2": ("mat1",)}, promote=False)
+
+
+# ---- neural-network ops --------------------------------------------------------------------
+def _softmax_fwd(xp, a, dim):
+    e = xp.exp(a - xp.max(a, axis=dim, keepdims=True))
+    return e / xp.sum(e, axis=dim, keepdims=True)
+
+
+def _log_softmax_fwd(xp, a, dim):
+    sh = a - xp.max(a, axis=dim, keepdims=True)
+    return sh - xp.log(xp.sum(xp.exp(sh), axis=dim, keepdims=True))
+
+
+op("softmax", "SoftmaxBackward0", ("self",), _softmax_fwd,
+   lambda F, g, s: (s.result * (g - F.sum(g * s.result, axis=s.dim, keepdims=True)),),
+   save={"result": ()}, float_op=True)
+op("log_softmax", "LogSoftmaxBackward0", ("self",), _log_softmax_fwd,
+   lambda F, g, s: (g - F.exp(s.result) * F.sum(g, axis=s.dim, keepdims=True),),
+   save={"result": ()}, float_op=True)
+
+
+def _ln_fwd(xp, x, weight, bias, normalized_shape, eps):
+    axes = tuple(range(len(x.shape) - len(normalized_shape), len(x.shape)))
+    mean = xp.mean(x, axis=axes, keepdims=True)
+    d = x - mean
+    var = xp.mean(d * d, axis=axes, keepdims=True)
+    rstd = 1.0 / xp.sqrt(var + eps)
+    out = d * rstd
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out, {"mean": mean, "rstd": rstd}
+
+
+def _ln_bwd(F, g, s):
+    x, w = s.input, s.weight
+    k = len(s.normalized_shape)
+    shape = s.shapes[0]
+    axes = tuple(range(len(shape) - k, len(shape)))
+    n = _count(shape, axes)
+    xhat = (x - s.mean) * s.rstd
+    gx = None
+    if s.needs[0]:
+        gxhat = g * w if w is not None else g
+        m1 = F.sum(gxhat, axis=axes, keepdims=True) * (1.0 / n)
+        m2 = F.sum(gxhat * xhat, axis=axes, keepdims=True) * (1.0 / n)
+        gx = s.rstd * (gxhat - m1 - xhat * m2)
+    gw = g * xhat if s.needs[1] else None
+    gb = g if s.needs[2] else None
+    return gx, gw, gb
+
+
+op("layer_norm", "NativeLayerNormBackward0", ("input", "weight", "bias"), _ln_fwd, _ln_bwd,
+   save={"input": (), "weight": (), "bias": (), "mean": (), "rstd": ()}, aux=("mean", "rstd"), promote=False)
+
+
+def _native_dropout_fwd(xp, a, mask, p):
+    return a * xp.astype(mask, a.dtype) * (1.0 / (1.0 - p)), {"mask": mask}
+
+
+op("native_dropout", "NativeDropoutBackward0", ("self", "mask_in"), _native_dropout_fwd,
+   lambda F, g, s: (g * F.astype(s.mask, F.dtype(g)) * (1.0 / (1.0 - s.p)), None),
+   save={"mask": ()}, aux=("mask",), promote=False)
+
+
+def _embedding_fwd(xp, indices, weight, padding_idx=None):
+    flat = xp.reshape(indices, (-1,))
+    out = xp.take(weight, flat, axis=0)
+    return xp.reshape(out, tuple(indices.shape) + (weight.shape[1],))
+
+
+def _embedding_bwd(F, g, s):
+    num, dim = s.shapes[1]
+    flat_idx = F.reshape(s.indices, (-1,))
+    gflat = F.reshape(g, (-1, dim))
+    if s.padding_idx is not None:
+        gflat = F.where(F.expand_dims(F.eq(flat_idx, s.padding_idx), axis=1), 0.0, gflat)
+    return None, F.scatter_add((num, dim), (flat_idx,), gflat, gflat)
+
+
+op("embedding", "EmbeddingBackward0", ("indices", "weight"), _embedding_fwd, _embedding_bwd,
+   save={"indices": ()}, promote=False)
+
+
+def _nll_fwd(xp, x, target, reduction="mean", ignore_index=-100):
+    c = x.shape[-1]
+    t2 = xp.expand_dims(target, axis=-1)
+    iota = xp.reshape(xp.arange(c, dtype=xp.int64), (1,) * (len(x.shape) - 1) + (c,))
+    valid = target != ignore_index
+    hit = xp.logical_and(iota == t2, xp.expand_dims(valid, axis=-1))
+    picked = xp.sum(xp.where(hit, x, xp.zeros_like(x)), axis=-1)
+    total = xp.sum(xp.astype(valid, x.dtype))
+    if reduction == "none":
+        out = -picked
+    elif reduction == "sum":
+        out = -xp.sum(picked)
+    else:
+        out = -xp.sum(picked) / total
+    return out, {"total_weight": total}
+
+
+def _nll_bwd(F, g, s):
+    shape = s.shapes[0]
+    c = shape[-1]
+    nd = len(shape)
+    target = s.target
+    hit = F.logical_and(F.eq(F.iota(c, nd - 1, nd, g), F.expand_dims(target, axis=-1)),
+                        F.expand_dims(F.logical_not(F.eq(target, s.ignore_index)), axis=-1))
+    if s.reduction == "none":
+        g = F.expand_dims(g, axis=-1)
+    elif s.reduction == "mean":
+        g = g / s.total_weight
+    return F.where(hit, -g, 0.0), None
+
+
+op("nll_loss", "NllLossBackward0", ("self", "target"), _nll_fwd, _nll_bwd,
+   save={"self": (), "target": (), "total_weight": ()}, aux=("total_weight",), promote=False)
+
+
+def _mse_fwd(xp, a, b, reduction="mean"):
+    d = a - b
+    sq = d * d
+    if reduction == "none":
+        return sq
+    return xp.sum(sq) if reduction == "sum" else xp.mean(sq)
+
+
+def _mse_bwd(F, g, s):
+    d = s.self - s.target
+    scale = 2.0 / _count(tuple(max(a, b) for a, b in zip(s.shapes[0], s.shapes[1])), None) \
+        if s.reduction == "mean" else 2.0
+    gi = g * d * scale
+    return (gi if s.needs[0] else None, -gi if s.needs[1] else None)
+
+
+op("mse_loss", "MseLossBackward0", ("self", "target"), _mse_fwd, _mse_bwd, save={"self": (), "target": ()})
+
+
+def _conv_fwd(xp, x, w, b, geom):
+    from .ops.conv import im2col_array
+    n, o = x.shape[0], w.shape[0]
+    cols = im2col_array(xp, x, geom)                       # (N, C*kh*kw, L)
+    out = xp.matmul(xp.reshape(w, (o, -1)), cols)          # (N, O, L)
+    out = xp.reshape(out, (n, o, geom.oh, geom.ow))
+    if b is not None:
+        out = out + xp.reshape(b, (1, o, 1, 1))
+    return out
+
+
+def _conv_bwd(F, g, s):
+    x, w = s.input, s.weight
+    n, o = s.shapes[0][0], s.shapes[1][0]
+    geom = s.geom
+    g2 = F.reshape(g, (n, o, geom.oh * geom.ow))
+    gx = gw = gb = None
+    if s.needs[0]:
+        w2 = F.reshape(w, (o, -1))
+        gx = F.col2im(F.matmul(F.mT(w2), g2), geom)
+    if s.needs[1]:
+        cols = F.im2col(x, geom)
+        gw = F.reshape(F.sum(F.matmul(g2, F.mT(cols)), axis=0), s.shapes[1])
+    if s.needs[2]:
+        gb = F.sum(g, axis=(0, 2, 3))
+    return gx, gw, gb
+
+
+op("conv2d", "ConvolutionBackward0", ("input", "weight", "bias"), _conv_fwd, _conv_bwd,
+   save={"input": ("weight",), "weight": ("input",)}, promote=False)
+
+
+def _im2col_op_fwd(xp, x, geom):
+    from .ops.conv import im2col_array
+    return im2col_array(xp, x, geom)
+
+
+def _col2im_op_fwd(xp, c, geom):
+    from .ops.conv import col2im_array
+    return col2im_array(xp, c, geom)
+
+
+op("im2col", "Im2ColBackward0", ("self",), _im2col_op_fwd, lambda F, g, s: (F.col2im(g, s.geom),),
+   promote=False)
+op("col2im", "Col2ImBackward0", ("self",), _col2im_op_fwd, lambda F, g, s: (F.im2col(g, s.geom),),
+   promote=False)
+
+
+def _index_put_add_fwd(xp, values, *index_arrays, template, shape):
+    from ._fns import ArrayFns
+    return ArrayFns(xp).scatter_add(shape, _rebuild_index(template, index_arrays), values, values)
+
+
+op("index_put_add", "IndexPutBackward0", ("values", "*indices"), _index_put_add_fwd,
+   lambda F, g, s: (F.index(g, _rebuild_index(s.template, s.indices)),) + (None,) * len(s.indices),
+   save={"indices": ()}, promote=False)
+
+
+def _fill_index_fwd(xp, a, *index_arrays, template, value):
+    from ._fns import ArrayFns
+    return ArrayFns(xp).fill_index(a, _rebuild_index(template, index_arrays), value)
+
+
+op("fill_index", "IndexFillBackward0", ("self", "*indices"), _fill_index_fwd,
+   lambda F, g, s: (F.fill_index(g, _rebuild_index(s.template, s.indices), 0.0),) + (None,) * len(s.indices),
+   save={"indices": ()}, promote=False)
+
+# in-place helpers that carry no gradient to their input
+op("fill", "FillBackward0", ("self",), lambda xp, a, value: xp.full(a.shape, value, dtype=a.dtype),
+   lambda F, g, s: (None,), promote=False)
+op("copy", "CopyBackwards", ("self", "src"), lambda xp, a, b: xp.astype(xp.broadcast_to(b, a.shape), a.dtype),
+   lambda F, g, s: (None, g), promote=False)

@@ -1,0 +1,799 @@
+"""The ``torch.*`` function namespace: every op as a function, built on the op table."""
+from __future__ import annotations
+
+import builtins
+import collections
+
+import numpy as np
+
+from . import _dtype
+from ._dispatch import apply, bump_version
+from ._factories import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,  # noqa: F401
+                         linspace, ones, ones_like, rand, rand_like, randint, randn, randn_like,
+                         randperm, tensor, zeros, zeros_like)
+from ._tensor import Tensor, _wrap_dim
+from .derivatives import _SLOT, OPS
+from .ops.conv import Geom
+
+bool = _dtype.bool_  # noqa: A001
+int64 = long = _dtype.int64
+float32 = _dtype.float32
+float64 = double = _dtype.float64
+float = _dtype.float32  # noqa: A001
+
+_O = OPS
+
+
+def _t(x):
+    return x if isinstance(x, Tensor) else None
+
+
+def _shape_str(shape) -> str:
+    return "[" + ", ".join(map(str, shape)) + "]"
+
+
+def _broadcast_check(a, b):
+    if not (isinstance(a, Tensor) and isinstance(b, Tensor)):
+        return
+    sa, sb = tuple(a.shape), tuple(b.shape)
+    if sa == sb:
+        return
+    n = max(len(sa), len(sb))
+    pa, pb = (1,) * (n - len(sa)) + sa, (1,) * (n - len(sb)) + sb
+    for i, (x, y) in enumerate(zip(pa, pb)):
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
+                               f"non-singleton dimension {i}")
+
+
+def _scalar_ok(x, name):
+    if isinstance(x, Tensor):
+        return x
+    if isinstance(x, (builtins.bool, int, builtins.float)):
+        return x
+    if isinstance(x, np.generic):
+        return x.item()
+    raise TypeError(f"{name}(): argument 'other' must be Tensor or Number, not {type(x).__name__}")
+
+
+def _binary(name, a, b, **attrs):
+    a = _scalar_ok(a, name)
+    b = _scalar_ok(b, name)
+    _broadcast_check(a, b)
+    return apply(_O[name], [a, b], attrs or None)
+
+
+# ---- arithmetic ----------------------------------------------------------------------------
+def add(input, other, *, alpha=1):
+    return _binary("add", input, other, **({"alpha": alpha} if alpha != 1 else {}))
+
+
+def sub(input, other, *, alpha=1):
+    return _binary("sub", input, other, **({"alpha": alpha} if alpha != 1 else {}))
+
+
+subtract = sub
+
+
+def mul(input, other):
+    return _binary("mul", input, other)
+
+
+multiply = mul
+
+
+def div(input, other, *, rounding_mode=None):
+    out = _binary("div", input, other)
+    if rounding_mode == "floor":
+        return _nondiff(out, lambda xp, a: xp.floor(a))
+    if rounding_mode == "trunc":
+        return _nondiff(out, lambda xp, a: xp.trunc(a))
+    return out
+
+
+divide = true_divide = div
+
+
+def _nondiff(t, fn):
+    xp = t._storage.xp
+    return Tensor._wrap(fn(xp, t._data))
+
+
+def pow(input, exponent):
+    if isinstance(exponent, Tensor) or not isinstance(input, Tensor):
+        _broadcast_check(input, exponent)
+        return apply(_O["pow_tensor"], [_scalar_ok(input, "pow"), exponent])
+    return apply(_O["pow_scalar"], [input], {"exponent": _scalar_ok(exponent, "pow")})
+
+
+def square(input):
+    return pow(input, 2)
+
+
+def maximum(input, other):
+    _broadcast_check(input, other)
+    return apply(_O["maximum"], [input, other])
+
+
+def minimum(input, other):
+    _broadcast_check(input, other)
+    return apply(_O["minimum"], [input, other])
+
+
+def where(condition, input=None, other=None):
+    if input is None and other is None:
+        return nonzero(condition, as_tuple=True)
+    if not isinstance(condition, Tensor) or condition.dtype is not _dtype.bool_:
+        raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor with dtype "
+                           f"{getattr(condition, 'dtype', type(condition).__name__)}")
+    dt = _dtype.result_type([x for x in (input, other)])
+    ref = input if isinstance(input, Tensor) else other if isinstance(other, Tensor) else condition
+    a = input.to(dt) if isinstance(input, Tensor) else full((), input, dtype=dt, device=ref.device)
+    b = other.to(dt) if isinstance(other, Tensor) else full((), other, dtype=dt, device=ref.device)
+    return apply(_O["where"], [condition, a, b])
+
+
+def _cmp(name):
+    def f(input, other):
+        return _binary(name, input, other)
+    f.__name__ = name
+    return f
+
+
+eq, ne, lt, le, gt, ge = (_cmp(n) for n in ("eq", "ne", "lt", "le", "gt", "ge"))
+greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+logical_and, logical_or, logical_xor = (_cmp(n) for n in ("logical_and", "logical_or", "logical_xor"))
+
+
+def logical_not(input):
+    return apply(_O["logical_not"], [input])
+
+
+def _unary(name):
+    def f(input):
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+        return apply(_O[name], [input])
+    f.__name__ = name
+    f.__doc__ = f"Elementwise {name}, as torch.{name}."
+    return f
+
+
+neg = negative = _unary("neg")
+exp = _unary("exp")
+log = _unary("log")
+sqrt = _unary("sqrt")
+rsqrt = _unary("rsqrt")
+reciprocal = _unary("reciprocal")
+abs = _unary("abs")  # noqa: A001
+sign = _unary("sign")
+sin = _unary("sin")
+cos = _unary("cos")
+tanh = _unary("tanh")
+sigmoid = _unary("sigmoid")
+relu = _unary("relu")
+erf = _unary("erf")
+
+
+def gelu(input, approximate="none"):
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError(f"approximate argument must be either none or tanh.")
+    return apply(_O["gelu"], [input], {"approximate": approximate})
+
+
+def clamp(input, min=None, max=None):
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        out = input
+        if min is not None:
+            out = maximum(out, min)
+        if max is not None:
+            out = minimum(out, max)
+        return out
+    return apply(_O["clamp"], [input], {"min": min, "max": max})
+
+
+clip = clamp
+
+
+def floor(input):
+    return _nondiff(input, lambda xp, a: xp.floor(a))
+
+
+def round(input):
+    return _nondiff(input, lambda xp, a: xp.round(a))
+
+
+def isnan(input):
+    return _nondiff(input, lambda xp, a: xp.isnan(a))
+
+
+def isfinite(input):
+    return _nondiff(input, lambda xp, a: xp.isfinite(a))
+
+
+# ---- reductions ----------------------------------------------------------------------------
+def _dims(dim, ndim):
+    if dim is None:
+        return None
+    if isinstance(dim, int):
+        dim = (dim,)
+    return tuple(sorted(_wrap_dim(d, ndim) for d in dim))
+
+
+def sum(input, dim=None, keepdim=False, *, dtype=None):
+    if dtype is not None:
+        input = input.to(dtype)
+    dims = _dims(dim, input.ndim)
+    return apply(_O["sum"], [input], {"dim": dims, "keepdim": keepdim},
+                 node_name="SumBackward0" if dims is None else "SumBackward1")
+
+
+def mean(input, dim=None, keepdim=False, *, dtype=None):
+    if dtype is not None:
+        input = input.to(dtype)
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point "
+                           f"or complex dtype. Got: {_short(input.dtype)}")
+    dims = _dims(dim, input.ndim)
+    return apply(_O["mean"], [input], {"dim": dims, "keepdim": keepdim},
+                 node_name="MeanBackward0" if dims is None else "MeanBackward1")
+
+
+def _short(dt):
+    return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}[dt.name]
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    return apply(_O["var"], [input], {"dim": _dims(dim, input.ndim), "correction": correction, "keepdim": keepdim})
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return sqrt(var(input, dim, unbiased, keepdim, correction=correction))
+
+
+MaxMin = collections.namedtuple("MaxMin", ["values", "indices"])
+
+
+def _maxmin(which, input, dim=None, keepdim=False):
+    if isinstance(dim, Tensor):
+        return maximum(input, dim) if which == "max" else minimum(input, dim)
+    if input.numel() == 0:
+        raise RuntimeError(f"{which}(): Expected reduction dim to be specified for input.numel() == 0. "
+                           "Specify the reduction dim with the 'dim' argument.")
+    if dim is None:
+        return apply(_O[f"{which}_all"], [input])
+    d = _wrap_dim(dim, input.ndim)
+    vals, aux = apply(_O[f"{which}_dim"], [input], {"dim": d, "keepdim": keepdim}, return_aux=True)
+    return MaxMin(vals, Tensor._wrap(aux["indices"]))
+
+
+def max(input, dim=None, keepdim=False):
+    return _maxmin("max", input, dim, keepdim)
+
+
+def min(input, dim=None, keepdim=False):
+    return _maxmin("min", input, dim, keepdim)
+
+
+def amax(input, dim=None, keepdim=False):
+    return max(input, dim, keepdim).values if dim is not None else max(input)
+
+
+def argmax(input, dim=None, keepdim=False):
+    xp = input._storage.xp
+    if dim is None:
+        return Tensor._wrap(xp.astype(xp.argmax(xp.reshape(input._data, (-1,))), xp.int64))
+    return Tensor._wrap(xp.astype(xp.argmax(input._data, axis=_wrap_dim(dim, input.ndim), keepdims=keepdim), xp.int64))
+
+
+def argmin(input, dim=None, keepdim=False):
+    xp = input._storage.xp
+    if dim is None:
+        return Tensor._wrap(xp.astype(xp.argmin(xp.reshape(input._data, (-1,))), xp.int64))
+    return Tensor._wrap(xp.astype(xp.argmin(input._data, axis=_wrap_dim(dim, input.ndim), keepdims=keepdim), xp.int64))
+
+
+def logsumexp(input, dim, keepdim=False):
+    m = amax(input.detach(), dim, keepdim=True)
+    out = log(sum(exp(input - m), dim, keepdim=True)) + m
+    return out if keepdim else squeeze(out, dim)
+
+
+def all(input, dim=None):
+    xp = input._storage.xp
+    return Tensor._wrap(xp.all(xp.astype(input._data, xp.bool), axis=dim))
+
+
+def any(input, dim=None):
+    xp = input._storage.xp
+    return Tensor._wrap(xp.any(xp.astype(input._data, xp.bool), axis=dim))
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) -> builtins.bool:
+    return builtins.bool(np.allclose(a.detach().numpy(force=True), b.detach().numpy(force=True), rtol, atol, equal_nan))
+
+
+def equal(a, b) -> builtins.bool:
+    return tuple(a.shape) == tuple(b.shape) and builtins.bool(np.array_equal(a.detach().numpy(force=True), b.detach().numpy(force=True)))
+
+
+def nonzero(input, as_tuple=False):
+    host = input.detach().numpy(force=True)
+    nz = np.nonzero(host)
+    dev = input.device
+    if as_tuple:
+        return tuple(tensor(i, dtype=int64, device=dev) for i in nz)
+    return tensor(np.stack(nz, axis=1), dtype=int64, device=dev)
+
+
+# ---- shapes --------------------------------------------------------------------------------
+def _infer_shape(shape, numel, ndim_hint=None):
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    shape = tuple(int(s) for s in shape)
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    if -1 in shape:
+        known = 1
+        for s in shape:
+            if s != -1:
+                known *= s
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{_shape_str(shape)}' is invalid for input of size {numel}")
+        shape = tuple(numel // known if s == -1 else s for s in shape)
+    n = 1
+    for s in shape:
+        n *= s
+    if n != numel:
+        raise RuntimeError(f"shape '{_shape_str(shape)}' is invalid for input of size {numel}")
+    return shape
+
+
+def reshape(input, *shape):
+    shape = _infer_shape(shape, input.numel())
+    if input.is_contiguous():
+        return apply(_O["view"], [input], {"shape": shape})
+    return apply(_O["reshape_copy"], [input], {"shape": shape})
+
+
+def view(input, *shape):
+    if len(shape) == 1 and isinstance(shape[0], _dtype.dtype):
+        raise NotImplementedError("view(dtype) is not supported by glassgrad")
+    shape = _infer_shape(shape, input.numel())
+    if not input.is_contiguous():
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
+                           "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+    return apply(_O["view"], [input], {"shape": shape})
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    if input.ndim == 0:
+        return reshape(input, 1)
+    s, e = _wrap_dim(start_dim, input.ndim), _wrap_dim(end_dim, input.ndim)
+    shape = tuple(input.shape)
+    n = 1
+    for d in shape[s:e + 1]:
+        n *= d
+    return reshape(input, shape[:s] + (n,) + shape[e + 1:])
+
+
+def unflatten(input, dim, sizes):
+    d = _wrap_dim(dim, input.ndim)
+    shape = tuple(input.shape)
+    return reshape(input, shape[:d] + tuple(sizes) + shape[d + 1:])
+
+
+def permute(input, *dims):
+    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+        dims = tuple(dims[0])
+    dims = tuple(_wrap_dim(d, input.ndim) for d in dims)
+    if sorted(dims) != list(range(input.ndim)):
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
+                           f"length of the desired ordering of dimensions i.e. input.dim() = {input.ndim} is not "
+                           f"equal to len(dims) = {len(dims)}" if len(dims) != input.ndim else
+                           "permute(): duplicate dims are not allowed.")
+    return apply(_O["permute"], [input], {"dims": dims})
+
+
+def transpose(input, dim0, dim1):
+    n = input.ndim
+    if n == 0:
+        return apply(_O["transpose"], [input], {"dims": ()})
+    a, b = _wrap_dim(dim0, n), _wrap_dim(dim1, n)
+    dims = list(range(n))
+    dims[a], dims[b] = dims[b], dims[a]
+    return apply(_O["transpose"], [input], {"dims": tuple(dims)})
+
+
+swapaxes = swapdims = transpose
+
+
+def t(input):
+    if input.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
+    dims = tuple(reversed(range(input.ndim)))
+    return apply(_O["t"], [input], {"dims": dims})
+
+
+def squeeze(input, dim=None):
+    shape = tuple(input.shape)
+    if dim is None:
+        new = tuple(s for s in shape if s != 1)
+        return apply(_O["squeeze"], [input], {"shape": new}, node_name="SqueezeBackward0")
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    dims = {_wrap_dim(d, input.ndim) for d in dims}
+    new = tuple(s for i, s in enumerate(shape) if not (i in dims and s == 1))
+    return apply(_O["squeeze"], [input], {"shape": new})
+
+
+def unsqueeze(input, dim):
+    n = input.ndim + 1
+    d = _wrap_dim(dim, n)
+    shape = list(input.shape)
+    shape.insert(d, 1)
+    return apply(_O["unsqueeze"], [input], {"shape": tuple(shape)})
+
+
+def expand(input, *sizes):
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+        sizes = tuple(sizes[0])
+    shape = tuple(input.shape)
+    if len(sizes) < len(shape):
+        raise RuntimeError(f"expand({input.type()}{{{_shape_str(shape)}}}, size={_shape_str(sizes)}): the number "
+                           "of sizes provided ({}) must be greater or equal to the number of dimensions in the "
+                           "tensor ({})".format(len(sizes), len(shape)))
+    lead = len(sizes) - len(shape)
+    out = []
+    for i, s in enumerate(sizes):
+        cur = shape[i - lead] if i >= lead else None
+        if s == -1:
+            if cur is None:
+                raise RuntimeError("The expanded size of the tensor (-1) isn't allowed in a leading, "
+                                   "non-existing dimension 0")
+            s = cur
+        if cur is not None and cur != s and cur != 1:
+            raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size ({cur}) at "
+                               f"non-singleton dimension {i}.  Target sizes: {_shape_str(sizes)}.  Tensor sizes: "
+                               f"{_shape_str(shape)}")
+        out.append(s)
+    return apply(_O["expand"], [input], {"shape": tuple(out)})
+
+
+def broadcast_to(input, shape):
+    return expand(input, tuple(shape))
+
+
+def sum_to_size(input, *size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    shape = tuple(input.shape)
+    if shape == tuple(size):
+        return input
+    lead = len(shape) - len(size)
+    dims = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(size) if s == 1 and shape[i + lead] != 1)
+    out = sum(input, dims, keepdim=True) if dims else input
+    return reshape(out, tuple(size))
+
+
+def cat(tensors, dim=0):
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    ref = tensors[0]
+    d = _wrap_dim(dim, ref.ndim)
+    for i, x in enumerate(tensors[1:], 1):
+        if x.ndim != ref.ndim:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.ndim} and {x.ndim}")
+        for k in range(ref.ndim):
+            if k != d and x.shape[k] != ref.shape[k]:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
+                                   f"{ref.shape[k]} but got size {x.shape[k]} for tensor number {i} in the list.")
+    return apply(_O["cat"], tensors, {"dim": d})
+
+
+concat = concatenate = cat
+
+
+def stack(tensors, dim=0):
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    for i, x in enumerate(tensors[1:], 1):
+        if tuple(x.shape) != tuple(tensors[0].shape):
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {_shape_str(tensors[0].shape)} "
+                               f"at entry 0 and {_shape_str(x.shape)} at entry {i}")
+    d = _wrap_dim(dim, tensors[0].ndim + 1)
+    return apply(_O["stack"], tensors, {"dim": d})
+
+
+def narrow(input, dim, start, length):
+    d = _wrap_dim(dim, input.ndim)
+    return _getitem(input, (slice(None),) * d + (slice(start, start + length),))
+
+
+def split(input, split_size_or_sections, dim=0):
+    d = _wrap_dim(dim, input.ndim)
+    n = input.shape[d]
+    if isinstance(split_size_or_sections, int):
+        sizes = [split_size_or_sections] * (n // split_size_or_sections)
+        if n % split_size_or_sections:
+            sizes.append(n % split_size_or_sections)
+    else:
+        sizes = list(split_size_or_sections)
+        if builtins.sum(sizes) != n:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
+                               f"dimension {d}), but got split_sizes={sizes}")
+    out, start = [], 0
+    for s in sizes:
+        out.append(narrow(input, d, start, s))
+        start += s
+    return tuple(out)
+
+
+def chunk(input, chunks, dim=0):
+    n = input.shape[_wrap_dim(dim, input.ndim)]
+    size = -(-n // chunks)
+    return split(input, size, dim)
+
+
+def unbind(input, dim=0):
+    d = _wrap_dim(dim, input.ndim)
+    return tuple(_getitem(input, (slice(None),) * d + (i,)) for i in range(input.shape[d]))
+
+
+def flip(input, dims):
+    xp = input._storage.xp
+    idx = [slice(None)] * input.ndim
+    perm = []
+    for d in ([dims] if isinstance(dims, int) else dims):
+        d = _wrap_dim(d, input.ndim)
+        perm.append(d)
+    out = input
+    for d in perm:
+        rev = arange(input.shape[d] - 1, -1, -1, device=input.device)
+        out = index_select(out, d, rev)
+    return out
+
+
+def index_select(input, dim, index):
+    d = _wrap_dim(dim, input.ndim)
+    return _getitem(input, (slice(None),) * d + (index,))
+
+
+def masked_fill(input, mask, value):
+    if isinstance(value, Tensor):
+        value = value.item()
+    return where(mask, full((), value, dtype=input.dtype, device=input.device), input)
+
+
+def outer(a, b):
+    return mul(unsqueeze(a, 1), unsqueeze(b, 0))
+
+
+# ---- indexing ------------------------------------------------------------------------------
+def _normalize_index(x, key):
+    if not isinstance(key, tuple):
+        key = (key,)
+    parts, tensors = [], []
+    for k in key:
+        if isinstance(k, Tensor):
+            if k.dtype is _dtype.float32 or k.dtype is _dtype.float64:
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            if k.ndim == 0 and k.dtype is _dtype.int64:
+                parts.append(int(k.item()))
+                continue
+            if k.device != x.device:
+                raise RuntimeError(f"indices should be either on cpu or on the same device as the indexed tensor "
+                                   f"({x.device})")
+            parts.append(_SLOT)
+            tensors.append(k)
+        elif isinstance(k, (list, np.ndarray)):
+            t = tensor(k, device=x.device)
+            if t.dtype.is_floating_point:
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            parts.append(_SLOT)
+            tensors.append(t)
+        elif isinstance(k, builtins.bool):
+            parts.append(_SLOT)
+            tensors.append(tensor(k, device=x.device))
+        elif isinstance(k, (int, np.integer)):
+            parts.append(int(k))
+        elif isinstance(k, slice):
+            if k.step is not None and k.step <= 0:
+                raise ValueError("step must be greater than zero")
+            parts.append(k)
+        elif k is None or k is Ellipsis:
+            parts.append(k)
+        else:
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+                             "valid indices (got " + type(k).__name__ + ")")
+    return tuple(parts), tensors
+
+
+def _check_bounds(x, parts):
+    dim = 0
+    ell = builtins.sum(1 for p in parts if p is Ellipsis)
+    consumed = builtins.sum(1 for p in parts if p is not None and p is not Ellipsis)
+    if consumed > x.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
+    for p in parts:
+        if p is Ellipsis:
+            dim += x.ndim - consumed
+            continue
+        if p is None:
+            continue
+        if isinstance(p, int):
+            n = x.shape[dim]
+            if not -n <= p < n:
+                raise IndexError(f"index {p} is out of bounds for dimension {dim} with size {n}")
+        dim += 1
+
+
+def _getitem(x, key):
+    parts, tensors = _normalize_index(x, key)
+    _check_bounds(x, parts)
+    if not tensors:
+        name = "SelectBackward0" if builtins.any(isinstance(p, int) for p in parts) else \
+            ("UnsqueezeBackward0" if builtins.all(p is None or p is Ellipsis for p in parts) else "SliceBackward0")
+        return apply(_O["slice"], [x], {"idx": parts}, node_name=name)
+    for tidx in tensors:
+        if tidx.dtype is _dtype.int64 and tidx.numel():
+            host = tidx.detach().numpy(force=True)
+            pos = [i for i, p in enumerate(parts) if p is _SLOT][tensors.index(tidx)]
+            dim = pos  # approximate: slots before any Ellipsis map to dims in order
+            if dim < x.ndim:
+                n = x.shape[dim]
+                bad = host[(host >= n) | (host < -n)]
+                if bad.size:
+                    raise IndexError(f"index {int(bad[0])} is out of bounds for dimension {dim} with size {n}")
+    return apply(_O["index"], [x] + tensors, {"template": parts})
+
+
+def _setitem(x, key, value):
+    parts, tensors = _normalize_index(x, key)
+    _check_bounds(x, parts)
+    if isinstance(value, Tensor) and value.device != x.device:
+        raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
+                           f"{x.device} and {value.device}!")
+    if not isinstance(value, Tensor):
+        value = _scalar_ok(value, "setitem")
+    apply(_O["setitem"], [x, value] + tensors, {"template": parts}, inplace=x)
+
+
+def _index_put_add_new(shape, idx, values):
+    parts, tensors = _normalize_index(values, idx)
+    return apply(_O["index_put_add"], [values] + tensors, {"template": parts, "shape": tuple(shape)})
+
+
+def _index_fill_new(x, idx, value):
+    parts, tensors = _normalize_index(x, idx)
+    return apply(_O["fill_index"], [x] + tensors, {"template": parts, "value": value})
+
+
+# ---- linear algebra ------------------------------------------------------------------------
+def _dtype_check(a, b):
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cname(a.dtype)} != {_cname(b.dtype)}")
+
+
+def _cname(dt):
+    return {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}[dt.name]
+
+
+def matmul(input, other):
+    """Matrix product with PyTorch's rules for 1-D, 2-D and batched operands."""
+    if not isinstance(input, Tensor) or not isinstance(other, Tensor):
+        raise TypeError("matmul(): argument 'other' (position 2) must be Tensor")
+    if input.device != other.device:
+        raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
+                           f"{input.device} and {other.device}!")
+    _dtype_check(input, other)
+    a, b = input.ndim, other.ndim
+    if a == 0 or b == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a}D and {b}D")
+    sa, sb = tuple(input.shape), tuple(other.shape)
+    if a == 1 and b == 1:
+        if sa[0] != sb[0]:
+            raise RuntimeError(f"inconsistent tensor size, expected tensor [{sa[0]}] and src [{sb[0]}] to have the "
+                               f"same number of elements, but got {sa[0]} and {sb[0]} elements respectively")
+        return apply(_O["dot"], [input, other])
+    if a == 2 and b == 2:
+        if sa[1] != sb[0]:
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa[0]}x{sa[1]} and {sb[0]}x{sb[1]})")
+        return apply(_O["mm"], [input, other])
+    if a == 2 and b == 1:
+        if sa[1] != sb[0]:
+            raise RuntimeError(f"size mismatch, got input ({sa[0]}), mat ({sa[0]}x{sa[1]}), vec ({sb[0]})")
+        return apply(_O["mv"], [input, other])
+    if a == 1:
+        return squeeze(matmul(unsqueeze(input, 0), other), -2)
+    if b == 1:
+        return squeeze(matmul(input, unsqueeze(other, -1)), -1)
+    if sa[-1] != sb[-2]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{sb[0] if b > 2 else 1}, {sa[-1]}] but got: [{sb[0] if b > 2 else 1}, {sb[-2]}].")
+    try:
+        np.broadcast_shapes(sa[:-2], sb[:-2])
+    except ValueError:
+        raise RuntimeError(f"The size of tensor a ({sa[-3]}) must match the size of tensor b ({sb[-3]}) at "
+                           "non-singleton dimension 0") from None
+    return apply(_O["bmm"], [input, other])
+
+
+def mm(input, mat2):
+    if input.ndim != 2 or mat2.ndim != 2:
+        raise RuntimeError(f"self must be a matrix" if input.ndim != 2 else "mat2 must be a matrix")
+    return matmul(input, mat2)
+
+
+def bmm(input, mat2):
+    if input.ndim != 3 or mat2.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor" if input.ndim != 3 else "batch2 must be a 3D tensor")
+    return matmul(input, mat2)
+
+
+def dot(input, other):
+    if input.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
+    return matmul(input, other)
+
+
+def mv(input, vec):
+    return matmul(input, vec)
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    _dtype_check(mat1, mat2)
+    if mat1.shape[1] != mat2.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x{mat1.shape[1]} and "
+                           f"{mat2.shape[0]}x{mat2.shape[1]})")
+    if beta != 1 or alpha != 1:
+        return add(mul(input, beta), mul(mm(mat1, mat2), alpha))
+    return apply(_O["addmm"], [input, mat1, mat2])
+
+
+# ---- conversions used by Tensor.to ---------------------------------------------------------
+def _to_dtype(input, dtype):
+    if input.dtype is dtype:
+        return input
+    xp = input._storage.xp
+    return apply(_O["to_dtype"], [input], {"dtype": _dtype.to_array_dtype(xp, dtype)})
+
+
+def clone(input, *, memory_format=None):
+    return apply(_O["clone"], [input])
+
+
+def detach(input):
+    return input.detach()
+
+
+def numel(input) -> int:
+    return input.numel()
+
+
+def is_tensor(obj) -> builtins.bool:
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input) -> builtins.bool:
+    return input.dtype.is_floating_point
+
+
+def _im2col(x, geom):
+    return apply(_O["im2col"], [x], {"geom": geom})
+
+
+def _col2im(c, geom):
+    return apply(_O["col2im"], [c], {"geom": geom})
+
+
+def _inplace(name, target, *args, **attrs):
+    return apply(_O[name], [target, *args], attrs or None, inplace=target)
+
+
+__all__ = [n for n in dir() if not n.startswith("_")]

@@ -1,0 +1,2 @@
+"""``engine.nn`` (modules are added by the nn work)."""
+from . import functional  # noqa: F401

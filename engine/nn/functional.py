@@ -1,0 +1,199 @@
+"""``engine.nn.functional``: the neural-network functions, as torch.nn.functional."""
+from __future__ import annotations
+
+from .. import _dtype
+from .. import functional as E
+from .._dispatch import apply
+from .._tensor import Tensor, _wrap_dim
+from ..derivatives import OPS
+from ..ops.conv import Geom
+from ..random import generator_for
+
+relu = E.relu
+tanh = E.tanh
+sigmoid = E.sigmoid
+gelu = E.gelu
+
+
+def relu_(input):
+    return input.relu_()
+
+
+def linear(input, weight, bias=None):
+    """``input @ weight.T + bias``; 2-D input with bias is one addmm, as in PyTorch."""
+    if input.shape[-1] != weight.shape[-1]:
+        lead = 1
+        for s in input.shape[:-1]:
+            lead *= s
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({lead}x{input.shape[-1]} and "
+                           f"{weight.shape[-1]}x{weight.shape[0]})")
+    if bias is None:
+        return E.matmul(input, E.t(weight))
+    if input.ndim == 2:
+        return E.addmm(bias, input, E.t(weight))
+    if input.ndim > 2:
+        lead = tuple(input.shape[:-1])
+        out = E.addmm(bias, E.reshape(input, -1, input.shape[-1]), E.t(weight))
+        return E.view(out, lead + (weight.shape[0],))
+    return E.add(E.matmul(input, E.t(weight)), bias)
+
+
+def softmax(input, dim=None, dtype=None):
+    if dtype is not None:
+        input = input.to(dtype)
+    if dim is None:
+        dim = 0 if input.ndim in (0, 1, 3) else 1
+    return apply(OPS["softmax"], [input], {"dim": _wrap_dim(dim, input.ndim)})
+
+
+def log_softmax(input, dim=None, dtype=None):
+    if dtype is not None:
+        input = input.to(dtype)
+    if dim is None:
+        dim = 0 if input.ndim in (0, 1, 3) else 1
+    return apply(OPS["log_softmax"], [input], {"dim": _wrap_dim(dim, input.ndim)})
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    normalized_shape = tuple(normalized_shape)
+    k = len(normalized_shape)
+    if tuple(input.shape[-k:]) != normalized_shape:
+        raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
+                           f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{list(input.shape)}")
+    return apply(OPS["layer_norm"], [input, weight, bias], {"normalized_shape": normalized_shape, "eps": eps})
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zero each element with probability ``p`` and scale the rest by 1/(1-p).
+
+    On the CPU this is ``input * mask`` with a float mask (MulBackward0 keeps the mask, as
+    PyTorch's CPU kernel does); on CUDA a fused op keeps a bool mask (NativeDropoutBackward0).
+    """
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        return input * 0.0
+    gen = generator_for(input.device)
+    keep = gen.uniform(tuple(input.shape), "float64") >= p
+    xp = input._storage.xp
+    from .._backend import from_numpy
+    if input.device.type == "cuda":
+        mask = from_numpy(xp, keep)
+        return apply(OPS["native_dropout"], [input, Tensor._wrap(mask)], {"p": p})
+    scale = 1.0 / (1.0 - p)
+    mask = Tensor._wrap(from_numpy(xp, (keep * scale).astype(_np(input.dtype))))
+    if inplace:
+        return input.mul_(mask)
+    return E.mul(input, mask)
+
+
+def _np(dt):
+    return "float64" if dt is _dtype.float64 else "float32"
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+              sparse=False):
+    if input.dtype is not _dtype.int64:
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
+    if input.numel():
+        lo, hi = int(E.min(input).item()), int(E.max(input).item())
+        if lo < 0 or hi >= weight.shape[0]:
+            raise IndexError("index out of range in self")
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx += weight.shape[0]
+    return apply(OPS["embedding"], [input, weight], {"padding_idx": padding_idx})
+
+
+def _pair(v):
+    return (v, v) if isinstance(v, int) else tuple(v)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """2-D convolution (cross-correlation) by im2col and one matrix product."""
+    if groups != 1:
+        raise NotImplementedError("glassgrad's conv2d supports groups=1 only")
+    if input.ndim != 4:
+        raise RuntimeError(f"Expected 4D (batched) input to conv2d, but got input of size: {list(input.shape)}")
+    if weight.ndim != 4 or weight.shape[1] != input.shape[1]:
+        raise RuntimeError(f"Given groups=1, weight of size {list(weight.shape)}, expected input{list(input.shape)} "
+                           f"to have {weight.shape[1]} channels, but got {input.shape[1]} channels instead")
+    if isinstance(padding, str):
+        if padding == "valid":
+            padding = 0
+        elif padding == "same":
+            padding = ((weight.shape[2] - 1) * _pair(dilation)[0] // 2, (weight.shape[3] - 1) * _pair(dilation)[1] // 2)
+    (sh, sw), (ph, pw), (dh, dw) = _pair(stride), _pair(padding), _pair(dilation)
+    n, c, h, w = input.shape
+    geom = Geom(n, c, h, w, weight.shape[2], weight.shape[3], sh, sw, ph, pw, dh, dw)
+    if geom.oh <= 0 or geom.ow <= 0:
+        raise RuntimeError(f"Calculated output size: ({geom.oh}x{geom.ow}). Output size is too small")
+    return apply(OPS["conv2d"], [input, weight, bias], {"geom": geom})
+
+
+def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
+    if weight is not None:
+        raise NotImplementedError("glassgrad's nll_loss does not take class weights")
+    if target.dtype is not _dtype.int64:
+        raise RuntimeError(f"expected scalar type Long but found {target.type().split('.')[-1][:-6]}")
+    if input.ndim == 2 and target.ndim == 1 and input.shape[0] != target.shape[0]:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                         f"({target.shape[0]}).")
+    c = input.shape[-1]
+    if target.numel():
+        host = target.detach().numpy(force=True)
+        bad = host[(host != ignore_index) & ((host < 0) | (host >= c))]
+        if bad.size:
+            raise IndexError(f"Target {int(bad[0])} is out of bounds.")
+    return apply(OPS["nll_loss"], [input, target], {"reduction": reduction, "ignore_index": ignore_index})
+
+
+def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
+    """log_softmax then nll_loss (so, as in PyTorch, the log-probabilities are what is kept)."""
+    if label_smoothing:
+        raise NotImplementedError("glassgrad's cross_entropy does not support label_smoothing")
+    if target.dtype.is_floating_point:
+        raise NotImplementedError("glassgrad's cross_entropy takes class indices, not probabilities")
+    if input.ndim > 2:
+        # (N, C, d...) -> (N*d..., C)
+        perm = (0,) + tuple(range(2, input.ndim)) + (1,)
+        input = E.reshape(E.permute(input, perm), -1, input.shape[1])
+        target = E.reshape(target, -1)
+    return nll_loss(log_softmax(input, 1 if input.ndim == 2 else 0), target, weight, ignore_index, reduction)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    if tuple(input.shape) != tuple(target.shape):
+        import warnings
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+                      "This will likely lead to incorrect results due to broadcasting. Please ensure they have "
+                      "the same size.", UserWarning, stacklevel=2)
+    return apply(OPS["mse_loss"], [input, target], {"reduction": reduction})
+
+
+def one_hot(tensor, num_classes=-1):
+    if num_classes < 0:
+        num_classes = int(E.max(tensor).item()) + 1
+    return E.eq(E.unsqueeze(tensor, -1), E.arange(num_classes, device=tensor.device)).long()
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None):
+    d = query.shape[-1]
+    s = (1.0 / d ** 0.5) if scale is None else scale
+    scores = E.matmul(query, E.transpose(key, -2, -1)) * s
+    if is_causal:
+        L, S = query.shape[-2], key.shape[-2]
+        causal = E.ones(L, S, dtype=_dtype.bool_, device=query.device)
+        causal = Tensor._wrap(causal._storage.xp.tril(causal._data))
+        scores = E.masked_fill(scores, E.logical_not(causal), float("-inf"))
+    if attn_mask is not None:
+        scores = E.masked_fill(scores, E.logical_not(attn_mask), float("-inf")) if attn_mask.dtype is _dtype.bool_ \
+            else scores + attn_mask
+    attn = softmax(scores, -1)
+    if dropout_p:
+        attn = dropout(attn, dropout_p)
+    return E.matmul(attn, value)

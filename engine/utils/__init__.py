@@ -1,0 +1,2 @@
+"""``engine.utils``: checkpointing (``engine.utils.checkpoint``)."""
+from . import checkpoint  # noqa: F401
