@@ -22,7 +22,7 @@ from .autograd.graph import Node
 
 class OpDef:
     __slots__ = ("name", "node", "args", "fwd", "bwd", "save", "promote", "float_op",
-                 "differentiable", "aux", "view", "variadic", "out_dtype")
+                 "differentiable", "aux", "view", "variadic", "out_dtype", "defaults")
 
     def __init__(self, name, node, args, fwd, bwd=None, save=None, promote=True, float_op=False,
                  differentiable=True, aux=(), view=False, out_dtype=None):
@@ -39,6 +39,9 @@ class OpDef:
         self.aux = aux
         self.view = view
         self.out_dtype = out_dtype
+        import inspect
+        self.defaults = {k: p.default for k, p in inspect.signature(fwd).parameters.items()
+                         if p.default is not inspect.Parameter.empty}
 
 
 def _device_check(op, tensors):
@@ -185,7 +188,7 @@ class OpNode(Node):
         super().__init__()
         self._op = op
         self._name = name
-        self._attrs = dict(attrs)
+        self._attrs = {**op.defaults, **attrs}
         self._needs = needs
         self._in_meta = [(tuple(t._data.shape), t.dtype) if isinstance(t, Tensor) else None for t in inputs]
         from .autograd.engine import edge_of

@@ -139,8 +139,8 @@ class SavedTensor:
         st = self.storage
         if st.version != self.version:
             dt, shape, _, out_nr = self.meta
-            owner = (f", which is output {out_nr} of {node.name()}," if self.is_output else
-                     (f", which is output {self.tensor._output_nr} of {self.tensor.grad_fn.name()},"
+            owner = (f", which is output {out_nr} of {_short_name(node)}," if self.is_output else
+                     (f", which is output {self.tensor._output_nr} of {_short_name(self.tensor.grad_fn)},"
                       if self.tensor is not None and self.tensor.grad_fn is not None else ""))
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an "
@@ -170,6 +170,12 @@ class SavedTensor:
         self.tensor = self.array = self.storage = self.packed = self.unpack_hook = None
         if counted is not None:
             counted.add_saved(-1)
+
+
+def _short_name(node) -> str:
+    """PyTorch's error messages name a node without its Backward suffix ("Relu")."""
+    import re
+    return re.sub(r"Backward\d*$", "", node.name())
 
 
 def _first_tensor(obj):
