@@ -1,0 +1,259 @@
+"""The lesson format: a lesson is data (steps of narrative, code, focus and checks).
+
+A lesson module ``lessons/lesson_NN_slug.py`` defines ``LESSON = Lesson(...)``.
+See docs/lessons.md for a full example.
+
+NOTE [ How a lesson runs ]
+1. The runner seeds the generator (``engine.manual_seed(0)``) and records the
+   whole lesson into ONE trace; before each step it adds a ``mark`` event
+   (``text="step"``, ``step=i``, ``title=...``), so step i owns the events
+   between its mark and the next one.
+2. Each step's ``code`` is a plain function ``code(s)``; ``s`` is a namespace
+   shared by all steps of one run (step 1 builds a model into ``s.model``,
+   step 2 uses it). Its source is what the learner sees. It returns a dict
+   of values (numbers, strings) or None.
+3. ``facts(run)`` (optional) derives more values from the recorded events.
+   Values and facts fill ``{placeholders}`` in the narrative and in check texts,
+   so every number a learner reads comes from the run.
+4. A check is ``Check(text, fn)``; ``fn(run)`` returns a bool, or
+   ``(bool, detail)``. A check that raises counts as failed with the error.
+5. ``Focus(panel, event)`` tells the app where to look: a panel name from
+   PANELS and an event selector (see :func:`select`) evaluated over the
+   step's own events.
+"""
+from __future__ import annotations
+
+import ast
+import inspect
+import re
+import string
+import textwrap
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+PANELS = ("graph", "memory", "log", "inspector", "narrative")
+
+
+@dataclass(frozen=True)
+class Focus:
+    """Where the app moves for a step: ``panel`` (one of PANELS) and an event selector."""
+
+    panel: str = "graph"
+    event: str = "end"
+
+    def __post_init__(self):
+        if self.panel not in PANELS:
+            raise ValueError(f"Focus panel must be one of {PANELS}, got {self.panel!r}")
+        parse_selector(self.event)  # fail early on a typo
+
+
+@dataclass(frozen=True)
+class Check:
+    """A claim of the narrative (``text``, may hold {placeholders}) and ``fn(run) -> bool | (bool, str)``."""
+
+    text: str
+    fn: Callable[["StepRun"], Any]
+
+
+@dataclass(frozen=True)
+class Step:
+    title: str
+    narrative: str                      # Markdown with {placeholders}
+    code: Callable[[Any], Any]          # code(s) -> dict | None, runs under engine.record()
+    focus: Focus = field(default_factory=Focus)
+    checks: tuple = ()
+    facts: Callable[["StepRun"], dict] | None = None
+
+    @property
+    def source(self) -> str:
+        """The code as the learner reads it (the function's own source)."""
+        try:
+            return textwrap.dedent(inspect.getsource(self.code)).rstrip() + "\n"
+        except (OSError, TypeError):
+            return f"# source of {getattr(self.code, '__name__', 'code')} is not available\n"
+
+
+@dataclass(frozen=True)
+class Lesson:
+    number: int
+    slug: str
+    title: str
+    summary: str                        # one line
+    steps: tuple
+    seed: int = 0
+
+    def __post_init__(self):
+        if not re.fullmatch(r"[a-z0-9_]+", self.slug):
+            raise ValueError(f"lesson slug must be lowercase words joined by _, got {self.slug!r}")
+        if not self.steps:
+            raise ValueError("a lesson needs at least one step")
+
+    @property
+    def name(self) -> str:
+        return f"{self.number:02d}_{self.slug}"
+
+
+@dataclass
+class CheckResult:
+    text: str
+    ok: bool
+    detail: str = ""
+
+
+@dataclass
+class StepRun:
+    """One step as it ran: its events are ``trace.events[start:end]``."""
+
+    index: int
+    step: Step
+    trace: Any
+    start: int
+    end: int
+    values: dict = field(default_factory=dict)
+    error: BaseException | None = None   # an exception the step's code did not catch
+    checks: list = field(default_factory=list)
+
+    @property
+    def events(self) -> list:
+        return self.trace.events[self.start:self.end]
+
+    def of_kind(self, *kinds) -> list:
+        return [e for e in self.events if e["kind"] in kinds]
+
+    def focus_index(self) -> int:
+        """Absolute index (into ``trace.events``) of the event the step's focus selects."""
+        return select(self.trace.events, self.step.focus.event, self.start, self.end)
+
+    def narrative(self) -> str:
+        return fill(self.step.narrative, self.values)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and all(c.ok for c in self.checks)
+
+
+class _Missing(dict):
+    def __missing__(self, key):
+        return "{" + key + "}"
+
+
+def fill(text: str, values: dict) -> str:
+    """Fill ``{name}`` / ``{name:,}`` placeholders; unknown names stay as written."""
+    out = []
+    for literal, name, spec, conv in _FMT.parse(text):
+        out.append(literal)
+        if name is None:
+            continue
+        if name not in values:
+            out.append("{" + name + (("!" + conv) if conv else "") + ((":" + spec) if spec else "") + "}")
+            continue
+        v = values[name]
+        if conv == "r":
+            v = repr(v)
+        out.append(format(v, spec or ""))
+    return "".join(out)
+
+
+_FMT = string.Formatter()
+
+
+# ---------------------------------------------------------------- selectors
+#
+# NOTE [ Event selectors ]
+# 1. "start" / "end": the step's first / last event.
+# 2. "peak": the event after which live bytes (all categories) are highest
+#    within the step (the first such event on ties).
+# 3. "first <filter>" / "last <filter>" / a bare "<filter>" (= first).
+# 4. <filter> is either a kind ("execute", "checkpoint_drop") optionally
+#    followed by conditions, or conditions alone; conditions are
+#    ``field == literal`` joined by ``and``; a field may be dotted
+#    ("node.name", "output.shape"). Literals are Python literals.
+#    e.g. "first execute name == 'SinBackward0'", "kind == 'checkpoint_drop'".
+# 5. No match falls back to the step's last event (the app still moves).
+
+_COND = re.compile(r"\s*([A-Za-z_][\w.]*)\s*==\s*('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|[^\s]+)\s*")
+
+
+def parse_selector(sel: str):
+    """Parse a selector into (mode, kind, [(field_path, value)])."""
+    s = sel.strip()
+    if s in ("start", "end", "peak"):
+        return (s, None, [])
+    mode = "first"
+    for m in ("first ", "last "):
+        if s.startswith(m):
+            mode, s = m.strip(), s[len(m):].strip()
+            break
+    kind = None
+    if s and "==" not in s.split()[0] and re.fullmatch(r"[a-z_]+", s.split()[0]):
+        kind, s = s.split()[0], s[len(s.split()[0]):].strip()
+    conds = []
+    if s:
+        for part in re.split(r"\band\b", s):
+            m = _COND.fullmatch(part)
+            if not m:
+                raise ValueError(f"bad event selector {sel!r}: cannot read condition {part.strip()!r}")
+            try:
+                value = ast.literal_eval(m.group(2))
+            except (ValueError, SyntaxError):
+                raise ValueError(f"bad event selector {sel!r}: {m.group(2)!r} is not a literal") from None
+            conds.append((m.group(1).split("."), value))
+    return (mode, kind, conds)
+
+
+def _get(ev, path):
+    for p in path:
+        if not isinstance(ev, dict) or p not in ev:
+            return _NOPE
+        ev = ev[p]
+    return ev
+
+
+_NOPE = object()
+
+
+def matches(ev: dict, kind, conds) -> bool:
+    if kind is not None and ev.get("kind") != kind:
+        return False
+    return all(_get(ev, path) == value for path, value in conds)
+
+
+def select(events: list, selector: str, start: int = 0, end: int | None = None) -> int:
+    """Absolute index of the event ``selector`` picks within ``events[start:end]``."""
+    end = len(events) if end is None else end
+    if end <= start:
+        return max(0, min(start, len(events) - 1))
+    mode, kind, conds = parse_selector(selector)
+    if mode == "start":
+        return start
+    if mode == "end":
+        return end - 1
+    if mode == "peak":
+        return _peak(events, start, end)
+    rng = range(start, end) if mode == "first" else range(end - 1, start - 1, -1)
+    for i in rng:
+        if matches(events[i], kind, conds):
+            return i
+    return end - 1
+
+
+def live_bytes_series(events: list) -> list:
+    """Live bytes (all devices, all categories) after each event, from alloc/free events."""
+    live, out = 0, []
+    for e in events:
+        k = e.get("kind")
+        if k == "alloc":
+            live += e.get("bytes", 0)
+        elif k == "free":
+            live -= e.get("bytes", 0)
+        out.append(live)
+    return out
+
+
+def _peak(events, start, end):
+    series = live_bytes_series(events[:end])
+    best, at = None, start
+    for i in range(start, end):
+        if best is None or series[i] > best:
+            best, at = series[i], i
+    return at

@@ -1,0 +1,163 @@
+"""Lesson 1: your first graph. ``z = x.sin().cos()``: grad_fn, next_functions, and what backward runs."""
+import engine as torch
+
+from lessons._facts import executed, live_by_category, nbytes, node_named, nodes, released_bytes, saved_bytes
+from lessons._format import Check, Focus, Lesson, Step
+
+
+def forward(s):
+    s.x = torch.randn(4, requires_grad=True)
+    s.y = s.x.sin()
+    s.z = s.y.cos()
+    return {
+        "z_grad_fn": s.z.grad_fn.name(),
+        "next_of_z": s.z.grad_fn.next_functions[0][0].name(),
+        "next_of_y": s.y.grad_fn.next_functions[0][0].name(),
+        "x_is_leaf": s.x.is_leaf,
+        "x_bytes": s.x.numel() * s.x.element_size(),
+    }
+
+
+def forward_facts(run):
+    sin, cos = node_named(run.events, "SinBackward0"), node_named(run.events, "CosBackward0")
+    return {"sin_saved": nbytes(saved_bytes(sin)), "cos_saved": nbytes(saved_bytes(cos)),
+            "sin_saved_name": sin["saved"][0]["name"], "n_nodes": len(nodes(run.events))}
+
+
+def backward(s):
+    s.loss = s.z.sum()
+    s.loss.backward()
+    expected = -(s.x.sin().sin()) * s.x.cos()          # d/dx cos(sin(x))
+    return {"max_error": float((s.x.grad - expected).abs().max().item()),
+            "grad_shape": tuple(s.x.grad.shape)}
+
+
+def backward_facts(run):
+    order = executed(run.events)
+    grads = [e for e in run.events if e["kind"] == "accumulate"]
+    return {"order": " -> ".join(order), "n_executed": len(order),
+            "released": nbytes(released_bytes(run.events)),
+            "grad_bytes": nbytes(sum(e["bytes"] for e in grads))}
+
+
+def free_as_you_go(s):
+    x = torch.randn(1000, requires_grad=True)
+    loss = x.sin().cos().sum()
+    loss.backward()
+    return {"grad_bytes": x.grad.numel() * x.grad.element_size()}
+
+
+def free_facts(run):
+    evs = run.trace.events
+    begin = next(i for i in range(run.start, run.end) if evs[i]["kind"] == "backward_begin")
+    made = sum(saved_bytes(n) for n in nodes(run.events).values())
+    freed = [e for e in evs[begin:run.end] if e["kind"] == "free" and e["phase"] == "backward"]
+    return {"saved_total": f"{made:,} B", "released": f"{released_bytes(run.events):,} B",
+            "act_before": live_by_category(evs[:begin]).get("activation", 0),
+            "act_after": live_by_category(evs[:run.end]).get("activation", 0),
+            "freed_in_backward": sum(e["bytes"] for e in freed)}
+
+
+def _forward_saves(run):
+    sin, cos = node_named(run.events, "SinBackward0"), node_named(run.events, "CosBackward0")
+    return saved_bytes(sin) == 16 and saved_bytes(cos) == 16, f"{saved_bytes(sin)} B and {saved_bytes(cos)} B"
+
+
+def _links(run):
+    sin, cos = node_named(run.events, "SinBackward0"), node_named(run.events, "CosBackward0")
+    return cos["next"][0][0] == sin["id"] and sin["next"][0][2] == "AccumulateGrad"
+
+
+def _order(run):
+    order = executed(run.events)
+    return order == ["SumBackward0", "CosBackward0", "SinBackward0"], " -> ".join(order)
+
+
+def _released(run):
+    made = sum(saved_bytes(n) for n in nodes(run.events).values())
+    return released_bytes(run.events) == made, f"released {released_bytes(run.events)} B of {made} B"
+
+
+LESSON = Lesson(
+    number=1,
+    slug="first_graph",
+    title="Your first graph",
+    summary="z = x.sin().cos(): the graph forward builds, and what backward runs through it.",
+    steps=(
+        Step(
+            title="Forward builds a graph",
+            narrative="""\
+`x` is a **leaf**: a tensor you made yourself, with `requires_grad=True`
+(`x.is_leaf` is {x_is_leaf}). Every operation on it does two things: it
+computes a result, and it records a **node** that knows how to go backwards.
+
+`z.grad_fn` is **{z_grad_fn}**. Its `next_functions` point to
+**{next_of_z}**, whose own next is **{next_of_y}**, the node that will add
+the gradient into `x.grad`. That chain of {n_nodes} op nodes is the graph.
+
+Each node keeps what its backward formula needs: sin' = cos, so
+SinBackward0 keeps its input `{sin_saved_name}` ({sin_saved}); cos' = -sin,
+so CosBackward0 keeps *its* input, the output of sin ({cos_saved}).
+Those bytes stay alive until backward runs.""",
+            code=forward,
+            facts=forward_facts,
+            focus=Focus("graph", "last op"),
+            checks=(
+                Check("z.grad_fn is CosBackward0 and points to SinBackward0", _links),
+                Check("SinBackward0 and CosBackward0 each save one 4-float tensor ({sin_saved}, {cos_saved})",
+                      _forward_saves),
+                Check("x is a leaf", lambda r: r.values["x_is_leaf"] is True),
+            ),
+        ),
+        Step(
+            title="Backward runs the graph in reverse",
+            narrative="""\
+`loss = z.sum()` adds one more node, and `loss.backward()` walks the graph
+from the loss towards the leaves. Backward executed {n_executed} nodes, in
+this order: **{order}**. Then AccumulateGrad wrote `x.grad`
+({grad_bytes}, shape {grad_shape}).
+
+The gradient is exactly the chain rule, d/dx cos(sin x) = -sin(sin x)·cos x:
+the largest difference from that formula is {max_error:.2e}.
+
+Watch the graph panel: nodes light up one by one as the engine runs them.""",
+            code=backward,
+            facts=backward_facts,
+            focus=Focus("graph", "first execute"),
+            checks=(
+                Check("backward ran {order}", _order),
+                Check("x.grad matches -sin(sin x)·cos x (max error {max_error:.1e})",
+                      lambda r: r.values["max_error"] < 1e-6),
+            ),
+        ),
+        Step(
+            title="Saved tensors are freed as backward passes",
+            narrative="""\
+As soon as a node has run, the engine releases what it saved: it will never
+need it again. Here the same graph runs on 1000 numbers, and only the loss
+is kept in a variable. Forward saved {saved_total} in all: SinBackward0
+holds `x` and CosBackward0 holds the output of sin.
+
+Releasing `x` frees nothing, because you still hold `x`. The output of sin,
+though, was alive *only* because CosBackward0 saved it: {act_before:,} B of
+**activation** memory at the start of backward, {act_after:,} B after.
+During backward {freed_in_backward:,} B were freed, and {grad_bytes:,} B were
+allocated for `x.grad`.
+
+This is why training memory peaks at the end of forward: that is the moment
+when every saved activation is alive at once. Step through the `release`
+events in the log and watch the memory panel drop.""",
+            code=free_as_you_go,
+            facts=free_facts,
+            focus=Focus("memory", "first release"),
+            checks=(Check("backward released every saved byte forward made ({saved_total})", _released),
+                    Check("activation memory went from {act_before:,} B to {act_after:,} B",
+                          lambda r: r.values["act_before"] == 4000 and r.values["act_after"] == 0)),
+        ),
+    ),
+)
+
+if __name__ == "__main__":
+    from lessons._runner import main_for
+
+    raise SystemExit(main_for(LESSON))
