@@ -1,14 +1,20 @@
-"""Live-byte counters per device and category; the allocator model hangs off these."""
+"""Live-byte counters per device and category; the allocator model hangs off these.
+
+Every storage calls :func:`on_alloc` when created and :func:`on_free` when its last
+reference dies (NOTE [ Storage lifetime and categories ] in ``_storage.py``); each
+object in ``allocator_hooks`` sees the same calls. The default hook is the caching
+allocator model (NOTE [ Caching allocator model ] in ``_allocator.py``).
+"""
 from __future__ import annotations
 
 import threading
 
-from . import _events
+from . import _allocator, _events
 
 _lock = threading.Lock()
 # device string -> {"allocated", "peak", category -> bytes, "peak_by_cat": {...}}
 _devices: dict[str, dict] = {}
-allocator_hooks: list = []   # objects with alloc(storage) / free(storage)
+allocator_hooks: list = [_allocator.hook]   # objects with alloc(storage) / free(storage)
 
 
 def _dev(key: str) -> dict:
@@ -76,3 +82,19 @@ def reset_peak(key: str) -> None:
         d = _dev(key)
         d["peak"] = d["allocated"]
         d["peak_by_cat"] = dict(d["by_cat"])
+        _allocator.hook.model(key).reset_peak()
+
+
+def devices() -> list:
+    """Device strings that have seen at least one storage."""
+    with _lock:
+        return sorted(_devices)
+
+
+def empty_cache(key: str) -> int:
+    """Release the allocator model's fully free segments on ``key``; returns bytes released."""
+    with _lock:
+        released = _allocator.hook.model(key).empty_cache()
+    if _events.active:
+        _events.emit("empty_cache", device=key, bytes=released)
+    return released

@@ -1,0 +1,280 @@
+"""A model of PyTorch's CUDA caching allocator: what "reserved" memory is and why.
+
+NOTE [ Caching allocator model ]
+The model follows c10/cuda/CUDACachingAllocator.cpp with its default settings (one
+stream, no expandable segments, no max_split_size). Sizes in bytes; 1 MiB = 1048576.
+1. Rounding: a request of n > 0 bytes becomes a block of round_size(n) bytes, the next
+   multiple of 512 (at least 512). A 0-byte request takes no block at all.
+2. Pools: a rounded size <= 1 MiB is served from the small pool, anything larger from
+   the large pool. A block never moves between pools.
+3. Segments: when no cached free block fits, a new segment is reserved from the device
+   ("cudaMalloc"): 2 MiB for the small pool; for the large pool 20 MiB when the
+   rounded size is < 10 MiB, otherwise the rounded size rounded up to a multiple of
+   2 MiB. Reserved bytes are the sum of segment sizes.
+4. Best fit: among the free blocks of the request's pool, the smallest one that is big
+   enough is used; ties go to the lowest address.
+5. Splitting: the request takes the start of the chosen block; the remainder becomes
+   a new free block when it is >= 512 bytes in the small pool (every non-zero remainder,
+   since sizes are multiples of 512) or > 1 MiB in the large pool. Otherwise the
+   request keeps the whole block (its size then exceeds round_size(n)).
+6. Merging: a freed block merges with its free neighbours in the same segment, so a
+   segment never holds two adjacent free blocks.
+7. Caching: freed blocks stay reserved. Only ``empty_cache()`` gives memory back, and
+   only segments that are entirely free (a single free block spanning the segment).
+8. Addresses are virtual: segments are placed one after another from ``BASE`` and an
+   address is never reused after its segment is released, so snapshots are stable.
+"""
+from __future__ import annotations
+
+import bisect
+
+MIN_BLOCK = 512                 # kMinBlockSize
+SMALL_SIZE = 1 << 20            # kSmallSize: largest "small" request
+SMALL_BUFFER = 2 << 20          # kSmallBuffer: small-pool segment size
+LARGE_BUFFER = 20 << 20         # kLargeBuffer: large-pool segment for requests < 10 MiB
+MIN_LARGE_ALLOC = 10 << 20      # kMinLargeAlloc
+ROUND_LARGE = 2 << 20           # kRoundLarge
+BASE = 0x7F0000000000
+
+
+def round_size(n: int) -> int:
+    """Rule 1: bytes a request of ``n`` occupies (0 for 0)."""
+    if n <= 0:
+        return 0
+    return MIN_BLOCK * ((n + MIN_BLOCK - 1) // MIN_BLOCK)
+
+
+def pool_of(size: int) -> str:
+    """Rule 2: "small" or "large" for a rounded size."""
+    return "small" if size <= SMALL_SIZE else "large"
+
+
+def segment_size(size: int) -> int:
+    """Rule 3: bytes reserved for a new segment serving a rounded request of ``size``."""
+    if size <= SMALL_SIZE:
+        return SMALL_BUFFER
+    if size < MIN_LARGE_ALLOC:
+        return LARGE_BUFFER
+    return ROUND_LARGE * ((size + ROUND_LARGE - 1) // ROUND_LARGE)
+
+
+def should_split(pool: str, remaining: int) -> bool:
+    """Rule 5."""
+    return remaining >= MIN_BLOCK if pool == "small" else remaining > SMALL_SIZE
+
+
+class Block:
+    __slots__ = ("address", "size", "requested", "segment", "prev", "next", "allocated", "owner")
+
+    def __init__(self, address, size, segment):
+        self.address = address
+        self.size = size
+        self.segment = segment
+        self.requested = 0
+        self.prev = None
+        self.next = None
+        self.allocated = False
+        self.owner = None       # storage id while allocated
+
+
+class Segment:
+    __slots__ = ("address", "size", "pool", "first")
+
+    def __init__(self, address, size, pool):
+        self.address = address
+        self.size = size
+        self.pool = pool
+        self.first = None
+
+    def blocks(self):
+        b = self.first
+        while b is not None:
+            yield b
+            b = b.next
+
+
+class CachingAllocatorModel:
+    """One device's allocator: ``malloc(owner, nbytes)`` / ``free(owner)`` and its counters."""
+
+    def __init__(self, device: str = "cpu"):
+        self.device = device
+        self.segments: dict = {}                     # address -> Segment
+        self.free_blocks = {"small": [], "large": []}  # sorted [(size, address, block)]
+        self.by_owner: dict = {}                     # owner -> Block
+        self.next_address = BASE
+        self.reserved = 0
+        self.reserved_peak = 0
+        self.active = 0            # bytes in allocated blocks
+        self.active_peak = 0
+        self.requested = 0         # bytes asked for
+        self.num_device_alloc = 0
+        self.num_device_free = 0
+
+    # ---- free-block index (rule 4) ------------------------------------------
+    def _index_add(self, b: Block) -> None:
+        bisect.insort(self.free_blocks[b.segment.pool], (b.size, b.address, b))
+
+    def _index_remove(self, b: Block) -> None:
+        lst = self.free_blocks[b.segment.pool]
+        i = bisect.bisect_left(lst, (b.size, b.address))
+        del lst[i]
+
+    def _best_fit(self, pool: str, size: int):
+        lst = self.free_blocks[pool]
+        i = bisect.bisect_left(lst, (size, -1))
+        return lst[i][2] if i < len(lst) else None
+
+    # ---- malloc / free ------------------------------------------------------
+    def malloc(self, owner, nbytes: int):
+        """Allocate for ``owner`` (a storage id); returns the Block, or None for 0 bytes."""
+        size = round_size(nbytes)
+        if size == 0:
+            return None
+        pool = pool_of(size)
+        block = self._best_fit(pool, size)
+        if block is None:
+            block = self._new_segment(size, pool)
+        else:
+            self._index_remove(block)
+        remaining = block.size - size
+        if should_split(pool, remaining):
+            rest = Block(block.address + size, remaining, block.segment)
+            rest.prev, rest.next = block, block.next
+            if block.next is not None:
+                block.next.prev = rest
+            block.next = rest
+            block.size = size
+            self._index_add(rest)
+        block.allocated = True
+        block.requested = nbytes
+        block.owner = owner
+        self.by_owner[owner] = block
+        self.active += block.size
+        self.requested += nbytes
+        if self.active > self.active_peak:
+            self.active_peak = self.active
+        return block
+
+    def _new_segment(self, size: int, pool: str) -> Block:
+        seg_size = segment_size(size)
+        seg = Segment(self.next_address, seg_size, pool)
+        self.next_address += seg_size
+        self.segments[seg.address] = seg
+        seg.first = Block(seg.address, seg_size, seg)
+        self.reserved += seg_size
+        self.num_device_alloc += 1
+        if self.reserved > self.reserved_peak:
+            self.reserved_peak = self.reserved
+        return seg.first
+
+    def free(self, owner) -> None:
+        block = self.by_owner.pop(owner, None)
+        if block is None:
+            return
+        self.active -= block.size
+        self.requested -= block.requested
+        block.allocated = False
+        block.requested = 0
+        block.owner = None
+        for nb in (block.prev, block.next):      # rule 6
+            if nb is not None and not nb.allocated:
+                self._index_remove(nb)
+                if nb is block.prev:
+                    nb.size += block.size
+                    nb.next = block.next
+                    if block.next is not None:
+                        block.next.prev = nb
+                    block = nb
+                else:
+                    block.size += nb.size
+                    block.next = nb.next
+                    if nb.next is not None:
+                        nb.next.prev = block
+        self._index_add(block)
+
+    def empty_cache(self) -> int:
+        """Rule 7: release every entirely free segment; returns the bytes released."""
+        released = 0
+        for addr, seg in list(self.segments.items()):
+            b = seg.first
+            if not b.allocated and b.next is None:
+                self._index_remove(b)
+                del self.segments[addr]
+                released += seg.size
+                self.num_device_free += 1
+        self.reserved -= released
+        return released
+
+    def reset_peak(self) -> None:
+        self.reserved_peak = self.reserved
+        self.active_peak = self.active
+
+    # ---- inspection ---------------------------------------------------------
+    def stats(self) -> dict:
+        """PyTorch's allocator counters for this device (see engine.memory.memory_stats)."""
+        out = {"reserved_bytes.all.current": self.reserved, "reserved_bytes.all.peak": self.reserved_peak,
+               "active_bytes.all.current": self.active, "active_bytes.all.peak": self.active_peak,
+               "requested_bytes.all.current": self.requested,
+               "segment.all.current": len(self.segments),
+               "num_device_alloc": self.num_device_alloc, "num_device_free": self.num_device_free,
+               "num_alloc_retries": 0, "num_ooms": 0}
+        for pool in ("small", "large"):
+            segs = [s for s in self.segments.values() if s.pool == pool]
+            inactive_split = [b for s in segs for b in s.blocks()
+                              if not b.allocated and not (b.prev is None and b.next is None)]
+            out[f"reserved_bytes.{pool}_pool.current"] = sum(s.size for s in segs)
+            out[f"active_bytes.{pool}_pool.current"] = sum(b.size for s in segs for b in s.blocks() if b.allocated)
+            out[f"segment.{pool}_pool.current"] = len(segs)
+            out[f"inactive_split.{pool}_pool.current"] = len(inactive_split)
+            out[f"inactive_split_bytes.{pool}_pool.current"] = sum(b.size for b in inactive_split)
+        out["inactive_split.all.current"] = (out["inactive_split.small_pool.current"]
+                                             + out["inactive_split.large_pool.current"])
+        out["inactive_split_bytes.all.current"] = (out["inactive_split_bytes.small_pool.current"]
+                                                   + out["inactive_split_bytes.large_pool.current"])
+        return out
+
+    def snapshot(self, device_index: int = 0, frames=None) -> list:
+        """Segments with their blocks, as ``torch.cuda.memory_snapshot()`` lists them.
+
+        ``frames`` optionally maps an owner to a list of {filename, line, name} frames.
+        """
+        out = []
+        for addr in sorted(self.segments):
+            seg = self.segments[addr]
+            blocks = []
+            for b in seg.blocks():
+                blocks.append({"address": b.address, "size": b.size,
+                               "requested_size": b.requested if b.allocated else 0,
+                               "state": "active_allocated" if b.allocated else "inactive",
+                               "frames": list((frames or {}).get(b.owner, [])) if b.allocated else []})
+            allocated = sum(b["size"] for b in blocks if b["state"] == "active_allocated")
+            out.append({"device": device_index, "address": seg.address, "total_size": seg.size,
+                        "allocated_size": allocated, "active_size": allocated,
+                        "requested_size": sum(b["requested_size"] for b in blocks),
+                        "stream": 0, "segment_type": seg.pool, "segment_pool_id": [0, 0],
+                        "is_expandable": False, "frames": [], "blocks": blocks})
+        return out
+
+
+class AllocatorHook:
+    """The ``_memstate.allocator_hooks`` entry: one model per device, fed by every storage."""
+
+    def __init__(self):
+        self.models: dict = {}
+
+    def model(self, device: str) -> CachingAllocatorModel:
+        m = self.models.get(device)
+        if m is None:
+            m = self.models[device] = CachingAllocatorModel(device)
+        return m
+
+    def alloc(self, st) -> None:
+        self.model(str(st.device)).malloc(st.id, st.nbytes)
+
+    def free(self, st) -> None:
+        m = self.models.get(str(st.device))
+        if m is not None:
+            m.free(st.id)
+
+
+hook = AllocatorHook()
