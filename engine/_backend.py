@@ -68,7 +68,7 @@ _erf_np = np.frompyfunc(math.erf, 1, 1)
 def erf(xp, x):
     """The error function (exact on NumPy, Abramowitz-Stegun 7.1.26 elsewhere)."""
     if _is_numpy(xp):
-        return _erf_np(x).astype(x.dtype, copy=False)
+        return np.asarray(_erf_np(x)).astype(x.dtype)  # (0-d input gives a Python float)
     s = xp.sign(x)
     a = xp.abs(x)
     t = 1.0 / (1.0 + 0.3275911 * a)

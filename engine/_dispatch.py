@@ -87,7 +87,8 @@ def apply(op: OpDef, inputs: list, attrs: dict | None = None, inplace: Tensor | 
     if inplace is not None:
         result = _write_inplace(op, inplace, out, grad_on)
     elif op.view:
-        result = Tensor._wrap(out, st0, base_tensor=tensors[0]._base or tensors[0])
+        base = tensors[0]._base if tensors[0]._base is not None else tensors[0]
+        result = Tensor._wrap(out, st0, base_tensor=base)
     else:
         result = Tensor._wrap(out)
 
@@ -99,9 +100,9 @@ def apply(op: OpDef, inputs: list, attrs: dict | None = None, inplace: Tensor | 
         return (result, aux) if return_aux else result
 
     node = OpNode(op, node_name or op.node, inputs, needs, attrs)
-    _save(op, node, save_inputs, needs, result, aux)
-    result.grad_fn = node
+    result.grad_fn = node  # before saving: a saved output unpacks with this history
     result._output_nr = 0
+    _save(op, node, save_inputs, needs, result, aux)
     if _events.active:
         _emit_op(op, inputs, result, node, attrs)
     return (result, aux) if return_aux else result

@@ -76,7 +76,7 @@ def _ragged(data) -> bool:
 
 
 def _to_device(xp, host: np.ndarray):
-    return _backend.from_numpy(xp, np.ascontiguousarray(host))
+    return _backend.from_numpy(xp, np.asarray(host, order="C"))  # (ascontiguousarray makes 0-d 1-d)
 
 
 def as_tensor(data, dtype=None, device=None):

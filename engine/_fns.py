@@ -6,6 +6,9 @@ NOTE [ One formula, two currencies ]
 2. ``ArrayFns`` runs it on raw arrays through the array API (the fast, usual path).
 3. ``TensorFns`` runs the same formula on Tensors through differentiable engine ops,
    so the backward pass itself is recorded: that is ``create_graph=True``.
+4. ``F.differentiable`` tells the two apart; a formula that reads saved values which
+   are themselves functions of an input (layer_norm's mean and rstd) rebuilds them
+   from the input when it is True, so second derivatives are right.
 """
 from __future__ import annotations
 
@@ -13,6 +16,8 @@ from . import _backend, _dtype
 
 
 class ArrayFns:
+    differentiable = False  # formulas may skip work that only matters to a recorded backward
+
     def __init__(self, xp):
         self.xp = xp
         for name in ("exp", "log", "sqrt", "sin", "cos", "tanh", "sign", "abs", "matmul", "reshape",
@@ -39,11 +44,13 @@ class ArrayFns:
 
     def where(self, c, a, b):
         xp = self.xp
-        like = a if not isinstance(a, (int, float)) else b
-        if isinstance(a, (int, float)):
-            a = xp.asarray(a, dtype=like.dtype)
-        if isinstance(b, (int, float)):
-            b = xp.asarray(b, dtype=like.dtype)
+        # NumPy hands back 0-d results as np.float64, a float subclass: test the exact type
+        like = a if type(a) not in (int, float) else b
+        dt = like.dtype if type(like) not in (int, float) else xp.float64
+        if type(a) in (int, float):
+            a = xp.asarray(a, dtype=dt)
+        if type(b) in (int, float):
+            b = xp.asarray(b, dtype=dt)
         return xp.where(c, a, b)
 
     def eq(self, a, b):
@@ -134,6 +141,8 @@ def _index_array(xp, x, idx):
 
 class TensorFns:
     """Same names as ArrayFns, over Tensors and differentiable engine ops."""
+
+    differentiable = True
 
     def __init__(self):
         from . import functional as E

@@ -38,11 +38,12 @@ op("pow_scalar", "PowBackward0", ("self",), lambda xp, a, exponent: a ** exponen
 
 
 def _pow_tensor_bwd(F, g, s):
-    base, ex, res = s.self, s.exponent, s.result
-    gb = g * ex * base ** (ex - 1) if s.needs[0] else None
+    base = s.self
+    gb = g * s.exponent * base ** (s.exponent - 1) if s.needs[0] else None
     ge = None
     if s.needs[1]:
-        if isinstance(base, (int, float)):
+        res = s.result
+        if type(base) in (int, float):
             ge = g * res * math.log(base) if base > 0 else g * 0.0
         else:
             ge = F.where(F.eq(base, 0.0), 0.0, g * res * F.log(F.where(F.eq(base, 0.0), 1.0, base)))
@@ -50,7 +51,7 @@ def _pow_tensor_bwd(F, g, s):
 
 
 op("pow_tensor", "PowBackward1", ("self", "exponent"), lambda xp, a, b: a ** b, _pow_tensor_bwd,
-   save={"self": (), "exponent": ("self",), "result": ("exponent",)}, float_op=False)
+   save={"self": (), "exponent": (), "result": ()}, float_op=False)
 
 
 def _maxmin_bwd(F, g, s, pick_self):
@@ -414,13 +415,17 @@ def _ln_bwd(F, g, s):
     shape = s.shapes[0]
     axes = tuple(range(len(shape) - k, len(shape)))
     n = _count(shape, axes)
-    xhat = (x - s.mean) * s.rstd
+    mean, rstd = s.mean, s.rstd
+    if F.differentiable:  # create_graph: mean and rstd depend on x, so rebuild them from it
+        mean = F.sum(x, axis=axes, keepdims=True) * (1.0 / n)
+        rstd = 1.0 / F.sqrt(F.sum((x - mean) * (x - mean), axis=axes, keepdims=True) * (1.0 / n) + s.eps)
+    xhat = (x - mean) * rstd
     gx = None
     if s.needs[0]:
         gxhat = g * w if w is not None else g
         m1 = F.sum(gxhat, axis=axes, keepdims=True) * (1.0 / n)
         m2 = F.sum(gxhat * xhat, axis=axes, keepdims=True) * (1.0 / n)
-        gx = s.rstd * (gxhat - m1 - xhat * m2)
+        gx = rstd * (gxhat - m1 - xhat * m2)
     gw = g * xhat if s.needs[1] else None
     gb = g if s.needs[2] else None
     return gx, gw, gb

@@ -38,7 +38,7 @@ def _broadcast_check(a, b):
     sa, sb = tuple(a.shape), tuple(b.shape)
     if sa == sb:
         return
-    n = max(len(sa), len(sb))
+    n = builtins.max(len(sa), len(sb))
     pa, pb = (1,) * (n - len(sa)) + sa, (1,) * (n - len(sb)) + sb
     for i, (x, y) in enumerate(zip(pa, pb)):
         if x != y and x != 1 and y != 1:
@@ -640,11 +640,13 @@ def _getitem(x, key):
         name = "SelectBackward0" if builtins.any(isinstance(p, int) for p in parts) else \
             ("UnsqueezeBackward0" if builtins.all(p is None or p is Ellipsis for p in parts) else "SliceBackward0")
         return apply(_O["slice"], [x], {"idx": parts}, node_name=name)
-    for tidx in tensors:
-        if tidx.dtype is _dtype.int64 and tidx.numel():
+    slots = [i for i, p in enumerate(parts) if p is _SLOT]
+    for tidx, pos in zip(tensors, slots):
+        if tidx.dtype is _dtype.int64 and tidx.numel() and Ellipsis not in parts[:pos]:
             host = tidx.detach().numpy(force=True)
-            pos = [i for i, p in enumerate(parts) if p is _SLOT][tensors.index(tidx)]
-            dim = pos  # approximate: slots before any Ellipsis map to dims in order
+            dim = builtins.sum(0 if p is None else (tensors[slots.index(i)].ndim if p is _SLOT and
+                                                    tensors[slots.index(i)].dtype is _dtype.bool_ else 1)
+                               for i, p in enumerate(parts[:pos]))
             if dim < x.ndim:
                 n = x.shape[dim]
                 bad = host[(host >= n) | (host < -n)]
@@ -794,6 +796,16 @@ def _col2im(c, geom):
 
 def _inplace(name, target, *args, **attrs):
     return apply(_O[name], [target, *args], attrs or None, inplace=target)
+
+
+def softmax(input, dim, dtype=None):
+    from .nn.functional import softmax as _softmax
+    return _softmax(input, dim, dtype)
+
+
+def log_softmax(input, dim, dtype=None):
+    from .nn.functional import log_softmax as _log_softmax
+    return _log_softmax(input, dim, dtype)
 
 
 __all__ = [n for n in dir() if not n.startswith("_")]

@@ -1,0 +1,24 @@
+"""Shared test setup: the repository root importable, and a clean engine state per test."""
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+import engine  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _engine_defaults():
+    """Each test starts with float32 default dtype, the CPU default device and seed 0."""
+    engine.set_default_dtype(engine.float32)
+    engine.set_default_device("cpu")
+    engine.manual_seed(0)
+    yield
+    engine.set_default_dtype(engine.float32)
+    engine.set_default_device("cpu")

@@ -1,0 +1,483 @@
+"""Finite-difference checks (float64) of every differentiable op and composite.
+
+Each case builds float64 leaves and checks autograd's gradient against central
+differences (tests/engine/conftest.py). Elementwise and broadcasting ops draw their
+shapes from hypothesis; the rest use fixed small shapes that exercise strides,
+repeats and broadcasting. A representative set is checked to second order.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from hypothesis.extra.numpy import mutually_broadcastable_shapes
+
+import engine
+import engine.nn.functional as F
+from tests.engine.conftest import f64, gradcheck, gradgradcheck
+
+SETTINGS = settings(max_examples=12, deadline=None, derandomize=True)
+
+
+def leaf(a, requires_grad=True):
+    return engine.tensor(np.asarray(a, dtype=np.float64), dtype=engine.float64, requires_grad=requires_grad)
+
+
+def away_from(a, points, gap=0.1):
+    """Push values at least ``gap`` away from each kink in ``points``."""
+    a = np.array(a, dtype=np.float64)
+    for p in points:
+        near = np.abs(a - p) < gap
+        a[near] = p + np.where(a[near] >= p, gap, -gap)
+    return a
+
+
+# ---- elementwise binary ops with hypothesis-drawn broadcasting shapes -----------------------
+BIN_SHAPES = mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, min_side=1, max_side=3)
+
+
+def _pair(shapes, seed, positive=(False, False)):
+    rng = np.random.default_rng(seed)
+    out = []
+    for shape, pos in zip(shapes.input_shapes, positive):
+        a = rng.standard_normal(shape)
+        out.append(leaf(np.abs(a) + 0.5 if pos else a))
+    return out
+
+
+BINARY = {
+    "add": (lambda a, b: a + b, (False, False)),
+    "add_alpha": (lambda a, b: engine.add(a, b, alpha=2.5), (False, False)),
+    "sub": (lambda a, b: a - b, (False, False)),
+    "sub_alpha": (lambda a, b: engine.sub(a, b, alpha=-0.5), (False, False)),
+    "mul": (lambda a, b: a * b, (False, False)),
+    "div": (lambda a, b: a / b, (False, True)),
+    "pow_tensor": (lambda a, b: a ** b, (True, False)),
+    "maximum": (engine.maximum, (False, False)),
+    "minimum": (engine.minimum, (False, False)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+@SETTINGS
+@given(shapes=BIN_SHAPES, seed=st.integers(0, 2**16))
+def test_binary_broadcasting(name, shapes, seed):
+    fn, positive = BINARY[name]
+    a, b = _pair(shapes, seed, positive)
+    gradcheck(fn, [a, b])
+
+
+@SETTINGS
+@given(shapes=mutually_broadcastable_shapes(num_shapes=3, min_dims=0, max_dims=3, max_side=3),
+       seed=st.integers(0, 2**16))
+def test_where_broadcasting(shapes, seed):
+    rng = np.random.default_rng(seed)
+    cs, xs, ys = shapes.input_shapes
+    cond = engine.tensor(rng.random(cs) > 0.5)
+    x, y = leaf(rng.standard_normal(xs)), leaf(rng.standard_normal(ys))
+    gradcheck(lambda x, y: engine.where(cond, x, y), [x, y])
+
+
+@pytest.mark.parametrize("which", ["first", "second"])
+def test_binary_one_side_requires_grad(which):
+    a = f64(3, 4, requires_grad=which == "first")
+    b = f64(4, low=0.5, requires_grad=which == "second")
+    for fn in (lambda a, b: a * b, lambda a, b: a / b, lambda a, b: a - b, lambda a, b: engine.maximum(a, b)):
+        gradcheck(fn, [a, b])
+
+
+@pytest.mark.parametrize("scalar_first", [False, True])
+def test_binary_with_python_scalars(scalar_first):
+    x = f64(2, 3, low=0.5)
+    fns = [lambda x: 2.0 - x, lambda x: 3.0 / x, lambda x: 2.0 ** x, lambda x: 1.5 * x + 1] if scalar_first \
+        else [lambda x: x - 2.0, lambda x: x / 3.0, lambda x: x ** 2.5, lambda x: x * 1.5 + 1]
+    for fn in fns:
+        gradcheck(fn, [x])
+
+
+def test_maximum_minimum_ties_split_gradient():
+    a = leaf([1.0, 2.0, 3.0])
+    b = leaf([1.0, 0.0, 5.0])
+    engine.maximum(a, b).sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), [0.5, 1.0, 0.0])
+    np.testing.assert_allclose(b.grad.numpy(), [0.5, 0.0, 1.0])
+
+
+# ---- elementwise unary ops ----------------------------------------------------------------
+UNARY = {
+    "neg": (lambda x: -x, None),
+    "exp": (engine.exp, None),
+    "log": (engine.log, "positive"),
+    "sqrt": (engine.sqrt, "positive"),
+    "rsqrt": (engine.rsqrt, "positive"),
+    "reciprocal": (engine.reciprocal, "positive"),
+    "abs": (engine.abs, [0.0]),
+    "sin": (engine.sin, None),
+    "cos": (engine.cos, None),
+    "tanh": (engine.tanh, None),
+    "sigmoid": (engine.sigmoid, None),
+    "relu": (engine.relu, [0.0]),
+    "F.relu": (F.relu, [0.0]),
+    "gelu": (F.gelu, None),
+    "gelu_tanh": (lambda x: F.gelu(x, approximate="tanh"), None),
+    "erf": (engine.erf, None),
+    "clamp": (lambda x: engine.clamp(x, min=-0.5, max=0.7), [-0.5, 0.7]),
+    "clamp_min": (lambda x: engine.clamp(x, min=0.2), [0.2]),
+    "clamp_max": (lambda x: x.clamp(max=-0.1), [-0.1]),
+    "clamp_tensor_bounds": (lambda x: engine.clamp(x, min=leaf([-0.3, 0.0, 0.3], False)), [-0.3, 0.0, 0.3]),
+    "pow2": (lambda x: x ** 2, None),
+    "pow3": (lambda x: engine.pow(x, 3), None),
+    "pow_half": (lambda x: x ** 0.5, "positive"),
+    "pow_neg": (lambda x: x ** -1.5, "positive"),
+    "pow0": (lambda x: x ** 0, None),
+    "square": (engine.square, None),
+    "sign_times_x": (lambda x: engine.sign(x) * x, [0.0]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+@settings(max_examples=5, deadline=None, derandomize=True)
+@given(shape=st.sampled_from([(), (3,), (2, 3), (2, 1, 3)]), seed=st.integers(0, 2**16))
+def test_unary(name, shape, seed):
+    fn, domain = UNARY[name]
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal(shape)
+    if name == "clamp_tensor_bounds":
+        a = rng.standard_normal((2, 3))
+    if domain == "positive":
+        a = np.abs(a) + 0.3
+    elif domain:
+        a = away_from(a, domain)
+    gradcheck(fn, [leaf(a)])
+
+
+# ---- reductions ---------------------------------------------------------------------------
+def distinct(*shape, seed=0):
+    """Values with no ties (max/min gradients are unambiguous)."""
+    rng = np.random.default_rng(seed)
+    n = int(np.prod(shape))
+    return leaf((rng.permutation(n) * 0.37 - 1.0).reshape(shape))
+
+
+REDUCTIONS = {
+    "sum_all": lambda x: x.sum(),
+    "sum_dim": lambda x: x.sum(1),
+    "sum_dim_neg_keepdim": lambda x: x.sum(-1, keepdim=True),
+    "sum_dims": lambda x: engine.sum(x, (0, 2)),
+    "mean_all": lambda x: x.mean(),
+    "mean_dim": lambda x: x.mean(dim=0),
+    "mean_dims_keepdim": lambda x: x.mean((1, 2), keepdim=True),
+    "var_all": lambda x: x.var(),
+    "var_dim": lambda x: x.var(1),
+    "var_dim_biased_keepdim": lambda x: x.var(2, unbiased=False, keepdim=True),
+    "var_correction0": lambda x: engine.var(x, (0, 1), correction=0),
+    "std_all": lambda x: x.std(),
+    "std_dim": lambda x: engine.std(x, dim=-1),
+    "max_all": lambda x: x.max(),
+    "min_all": lambda x: engine.min(x),
+    "max_dim": lambda x: x.max(dim=1).values,
+    "max_dim_keepdim": lambda x: engine.max(x, 2, keepdim=True)[0],
+    "min_dim": lambda x: x.min(dim=0).values,
+    "min_dim_neg_keepdim": lambda x: x.min(-1, keepdim=True).values,
+    "amax": lambda x: engine.amax(x, 1),
+    "logsumexp": lambda x: engine.logsumexp(x, 1),
+    "logsumexp_keepdim": lambda x: x.logsumexp(-1, keepdim=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REDUCTIONS))
+def test_reductions(name):
+    gradcheck(REDUCTIONS[name], [distinct(2, 3, 4)])
+
+
+def test_max_all_ties_share_gradient_evenly():
+    x = leaf([1.0, 3.0, 3.0, 0.0])
+    x.max().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [0.0, 0.5, 0.5, 0.0])
+
+
+def test_max_dim_returns_int64_indices():
+    x = distinct(3, 4)
+    v, i = x.max(1)
+    assert i.dtype is engine.int64 and not i.requires_grad
+    np.testing.assert_array_equal(i.numpy(), np.argmax(x.detach().numpy(), 1))
+
+
+# ---- shape and view ops -------------------------------------------------------------------
+SHAPE_OPS = {
+    "reshape": lambda x: x.reshape(4, 6),
+    "reshape_infer": lambda x: engine.reshape(x, (-1, 3)),
+    "reshape_noncontig": lambda x: x.transpose(0, 2).reshape(-1),
+    "view": lambda x: x.view(6, 4),
+    "flatten": lambda x: x.flatten(1),
+    "transpose": lambda x: x.transpose(0, 2),
+    "transpose_neg": lambda x: engine.transpose(x, -1, -2),
+    "permute": lambda x: x.permute(2, 0, 1),
+    "T": lambda x: x.T,
+    "mT": lambda x: x.mT,
+    "t": lambda x: x[0].t(),
+    "squeeze_dim": lambda x: x[:, :1].squeeze(1),
+    "squeeze_all": lambda x: x[:1, :, :1].squeeze(),
+    "unsqueeze": lambda x: x.unsqueeze(1),
+    "unsqueeze_neg": lambda x: x.unsqueeze(-1),
+    "expand": lambda x: x[:, :1].expand(2, 3, 4) * 1.0,
+    "expand_new_dims": lambda x: x[0, 0].expand(3, 2, 4),
+    "expand_minus_one": lambda x: x[:, :, :1].expand(-1, -1, 5),
+    "slice_basic": lambda x: x[1:, ::2],
+    "slice_int": lambda x: x[1, 2],
+    "slice_negative": lambda x: x[-1, :, -2:],
+    "slice_ellipsis_none": lambda x: x[..., None, 1:3],
+    "slice_step": lambda x: x[:, ::2, 1::2],
+    "index_repeated": lambda x: x[engine.tensor([0, 1, 1, 0, 1])],
+    "index_list": lambda x: x[:, [2, 2, 0]],
+    "index_two_arrays": lambda x: x[engine.tensor([0, 1, 1]), engine.tensor([2, 2, 0])],
+    "index_2d_index": lambda x: x[1][engine.tensor([[0, 2], [2, 2]])],
+    "index_bool_mask": lambda x: x[x.detach() > 0],
+    "index_bool_rows": lambda x: x[engine.tensor([True, False])],
+    "narrow": lambda x: x.narrow(2, 1, 2),
+    "split": lambda x: engine.split(x, 2, dim=2),
+    "split_sizes": lambda x: x.split([1, 2], dim=1),
+    "chunk": lambda x: x.chunk(3, 1),
+    "unbind": lambda x: x.unbind(0),
+    "index_select": lambda x: x.index_select(2, engine.tensor([3, 0, 3])),
+    "flip": lambda x: x.flip(1),
+    "masked_fill": lambda x: x.masked_fill(x.detach() > 0.5, 0.0),
+    "clone": lambda x: x.clone(),
+    "contiguous": lambda x: x.transpose(0, 1).contiguous(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SHAPE_OPS))
+def test_shape_and_index_ops(name):
+    gradcheck(SHAPE_OPS[name], [distinct(2, 3, 4)])
+
+
+def test_index_repeated_indices_accumulate():
+    x = leaf(np.arange(3.0))
+    x[engine.tensor([2, 0, 2, 2])].sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [1.0, 0.0, 3.0])
+
+
+def _setitem(x, key, value):
+    y = x * 1.0
+    y[key] = value
+    return y
+
+
+SETITEM = {
+    "tensor_row": lambda x, v: _setitem(x, 0, v),
+    "slice_broadcast": lambda x, v: _setitem(x, (slice(None), slice(1, 3)), v[:2]),
+    "scalar": lambda x, v: _setitem(x, (1, slice(None)), 2.5) * v,
+    "index_tensor": lambda x, v: _setitem(x, engine.tensor([2, 0]), v),
+    "bool_mask": lambda x, v: _setitem(x, x.detach() > 0, 0.0) + v,
+}
+
+
+@pytest.mark.parametrize("name", sorted(SETITEM))
+def test_setitem(name):
+    gradcheck(SETITEM[name], [distinct(3, 4), f64(4)])
+
+
+def test_cat_stack():
+    a, b, c = f64(2, 3), f64(2, 1), f64(2, 3, seed=5)
+    gradcheck(lambda a, b: engine.cat([a, b], dim=1), [a, b])
+    gradcheck(lambda a, c: engine.cat([a, c, a]), [a, c])
+    gradcheck(lambda a, c: engine.stack([a, c], dim=1), [a, c])
+    gradcheck(lambda a, c: engine.stack([a, c, a], dim=-1), [a, c])
+
+
+def test_cat_with_one_input_not_requiring_grad():
+    a, b = f64(2, 3), f64(4, 3, requires_grad=False)
+    gradcheck(lambda a, b: engine.cat([b, a, b]), [a, b])
+
+
+# ---- linear algebra -----------------------------------------------------------------------
+MATMUL = {
+    "dot": ((4,), (4,)),
+    "mv": ((3, 4), (4,)),
+    "mm": ((3, 4), (4, 2)),
+    "vec_mat": ((4,), (4, 2)),
+    "vec_batched": ((4,), (2, 4, 3)),
+    "batched_vec": ((2, 3, 4), (4,)),
+    "bmm": ((2, 3, 4), (2, 4, 2)),
+    "batched_broadcast": ((2, 1, 3, 4), (3, 4, 2)),
+    "batched_2d": ((2, 3, 4), (4, 2)),
+    "2d_batched": ((3, 4), (2, 4, 2)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MATMUL))
+@pytest.mark.parametrize("needs", [(True, True), (True, False), (False, True)])
+def test_matmul(name, needs):
+    sa, sb = MATMUL[name]
+    a, b = f64(*sa, seed=1, requires_grad=needs[0]), f64(*sb, seed=2, requires_grad=needs[1])
+    gradcheck(lambda a, b: a @ b, [a, b])
+
+
+def test_named_linear_algebra_functions():
+    gradcheck(engine.dot, [f64(3), f64(3, seed=4)])
+    gradcheck(engine.mm, [f64(2, 3), f64(3, 4)])
+    gradcheck(engine.mv, [f64(2, 3), f64(3)])
+    gradcheck(engine.bmm, [f64(2, 2, 3), f64(2, 3, 1)])
+    gradcheck(engine.outer, [f64(2), f64(3)])
+    gradcheck(engine.addmm, [f64(4), f64(3, 2), f64(2, 4)])
+    gradcheck(engine.addmm, [f64(3, 4), f64(3, 2), f64(2, 4)])
+    gradcheck(lambda c, a, b: engine.addmm(c, a, b, beta=0.5, alpha=2.0), [f64(1, 4), f64(3, 2), f64(2, 4)])
+
+
+@pytest.mark.parametrize("shape", [(3, 4), (2, 3, 4), (4,)])
+@pytest.mark.parametrize("bias", [True, False])
+def test_linear(shape, bias):
+    x, w = f64(*shape, seed=1), f64(5, 4, seed=2)
+    args = [x, w] + ([f64(5, seed=3)] if bias else [])
+    gradcheck(F.linear, args)
+
+
+# ---- neural-network functions -------------------------------------------------------------
+def test_softmax_family():
+    x = f64(2, 3, 4)
+    for d in (0, 1, -1):
+        gradcheck(lambda x: F.softmax(x, dim=d), [x])
+        gradcheck(lambda x: F.log_softmax(x, dim=d), [x])
+    gradcheck(lambda x: x.softmax(-1), [x])
+    gradcheck(lambda x: engine.softmax(x, 1), [x])
+
+
+@pytest.mark.parametrize("affine", [True, False])
+@pytest.mark.parametrize("normalized", [(4,), (3, 4)])
+def test_layer_norm(affine, normalized):
+    x = f64(2, 3, 4)
+    if affine:
+        w, b = f64(*normalized, seed=3), f64(*normalized, seed=4)
+        gradcheck(lambda x, w, b: F.layer_norm(x, normalized, w, b), [x, w, b])
+    else:
+        gradcheck(lambda x: F.layer_norm(x, normalized, eps=1e-3), [x])
+
+
+def test_dropout_fixed_seed():
+    x = f64(4, 5)
+
+    def fn(x):
+        engine.manual_seed(7)
+        return F.dropout(x, p=0.4, training=True)
+
+    gradcheck(fn, [x])
+    kept = fn(x).detach().numpy() != 0
+    assert 0 < kept.sum() < kept.size
+    gradcheck(lambda x: F.dropout(x, 0.4, training=False), [x])
+
+
+def test_embedding_repeated_indices():
+    w = f64(5, 3)
+    idx = engine.tensor([[0, 2, 2], [4, 2, 0]])
+    gradcheck(lambda w: F.embedding(idx, w), [w])
+    F.embedding(idx, w).sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy()[:, 0], [2.0, 0.0, 3.0, 0.0, 1.0])
+    w.grad = None
+    F.embedding(idx, w, padding_idx=2).sum().backward()  # the padding row gets no gradient
+    np.testing.assert_array_equal(w.grad.numpy()[:, 1], [2.0, 0.0, 0.0, 0.0, 1.0])
+
+
+@pytest.mark.parametrize("stride,padding,dilation", [(1, 0, 1), (2, 1, 1), (1, 2, 2), ((2, 1), (0, 1), (1, 2))])
+def test_conv2d(stride, padding, dilation):
+    x, w, b = f64(2, 2, 5, 6, seed=1), f64(3, 2, 3, 2, seed=2), f64(3, seed=3)
+    gradcheck(lambda x, w, b: F.conv2d(x, w, b, stride=stride, padding=padding, dilation=dilation), [x, w, b])
+
+
+def test_conv2d_without_bias_same_padding():
+    x, w = f64(1, 2, 4, 4, seed=1), f64(2, 2, 3, 3, seed=2)
+    gradcheck(lambda x, w: F.conv2d(x, w, padding="same"), [x, w])
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_nll_and_cross_entropy(reduction):
+    x = f64(4, 5)
+    t = engine.tensor([0, 3, 3, 4])
+    gradcheck(lambda x: F.nll_loss(F.log_softmax(x, 1), t, reduction=reduction), [x])
+    gradcheck(lambda x: F.cross_entropy(x, t, reduction=reduction), [x])
+    t_ign = engine.tensor([0, -100, 3, 1])
+    gradcheck(lambda x: F.cross_entropy(x, t_ign, reduction=reduction), [x])
+    gradcheck(lambda x: F.cross_entropy(x, engine.tensor([0, 2, 2, 1]), ignore_index=2, reduction=reduction), [x])
+
+
+def test_cross_entropy_nchw():
+    x = f64(2, 3, 2, 2)
+    t = engine.tensor([[[0, 2], [1, 1]], [[2, 2], [0, 1]]])
+    gradcheck(lambda x: F.cross_entropy(x, t), [x])
+    gradcheck(lambda x: F.cross_entropy(x, t, reduction="sum"), [x])
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_mse_loss(reduction):
+    gradcheck(lambda a, b: F.mse_loss(a, b, reduction=reduction), [f64(3, 4), f64(3, 4, seed=9)])
+
+
+def test_scaled_dot_product_attention_composite():
+    q, k, v = f64(2, 3, 4, seed=1), f64(2, 5, 4, seed=2), f64(2, 5, 4, seed=3)
+    gradcheck(F.scaled_dot_product_attention, [q, k, v])
+    q2 = f64(2, 3, 4, seed=4)
+    gradcheck(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True), [q2, f64(2, 3, 4, seed=5), f64(2, 3, 4, seed=6)])
+
+
+def test_to_dtype_gradient_flows_back_in_input_dtype():
+    x = f64(3)
+    y = x.float() * 2
+    assert y.dtype is engine.float32 and y.grad_fn.name() == "MulBackward0"
+    assert y.grad_fn.next_functions[0][0].name() == "ToCopyBackward0"
+    y.sum().backward()
+    assert x.grad.dtype is engine.float64
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 2.0, 2.0])
+
+
+# ---- second order -------------------------------------------------------------------------
+GRADGRAD = {
+    "exp": (engine.exp, [f64(2, 3)]),
+    "sin": (engine.sin, [f64(2, 3)]),
+    "cos": (engine.cos, [f64(2, 3)]),
+    "tanh": (engine.tanh, [f64(2, 3)]),
+    "sigmoid": (engine.sigmoid, [f64(2, 3)]),
+    "log": (engine.log, [f64(2, 3, low=0.5)]),
+    "sqrt": (engine.sqrt, [f64(2, 3, low=0.5)]),
+    "mul": (lambda a, b: a * b, [f64(2, 3), f64(3, seed=3)]),
+    "div": (lambda a, b: a / b, [f64(2, 3), f64(3, low=0.5, seed=3)]),
+    "pow_scalar": (lambda a: a ** 3, [f64(2, 3)]),
+    "pow_tensor": (lambda a, b: a ** b, [f64(2, 3, low=0.5), f64(2, 3, seed=4)]),
+    "matmul": (lambda a, b: a @ b, [f64(2, 3), f64(3, 2, seed=4)]),
+    "bmm_broadcast": (lambda a, b: a @ b, [f64(2, 2, 3), f64(3, 2, seed=4)]),
+    "softmax": (lambda x: F.softmax(x, -1), [f64(2, 4)]),
+    "log_softmax": (lambda x: F.log_softmax(x, 1), [f64(2, 4)]),
+    "layer_norm": (lambda x, w, b: F.layer_norm(x, (4,), w, b), [f64(2, 4), f64(4, seed=2), f64(4, seed=3)]),
+    "gelu": (F.gelu, [f64(2, 3)]),
+    "gelu_tanh": (lambda x: F.gelu(x, approximate="tanh"), [f64(2, 3)]),
+    "mse_loss": (F.mse_loss, [f64(2, 3), f64(2, 3, seed=5)]),
+    "cross_entropy": (lambda x: F.cross_entropy(x, engine.tensor([1, 0, 3])), [f64(3, 4)]),
+    "indexing": (lambda x: (x[engine.tensor([0, 2, 2])] ** 2)[:, 1:], [f64(3, 3)]),
+    "var": (lambda x: x.var(1), [f64(2, 4)]),
+    "sum_mean": (lambda x: (x.sum(0) * x.mean(1, keepdim=True)), [f64(2, 3)]),
+    "linear": (F.linear, [f64(2, 3), f64(4, 3, seed=2), f64(4, seed=3)]),
+    "conv2d": (lambda x, w: F.conv2d(x, w, padding=1) ** 2, [f64(1, 1, 3, 3), f64(2, 1, 2, 2, seed=2)]),
+    "embedding_sq": (lambda w: F.embedding(engine.tensor([1, 1, 0]), w) ** 2, [f64(3, 2)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRADGRAD))
+def test_gradgrad(name):
+    fn, inputs = GRADGRAD[name]
+    gradgradcheck(fn, inputs)
+
+
+def test_gradcheck_catches_a_wrong_formula():
+    """The checker itself must fail on a wrong gradient (guards against a vacuous helper)."""
+    class Wrong(engine.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return g * x  # should be 2 * g * x
+
+    with pytest.raises(AssertionError):
+        gradcheck(Wrong.apply, [f64(3)])
