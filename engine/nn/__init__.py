@@ -1,2 +1,21 @@
-"""``engine.nn`` (modules are added by the nn work)."""
+"""``engine.nn``: modules, parameters and initializers, as ``torch.nn``."""
 from . import functional  # noqa: F401
+from . import init  # noqa: F401
+from .parameter import Buffer, Parameter
+from .module import Module, register_module_forward_hook, register_module_forward_pre_hook
+from .linear import Identity, Linear
+from .activation import GELU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from .container import ModuleDict, ModuleList, Sequential
+from .flatten import Flatten
+from .normalization import LayerNorm
+from .dropout import Dropout
+from .sparse import Embedding
+from .conv import Conv2d
+from .loss import CrossEntropyLoss, MSELoss, NLLLoss
+from .attention import MultiheadAttention, TransformerBlock
+
+__all__ = ["Buffer", "Parameter", "Module", "Identity", "Linear", "GELU", "LogSoftmax", "ReLU", "Sigmoid",
+           "Softmax", "Tanh", "ModuleDict", "ModuleList", "Sequential", "Flatten", "LayerNorm", "Dropout",
+           "Embedding", "Conv2d", "CrossEntropyLoss", "MSELoss", "NLLLoss", "MultiheadAttention",
+           "TransformerBlock", "functional", "init", "register_module_forward_hook",
+           "register_module_forward_pre_hook"]
