@@ -1,0 +1,276 @@
+"""An allow-list unpickler: a small pickle interpreter that can only build data.
+
+NOTE [ Loading without running code ]
+1. A pickle is a program for a stack machine; its GLOBAL opcode imports any
+   name (``os.system``) and REDUCE calls it. ``pickle.load`` on a file from
+   outside therefore runs whatever the file says.
+2. This interpreter never imports anything. GLOBAL is looked up in an
+   allow-list (``globals_``: (module, name) -> Allowed); any other name stops the
+   load with "Weights only load failed ... Unsupported global: GLOBAL <module>.<name>".
+3. REDUCE calls only ``Allowed`` callables (glassgrad's own rebuild functions),
+   with a tuple of arguments. BUILD only sets attributes on an OrderedDict (a
+   state_dict's ``_metadata``). SETITEM(S) only on dict/OrderedDict, APPEND(S)
+   only on list. BINPERSID hands the id to ``persistent_load``.
+4. Only the opcodes listed in ``_OPS`` are understood; any other opcode is an
+   error naming it. Malformed data (truncation, a bad memo index, an unhashable
+   key) becomes an UnpicklingError that says where in data.pkl it happened.
+"""
+from __future__ import annotations
+
+import collections
+import pickle
+import struct
+
+WEIGHTS_ONLY_HEADER = (
+    "Weights only load failed. glassgrad loads checkpoints with an allow-list unpickler that never runs "
+    "code from the file: it rebuilds tensors, storages, OrderedDicts, devices and dtypes and nothing else "
+    "(PyTorch's torch.load(..., weights_only=True) does the same).\n\n")
+
+
+class Allowed:
+    """A global the file may name: ``fn`` is what REDUCE calls (None for a plain value)."""
+
+    __slots__ = ("module", "name", "fn", "value")
+
+    def __init__(self, module, name, fn=None, value=None):
+        self.module, self.name, self.fn, self.value = module, name, fn, value
+
+    def __repr__(self):
+        return f"{self.module}.{self.name}"
+
+
+class _Mark:
+    __repr__ = lambda self: "MARK"  # noqa: E731
+
+
+_MARK = _Mark()
+
+
+class AllowListUnpickler:
+    """``AllowListUnpickler(data, globals_, persistent_load).load()`` -> the object."""
+
+    def __init__(self, data: bytes, globals_: dict, persistent_load):
+        self.data = memoryview(data)
+        self.globals = globals_
+        self.persistent_load = persistent_load
+
+    def load(self):
+        try:
+            return self._run()
+        except pickle.UnpicklingError:
+            raise
+        except (IndexError, KeyError, struct.error, TypeError, ValueError, UnicodeDecodeError,
+                OverflowError, AttributeError) as e:
+            raise pickle.UnpicklingError(
+                f"data.pkl is corrupted: {type(e).__name__}: {e} (at byte {self.pos} of {len(self.data)})") from None
+
+    # ---- helpers ----------------------------------------------------------
+    def _take(self, n: int):
+        p = self.pos
+        if n < 0 or p + n > len(self.data):
+            raise pickle.UnpicklingError(f"data.pkl is truncated: needed {n} bytes at byte {p} of {len(self.data)}")
+        self.pos = p + n
+        return self.data[p:p + n]
+
+    def _line(self) -> str:
+        end = bytes(self.data[self.pos:self.pos + 512]).find(b"\n")
+        if end < 0:
+            raise pickle.UnpicklingError(f"data.pkl is truncated: GLOBAL name not terminated at byte {self.pos}")
+        s = bytes(self._take(end + 1)[:-1]).decode("ascii")
+        return s
+
+    def _pop_mark(self) -> list:
+        st = self.stack
+        for i in range(len(st) - 1, -1, -1):
+            if st[i] is _MARK:
+                items = st[i + 1:]
+                del st[i:]
+                return items
+        raise pickle.UnpicklingError("data.pkl is corrupted: no MARK on the stack")
+
+    def _global(self, module: str, name: str):
+        g = self.globals.get((module, name))
+        if g is None:
+            top = module.split(".")[0]
+            why = (f"whose module {module} is blocked" if top not in ("torch", "collections")
+                   else "which is not on glassgrad's allow-list")
+            raise pickle.UnpicklingError(WEIGHTS_ONLY_HEADER + f"Unsupported global: GLOBAL {module}.{name} {why}. "
+                                         "Nothing from the file was run.")
+        return g.value if g.fn is None and g.value is not None else g
+
+    # ---- the interpreter ------------------------------------------------------
+    def _run(self):
+        self.pos = 0
+        self.stack: list = []
+        self.memo: dict = {}
+        st, memo = self.stack, self.memo
+        take = self._take
+        while True:
+            at = self.pos
+            op = bytes(take(1))
+            if op == b"\x80":                      # PROTO
+                proto = take(1)[0]
+                if proto > 5:
+                    raise pickle.UnpicklingError(f"unsupported pickle protocol: {proto}")
+            elif op == b"\x95":                    # FRAME (protocol 4+): only a length hint
+                take(8)
+            elif op == b".":                       # STOP
+                if len(st) != 1 or st[0] is _MARK:
+                    raise pickle.UnpicklingError(f"data.pkl is corrupted: {len(st)} values on the stack at STOP")
+                return st.pop()
+            elif op == b"(":                       # MARK
+                st.append(_MARK)
+            elif op == b"0":                       # POP
+                st.pop()
+            elif op == b"1":                       # POP_MARK
+                self._pop_mark()
+            elif op == b"2":                       # DUP
+                st.append(st[-1])
+            elif op == b"N":
+                st.append(None)
+            elif op == b"\x88":
+                st.append(True)
+            elif op == b"\x89":
+                st.append(False)
+            elif op == b"J":                       # BININT
+                st.append(struct.unpack("<i", take(4))[0])
+            elif op == b"K":                       # BININT1
+                st.append(take(1)[0])
+            elif op == b"M":                       # BININT2
+                st.append(struct.unpack("<H", take(2))[0])
+            elif op == b"\x8a":                    # LONG1
+                n = take(1)[0]
+                st.append(int.from_bytes(take(n), "little", signed=True))
+            elif op == b"\x8b":                    # LONG4
+                n = struct.unpack("<i", take(4))[0]
+                if n > 1024:
+                    raise pickle.UnpicklingError(f"LONG4 of {n} bytes is too long for a checkpoint integer")
+                st.append(int.from_bytes(take(n), "little", signed=True))
+            elif op == b"G":                       # BINFLOAT
+                st.append(struct.unpack(">d", take(8))[0])
+            elif op == b"X":                       # BINUNICODE
+                n = struct.unpack("<I", take(4))[0]
+                st.append(str(take(n), "utf-8", "surrogatepass"))
+            elif op == b"\x8c":                    # SHORT_BINUNICODE
+                n = take(1)[0]
+                st.append(str(take(n), "utf-8", "surrogatepass"))
+            elif op == b"\x8d":                    # BINUNICODE8
+                n = struct.unpack("<Q", take(8))[0]
+                st.append(str(take(n), "utf-8", "surrogatepass"))
+            elif op == b"C":                       # SHORT_BINBYTES
+                st.append(bytes(take(take(1)[0])))
+            elif op == b"B":                       # BINBYTES
+                st.append(bytes(take(struct.unpack("<I", take(4))[0])))
+            elif op == b")":
+                st.append(())
+            elif op == b"t":                       # TUPLE
+                st.append(tuple(self._pop_mark()))
+            elif op in (b"\x85", b"\x86", b"\x87"):  # TUPLE1..3
+                n = op[0] - 0x84
+                if len(st) < n or any(x is _MARK for x in st[-n:]):  # noqa: SIM110
+                    raise pickle.UnpicklingError(f"data.pkl is corrupted: TUPLE{n} with too few values")
+                items = tuple(st[-n:])
+                del st[-n:]
+                st.append(items)
+            elif op == b"]":
+                st.append([])
+            elif op == b"l":                       # LIST
+                st.append(self._pop_mark())
+            elif op == b"}":
+                st.append({})
+            elif op == b"d":                       # DICT
+                items = self._pop_mark()
+                st.append(self._pairs({}, items))
+            elif op == b"a":                       # APPEND
+                v = self._pop()
+                self._list(st[-1]).append(v)
+            elif op == b"e":                       # APPENDS
+                items = self._pop_mark()
+                self._list(st[-1]).extend(items)
+            elif op == b"s":                       # SETITEM
+                v = self._pop()
+                k = self._pop()
+                self._pairs(st[-1], [k, v])
+            elif op == b"u":                       # SETITEMS
+                items = self._pop_mark()
+                self._pairs(st[-1], items)
+            elif op == b"c":                       # GLOBAL
+                module = self._line()
+                name = self._line()
+                st.append(self._global(module, name))
+            elif op == b"\x93":                    # STACK_GLOBAL
+                name = st.pop()
+                module = st.pop()
+                if not isinstance(module, str) or not isinstance(name, str):
+                    raise pickle.UnpicklingError("data.pkl is corrupted: STACK_GLOBAL needs two strings")
+                st.append(self._global(module, name))
+            elif op == b"R":                       # REDUCE
+                args = self._pop()
+                fn = self._pop()
+                if not isinstance(fn, Allowed) or fn.fn is None:
+                    raise pickle.UnpicklingError(f"data.pkl calls {fn!r}, which is not an allowed callable")
+                if not isinstance(args, tuple):
+                    raise pickle.UnpicklingError(f"data.pkl calls {fn!r} with arguments that are not a tuple")
+                st.append(fn.fn(*args))
+            elif op == b"b":                       # BUILD
+                state = self._pop()
+                inst = st[-1]
+                if type(inst) is not collections.OrderedDict or not isinstance(state, dict) \
+                        or not all(isinstance(k, str) for k in state):
+                    raise pickle.UnpicklingError(
+                        f"data.pkl sets the state of a {type(inst).__name__}; glassgrad only restores "
+                        "attributes (such as _metadata) of an OrderedDict")
+                inst.__dict__.update(state)
+            elif op == b"Q":                       # BINPERSID
+                st.append(self.persistent_load(self._pop()))
+            elif op == b"q":                       # BINPUT
+                memo[take(1)[0]] = st[-1]
+            elif op == b"r":                       # LONG_BINPUT
+                memo[struct.unpack("<I", take(4))[0]] = st[-1]
+            elif op == b"\x94":                    # MEMOIZE
+                memo[len(memo)] = st[-1]
+            elif op == b"h":                       # BINGET
+                st.append(self._memo(take(1)[0]))
+            elif op == b"j":                       # LONG_BINGET
+                st.append(self._memo(struct.unpack("<I", take(4))[0]))
+            else:
+                name = _OPCODE_NAMES.get(op[0], "unknown")
+                raise pickle.UnpicklingError(
+                    WEIGHTS_ONLY_HEADER + f"Unsupported operand {op[0]} ({name}) at byte {at} of data.pkl.")
+
+    def _pop(self):
+        v = self.stack.pop()
+        if v is _MARK:
+            raise pickle.UnpicklingError(f"data.pkl is corrupted: a value was expected at byte {self.pos}, "
+                                         "found MARK")
+        return v
+
+    def _memo(self, i):
+        if i not in self.memo:
+            raise pickle.UnpicklingError(f"data.pkl is corrupted: memo entry {i} read before it was written")
+        return self.memo[i]
+
+    @staticmethod
+    def _list(target):
+        if type(target) is not list:
+            raise pickle.UnpicklingError(f"data.pkl appends to a {type(target).__name__}; only lists allowed")
+        return target
+
+    @staticmethod
+    def _pairs(target, items):
+        if type(target) not in (dict, collections.OrderedDict):
+            raise pickle.UnpicklingError(f"data.pkl sets items on a {type(target).__name__}; "
+                                         "only dict and OrderedDict allowed")
+        if len(items) % 2:
+            raise pickle.UnpicklingError("data.pkl is corrupted: SETITEMS with an odd number of values")
+        for i in range(0, len(items), 2):
+            target[items[i]] = items[i + 1]
+        return target
+
+
+def _opcode_names() -> dict:
+    import pickletools
+    return {ord(o.code): o.name for o in pickletools.opcodes if len(o.code) == 1}
+
+
+_OPCODE_NAMES = _opcode_names()
