@@ -34,13 +34,13 @@ def _make_grads(outputs, grad_outputs, create_graph):
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if not out.dtype.is_floating_point:
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {out.dtype!r}")
-            g = E.ones_like(out)
+            g = out._wrap(out._storage.xp.ones_like(out._data))   # a temporary, not an "input"
         elif not isinstance(g, Tensor):
             raise TypeError(f"gradient must be a Tensor, got {type(g).__name__}")
         elif tuple(g.shape) != tuple(out.shape):
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {_fmt(g.shape)} and "
                                f"output[{i}] has a shape of {_fmt(out.shape)}.")
-        grads.append(g if create_graph else g._data)
+        grads.append(g)
     return grads
 
 
@@ -54,6 +54,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     for i, t in enumerate(outs):
         if not t.requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+    # held until backward returns, so the implicit seed lives that long, as in PyTorch
     grads = _make_grads(outs, _as_list(grad_tensors), create_graph)
     if retain_graph is None:
         retain_graph = create_graph

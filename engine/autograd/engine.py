@@ -13,10 +13,17 @@ NOTE [ Backward execution ]
    currencies ]) so the gradients themselves have a graph.
 6. AccumulateGrad adds into ``.grad`` (a new tensor when none, else in place unless
    create_graph); with ``autograd.grad`` the leaf's gradient is captured instead.
+7. Gradients in flight are tensors with storages (category "other"), as in PyTorch's
+   input buffers, so memory_allocated counts them: a node's outputs get new storages
+   unless they share memory with its incoming gradient (then they share its storage);
+   the incoming gradient is dropped right after the node ran. A new ``.grad`` takes
+   over (steals) a gradient storage the engine made, when that storage is not a view
+   and no other leaf took it; anything else is copied.
 """
 from __future__ import annotations
 
 import heapq
+import itertools
 import threading
 import weakref
 
@@ -26,6 +33,15 @@ from .graph import Node
 
 
 _task = threading.local()
+
+
+_task_ids = itertools.count(1)
+
+
+def current_graph_task_id():
+    """Id of the innermost backward/grad call running on this thread, else None."""
+    ids = getattr(_task, "ids", None)
+    return ids[-1] if ids else None
 
 
 def current_task_has_inputs() -> bool:
@@ -121,13 +137,16 @@ def run_backward(roots, grads, retain_graph: bool, create_graph: bool, inputs=No
                 needed.add(n)
 
     buffers: dict = {}
+    made: set = set()   # ids of gradient storages this backward created (NOTE 7)
     for node, nr, g in root_edges:
         buf = buffers.setdefault(node, {})
-        buf[nr] = g if nr not in buf else buf[nr] + g
+        buf[nr] = g if nr not in buf else _add_grads(buf[nr], g, create_graph, made)
+    root_nodes = {n for n, _, _ in root_edges}
+    buf = g = root_edges = None
 
     captured = [None] * (len(inputs) if inputs is not None else 0)
     claimed: set = set()
-    ready = [(-n.id, n) for n in {n for n, _, _ in root_edges} if deps.get(n, 0) == 0]
+    ready = [(-n.id, n) for n in root_nodes if deps.get(n, 0) == 0]
     heapq.heapify(ready)
     F_tensor = tensor_fns() if create_graph else None
     phase = _events.phase() if _events.phase() == "recompute" else "backward"
@@ -138,13 +157,19 @@ def run_backward(roots, grads, retain_graph: bool, create_graph: bool, inputs=No
     if stack is None:
         stack = _task.stack = []
     stack.append(inputs is not None)
+    ids = getattr(_task, "ids", None)
+    if ids is None:
+        ids = _task.ids = []
+    ids.append(next(_task_ids))
     try:
         _drain(ready, buffers, deps, needed, capture, captured, claimed, accumulate, inputs,
-               retain_graph, create_graph, F_tensor, phase)
+               retain_graph, create_graph, F_tensor, phase, made)
     finally:
         stack.pop()
+        ids.pop()
     if _events.active:
-        _events.emit("backward_end", roots=[t._id for t in roots])
+        with _events.phase_scope(phase):
+            _events.emit("backward_end", roots=[t._id for t in roots])
     if inputs is not None and not allow_unused:
         for i, c in enumerate(captured):
             if c is None and accumulate is False:
@@ -154,9 +179,10 @@ def run_backward(roots, grads, retain_graph: bool, create_graph: bool, inputs=No
 
 
 def _drain(ready, buffers, deps, needed, capture, captured, claimed, accumulate, inputs,
-           retain_graph, create_graph, F_tensor, phase):
+           retain_graph, create_graph, F_tensor, phase, made):
     with grad_mode.set_grad_enabled(create_graph), _events.phase_scope(phase):
         while ready:
+            buf = outs = gin = g = b = None   # drop the last node's incoming gradients (NOTE 7)
             _, node = heapq.heappop(ready)
             buf = buffers.pop(node, {})
             outs = [buf.get(i) for i in range(max(node.num_outputs, 1))]
@@ -170,14 +196,14 @@ def _drain(ready, buffers, deps, needed, capture, captured, claimed, accumulate,
                 captured[idx] = _to_tensor_grad(g, None, create_graph)
             if isinstance(node, AccumulateGrad):
                 if accumulate and (inputs is None or key_hits):
-                    _accumulate(node, outs[0], create_graph, claimed)
+                    _accumulate(node, outs[0], create_graph, claimed, made)
                 continue
             if all(o is None for o in outs):
                 _release(node, retain_graph)
                 continue
             if _events.active:
                 _events.emit("execute", node=node.id, name=node.name())
-            gin = _call(node, outs, F_tensor)
+            gin = _own(_call(node, outs, F_tensor), outs, made)
             if node._post_hooks:
                 gin = _post_hooks(node, gin, outs)
             _release(node, retain_graph)
@@ -186,10 +212,47 @@ def _drain(ready, buffers, deps, needed, capture, captured, claimed, accumulate,
                     continue
                 if g is not None:
                     b = buffers.setdefault(nxt, {})
-                    b[nr] = g if b.get(nr) is None else b[nr] + g
+                    b[nr] = g if b.get(nr) is None else _add_grads(b[nr], g, create_graph, made)
                 deps[nxt] -= 1
                 if deps[nxt] == 0:
                     heapq.heappush(ready, (-nxt.id, nxt))
+        buf = outs = gin = g = b = None
+
+
+def _own(gin, outs, made):
+    """Give each array a node produced a storage: its incoming gradient's when they share memory."""
+    from .._backend import shares_memory
+    from .._tensor import Tensor
+    incoming = [o for o in outs if isinstance(o, Tensor)]
+    seen: dict = {}
+    res = []
+    for r in gin:
+        if r is None or isinstance(r, Tensor):
+            res.append(r)
+            continue
+        t = seen.get(id(r))
+        if t is None:
+            st = None
+            for o in incoming:
+                if r is o._data or shares_memory(o._storage.xp, r, o._data):
+                    st = o._storage
+                    break
+            t = Tensor._wrap(r, st)
+            if st is None:
+                made.add(t._storage.id)
+            seen[id(r)] = t
+        res.append(t)
+    return res
+
+
+def _add_grads(a, b, create_graph, made):
+    """Sum two gradients meant for one input (a new storage, as PyTorch's buffer add)."""
+    from .._tensor import Tensor
+    if create_graph:
+        return a + b
+    t = Tensor._wrap((a._data if isinstance(a, Tensor) else a) + (b._data if isinstance(b, Tensor) else b))
+    made.add(t._storage.id)
+    return t
 
 
 def _topo(nodes):
@@ -293,7 +356,7 @@ def _release(node, retain_graph):
         node.release_saved()
 
 
-def _accumulate(node, g, create_graph, claimed):
+def _accumulate(node, g, create_graph, claimed, made=()):
     from .._backend import owns_memory
     from .._tensor import Tensor
     if g is None:
@@ -306,10 +369,17 @@ def _accumulate(node, g, create_graph, claimed):
         else:
             arr = g._data if isinstance(g, Tensor) else g
             xp = var._storage.xp
-            if isinstance(g, Tensor) or id(arr) in claimed or not owns_memory(xp, arr):
-                arr = xp.asarray(arr, copy=True)
-            claimed.add(id(arr))
-            new = Tensor._wrap(arr, base="gradient")
+            st = g._storage if isinstance(g, Tensor) else None
+            if (st is not None and st.id in made and ("storage", st.id) not in claimed and arr is st.array
+                    and (owns_memory(xp, arr) or not hasattr(arr, "flags"))):
+                claimed.add(("storage", st.id))      # steal the buffer (NOTE 7)
+                new = Tensor._wrap(arr, st)
+                st.set_base("gradient")
+            else:
+                if isinstance(g, Tensor) or id(arr) in claimed or not owns_memory(xp, arr):
+                    arr = xp.asarray(arr, copy=True)
+                claimed.add(id(arr))
+                new = Tensor._wrap(arr, base="gradient")
         var._grad = new
     elif create_graph:
         var._grad = var._grad + g
