@@ -1,0 +1,87 @@
+"""``Adam``."""
+from __future__ import annotations
+
+import math
+
+from .optimizer import Optimizer
+
+
+class Adam(Optimizer):
+    """PyTorch's Adam (L2 ``weight_decay`` added to the gradient), same formula and order::
+
+        t += 1;  g = grad (+ weight_decay * p)
+        m = m + (1 - beta1) * (g - m)              (lerp)
+        v = beta2 * v + (1 - beta2) * g * g
+        vmax = max(vmax, v)                        (amsgrad)
+        denom = sqrt(v or vmax) / sqrt(1 - beta2**t) + eps
+        p = p - (lr / (1 - beta1**t)) * m / denom
+
+    State per parameter: ``step`` (a float32 scalar tensor), ``exp_avg``, ``exp_avg_sq``
+    (and ``max_exp_avg_sq`` with amsgrad), all in the ``optimizer`` memory category.
+    """
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
+                 foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
+                 decoupled_weight_decay=False):
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if decoupled_weight_decay:
+            raise NotImplementedError("glassgrad's Adam has no decoupled_weight_decay (AdamW)")
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad, maximize=maximize,
+                        foreach=foreach, capturable=capturable, differentiable=differentiable, fused=fused,
+                        decoupled_weight_decay=decoupled_weight_decay)
+        super().__init__(params, defaults)
+
+    def _update_group(self, group) -> int:
+        lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+        wd, amsgrad, maximize = group["weight_decay"], group["amsgrad"], group["maximize"]
+        n = 0
+        for p in group["params"]:
+            if p._grad is None:
+                continue
+            n += 1
+            xp = p._storage.xp
+            d = p._data
+            g = p._grad._data
+            if maximize:
+                g = -g
+            st = self.state[p]
+            if not st:
+                from .. import functional as E
+                step = E.tensor(0.0, dtype=E.float32, device=p.device)
+                step._storage.set_base("optimizer")
+                st["step"] = step
+                st["exp_avg"] = self._state_tensor(xp.zeros_like(d))
+                st["exp_avg_sq"] = self._state_tensor(xp.zeros_like(d))
+                if amsgrad:
+                    st["max_exp_avg_sq"] = self._state_tensor(xp.zeros_like(d))
+            step_t, m, v = st["step"], st["exp_avg"]._data, st["exp_avg_sq"]._data
+            step_t._data[...] = step_t._data + 1
+            t = float(step_t._data)
+            if wd != 0:
+                g = g + wd * d
+            m += (1 - beta1) * (g - m)
+            v *= beta2
+            v += (1 - beta2) * g * g
+            bias_correction1 = 1 - beta1 ** t
+            bias_correction2_sqrt = math.sqrt(1 - beta2 ** t)
+            step_size = lr / bias_correction1
+            if amsgrad:
+                vmax = st["max_exp_avg_sq"]._data
+                vmax[...] = xp.maximum(vmax, v)
+                denom = xp.sqrt(vmax) / bias_correction2_sqrt + eps
+            else:
+                denom = xp.sqrt(v) / bias_correction2_sqrt + eps
+            d += (-step_size) * m / denom
+            for key in ("step", "exp_avg", "exp_avg_sq"):
+                st[key]._storage.version += 1
+            self._written(p)
+        return n
