@@ -5,12 +5,16 @@ NOTE [ Dispatch ]
 2. Ops with ``promote`` cast tensor arguments to ``result_type`` first (Python scalars
    join as scalars); ``float_op`` ops further lift integer results to the default dtype.
 3. The forward kernel receives arrays (and scalars) and the op's attributes, and
-   returns the output array, or ``(output, {aux arrays})`` when it declares ``aux``.
+   returns the output array, or ``(output, {aux arrays})`` when it declares ``aux``;
+   each aux array becomes one tensor, both saved and returned (``return_aux``).
 4. A node is made only when grad mode is on, some argument requires grad and the
    output is floating point. It saves what the op's ``save`` table names, for the
    inputs whose gradients need it (see NOTE [ Saved tensors ]).
 5. An in-place op writes the output into its target's array, bumps the version and
    gives the target the new node as its ``grad_fn`` (history rebase).
+6. As in PyTorch, a node has one ``next_functions`` edge per differentiable argument:
+   arguments an op declares ``nondiff`` (indices, targets, conditions, masks) get no
+   edge, and the node hands backward one gradient per edge.
 """
 from __future__ import annotations
 
@@ -22,10 +26,10 @@ from .autograd.graph import Node
 
 class OpDef:
     __slots__ = ("name", "node", "args", "fwd", "bwd", "save", "promote", "float_op",
-                 "differentiable", "aux", "view", "variadic", "out_dtype", "defaults")
+                 "differentiable", "aux", "view", "variadic", "out_dtype", "defaults", "nondiff")
 
     def __init__(self, name, node, args, fwd, bwd=None, save=None, promote=True, float_op=False,
-                 differentiable=True, aux=(), view=False, out_dtype=None):
+                 differentiable=True, aux=(), view=False, out_dtype=None, nondiff=()):
         self.name = name
         self.node = node
         self.variadic = bool(args) and args[-1].startswith("*")
@@ -39,6 +43,7 @@ class OpDef:
         self.aux = aux
         self.view = view
         self.out_dtype = out_dtype
+        self.nondiff = frozenset(nondiff)  # args that never get a gradient: no edge (NOTE [ Dispatch ] 6)
         import inspect
         self.defaults = {k: p.default for k, p in inspect.signature(fwd).parameters.items()
                          if p.default is not inspect.Parameter.empty}
@@ -78,6 +83,8 @@ def apply(op: OpDef, inputs: list, attrs: dict | None = None, inplace: Tensor | 
     aux = None
     if op.aux:
         out, aux = out
+        # one tensor per aux array: what a node saves and what the caller gets share a storage
+        aux = {k: Tensor._wrap(v) for k, v in aux.items()}
 
     grad_on = grad_mode.is_grad_enabled()
     needs = tuple(isinstance(t, Tensor) and t.requires_grad for t in inputs)
@@ -166,8 +173,7 @@ def _save(op, node, inputs, needs, result, aux):
         if name == "result":
             node.save("result", result, is_output=True)
         elif aux is not None and name in aux:
-            value = aux[name]
-            node.save(name, value if isinstance(value, Tensor) else Tensor._wrap(value))
+            node.save(name, aux[name])
         elif op.variadic and name == op.args[-1]:
             rest = inputs[len(op.args) - 1:]
             node._attrs[name + "#n"] = len(rest)
@@ -193,8 +199,10 @@ class OpNode(Node):
         self._needs = needs
         self._in_meta = [(tuple(t._data.shape), t.dtype) if isinstance(t, Tensor) else None for t in inputs]
         from .autograd.engine import edge_of
-        self.next_functions = tuple(edge_of(t) if (isinstance(t, Tensor) and n) else (None, 0)
-                                    for t, n in zip(inputs, needs))
+        names = op.args + (op.args[-1],) * (len(inputs) - len(op.args)) if op.variadic else op.args
+        self._edge_pos = [i for i in range(len(inputs)) if names[i] not in op.nondiff]
+        self.next_functions = tuple(edge_of(inputs[i]) if (isinstance(inputs[i], Tensor) and needs[i]) else (None, 0)
+                                    for i in self._edge_pos)
 
     def apply(self, grads, F=None):
         from ._fns import array_fns
@@ -214,7 +222,18 @@ class OpNode(Node):
             if F.dtype(r) is not dt:
                 r = F.astype(r, dt)
             out.append(r)
-        return out
+        return [out[i] for i in self._edge_pos] if len(self._edge_pos) != len(out) else out
+
+
+    def __getattr__(self, item):
+        try:
+            return super().__getattr__(item)
+        except AttributeError:
+            # as PyTorch: a tensor the op saves only when some gradient needs it reads as None
+            op = self.__dict__.get("_op")
+            if op is not None and item.startswith("_saved_") and item[7:] in op.save:
+                return None
+            raise
 
 
 class _SavedView:

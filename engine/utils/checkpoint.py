@@ -1,1 +1,0 @@
-"""Activation checkpointing (filled in by the checkpointing work)."""

@@ -1,0 +1,407 @@
+"""The autograd graph as Graphviz DOT, with a legend; rendering to svg/png/pdf.
+
+``graph_picture(events, step=...)`` draws a trace at one step;
+``make_dot(tensor)`` draws a live tensor's graph (as torchviz does).
+Both return a :class:`GraphPicture` with ``.source``, ``.render(path)`` and
+``_repr_svg_()``. Styles are listed once, in ``STYLES``, and the legend is built
+from the same table, so every style on the picture is explained beside it.
+"""
+from __future__ import annotations
+
+import os
+import re
+
+from . import _fmt
+from .graph_state import GraphState, default_step
+from .module_groups import assign_modules, collapsed_instances
+
+INSTALL_HINT = ("Graphviz's `dot` program was not found on PATH; it is needed to render the graph to an image. "
+                "Install it with `sudo apt-get install graphviz` (Debian/Ubuntu), `brew install graphviz` (macOS) "
+                "or from https://graphviz.org/download/. The DOT text is still available (`.source`, or save "
+                "it with a .dot/.gv file name).")
+
+FORMATS = ("svg", "png", "pdf")
+
+
+class GraphvizNotFound(RuntimeError):
+    """Raised by rendering when the Graphviz ``dot`` binary is missing."""
+
+
+# style name -> (node attributes, legend text, legend swatch: (fill, cell style, text))
+STYLES = {
+    "pending": ({"fillcolor": "#eeeeee"}, "grad_fn node: backward has not reached it yet",
+                ("#eeeeee", "rounded", "MulBackward0")),
+    "current": ({"fillcolor": "#ffca28", "penwidth": "3", "color": "#d84315"},
+                "the node backward is running now", ("#ffca28", "rounded", "RUNNING NOW")),
+    "executed": ({"fillcolor": "#a5d6a7"}, "backward has run this node",
+                 ("#a5d6a7", "rounded", "executed")),
+    "recomputed": ({"peripheries": "2", "color": "#8e24aa"},
+                   "recomputed: rebuilt in backward by checkpointing (double purple border)",
+                   ("#ffffff", "rounded", "recomputed")),
+    "missing": ({"style": "rounded,dotted", "fillcolor": "#ffffff"},
+                "node built before recording began (only its name is known)", ("#ffffff", "dotted", "?")),
+    "leaf": ({"fillcolor": "#bbdefb", "color": "#1565c0"},
+             "leaf tensor (parameter: its name) with its AccumulateGrad; green once the gradient is stored",
+             ("#bbdefb", "rounded", "0.weight")),
+    "output": ({"shape": "ellipse", "style": "filled", "fillcolor": "#b2ebf2"},
+               "output tensor (backward starts here)", ("#b2ebf2", "rounded", "loss")),
+    "saved": ({"shape": "note", "style": "filled", "fillcolor": "#ffcc80", "color": "#e65100"},
+              "saved for backward: a storage some nodes keep (views of one storage drawn once)",
+              ("#ffcc80", "solid", "saved 12 B")),
+    "released": ({"shape": "note", "style": "dashed", "fillcolor": "#ffffff", "color": "#9e9e9e",
+                  "fontcolor": "#757575"}, "saved tensor already released by backward",
+                 ("#ffffff", "dashed", "released")),
+    "dropped": ({"shape": "note", "style": "dashed,bold", "fillcolor": "#ffffff", "color": "#c62828",
+                 "fontcolor": "#c62828"}, "activation dropped by checkpointing (not kept in forward)",
+                ("#ffffff", "dashed", "dropped 12 B")),
+    "module": ({"shape": "box3d", "style": "filled"}, "repeated module instance collapsed into one box "
+               "(fill shows its backward progress; --expand-modules draws every node)",
+               ("#eeeeee", "solid", "blocks.3")),
+    "region": ({}, "checkpoint region (purple dashed frame)", ("#ffffff", "dashed", "region")),
+}
+EDGE_LEGEND = [
+    ("#444444", "solid", "graph edge: data flows down the arrows in forward; gradients flow up them"),
+    ("#e65100", "dashed", "a node keeps this saved tensor (grey dotted once released)"),
+]
+
+_STATE_FILL = {"pending": "#eeeeee", "current": "#ffca28", "executed": "#a5d6a7"}
+
+
+def _q(s) -> str:
+    """A DOT double-quoted string (labels may use \\n between lines)."""
+    return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def _attrs(d: dict) -> str:
+    return ", ".join(f"{k}={_q(v)}" for k, v in d.items())
+
+
+def _html(s: str) -> str:
+    return str(s).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _node_style(name: str, **extra) -> dict:
+    a = dict(STYLES[name][0])
+    a.update(extra)
+    return a
+
+
+class GraphPicture:
+    """DOT source for one picture; ``render`` needs Graphviz's ``dot``, ``source`` does not."""
+
+    def __init__(self, source: str, state: GraphState | None = None):
+        self.source = source
+        self.state = state
+
+    def __str__(self):
+        return self.source
+
+    def pipe(self, format: str = "svg") -> bytes:
+        import graphviz
+        if format not in FORMATS:
+            raise ValueError(f"unsupported image format {format!r}: choose one of {', '.join(FORMATS)}")
+        try:
+            return graphviz.pipe("dot", format, self.source.encode("utf-8"), quiet=True)
+        except graphviz.ExecutableNotFound:
+            raise GraphvizNotFound(INSTALL_HINT) from None
+        except graphviz.CalledProcessError as e:
+            err = (e.stderr or b"").decode("utf-8", "replace").strip()
+            raise RuntimeError(f"Graphviz failed to render the graph: {err}") from None
+
+    def render(self, path, format: str | None = None) -> str:
+        """Write the picture to ``path``; the format comes from its suffix (.svg/.png/.pdf, or .dot/.gv for DOT)."""
+        path = os.fspath(path)
+        fmt = format or os.path.splitext(path)[1].lstrip(".").lower()
+        if fmt in ("dot", "gv"):
+            data = self.source.encode("utf-8")
+        elif fmt in FORMATS:
+            data = self.pipe(fmt)
+        else:
+            raise ValueError(f"cannot tell the image format of {path!r}: use a .svg, .png or .pdf "
+                             "(or .dot/.gv for the DOT text) file name")
+        d = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(d):
+            raise FileNotFoundError(f"the folder {d!r} for {path!r} does not exist")
+        tmp = path + ".tmp"
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+        return path
+
+    def _repr_svg_(self):
+        return self.pipe("svg").decode("utf-8")
+
+
+# ------------------------------------------------------------------ labels
+def _fn_label(n) -> str:
+    lines = [n.name]
+    if n.output is not None:
+        o = n.output
+        lines.append(f"{n.op or ''} -> {_fmt.shape(o.get('shape', []))} {o.get('dtype', '')}".strip())
+    w = _fmt.where(n.file, n.line)
+    if w:
+        lines.append(w)
+    if n.state == "current":
+        lines.append("RUNNING NOW")
+    if n.recomputed:
+        lines.append("recomputed")
+    return "\n".join(lines)
+
+
+def _leaf_label(n) -> str:
+    t = n.tensor or {}
+    name = t.get("name") or "leaf tensor"
+    lines = [name, f"{_fmt.shape(t.get('shape', []))} {t.get('dtype', '')} · {_fmt.nbytes(t.get('bytes', 0))}",
+             "AccumulateGrad"]
+    if n.state == "executed":
+        lines.append("grad accumulated")
+    return "\n".join(lines)
+
+
+def _slot_line(slot, nodes) -> str:
+    owner = nodes[slot.node].name if slot.node in nodes else f"node {slot.node}"
+    return f"{owner}._saved_{slot.name} · {_fmt.shape(slot.shape)} {slot.dtype}"
+
+
+# ------------------------------------------------------------------ the DOT
+class _Builder:
+    def __init__(self, state: GraphState, collapse: bool, min_repeats: int, legend: bool, title: str | None,
+                 total_steps: int | None):
+        self.s = state
+        self.lines: list[str] = []
+        self.used: set[str] = set()
+        self.collapse = collapse
+        self.min_repeats = min_repeats
+        self.legend = legend
+        self.title = title
+        self.total_steps = total_steps
+
+    def node(self, nid: str, label: str, style: str, out: list | None = None, **extra):
+        self.used.add(style)
+        (self.lines if out is None else out).append(f"  {nid} [label={_q(label)}, {_attrs(_node_style(style, **extra))}];")
+
+    def build(self) -> str:
+        s = self.s
+        assign_modules(s)
+        boxed = collapsed_instances(s, self.min_repeats) if self.collapse else {}
+        self.boxed = boxed
+        head = ["digraph autograd {",
+                f"  graph [rankdir=TB, fontname=Helvetica, fontsize=12, labelloc=t, nodesep=0.25, "
+                f"ranksep=0.35, label={_q(self._title())}];",
+                '  node [shape=box, style="rounded,filled", fontname=Helvetica, fontsize=10, height=0.3, '
+                'fillcolor="#eeeeee", color="#424242"];',
+                '  edge [color="#444444", arrowsize=0.7];']
+        region_lines: dict[int, list] = {}
+
+        def bucket(n):
+            if n.region is not None and n.region in s.regions and n.id not in boxed:
+                return region_lines.setdefault(n.region, [])
+            return None
+
+        # grad_fn and leaf nodes
+        for n in sorted(s.nodes.values(), key=lambda n: (n.seq, n.id)):
+            if n.id in boxed:
+                continue
+            nid = f"n{n.id}"
+            if n.kind == "leaf":
+                extra = {"fillcolor": "#a5d6a7"} if n.state == "executed" else {}
+                self.node(nid, _leaf_label(n), "leaf", **extra)
+            elif n.kind == "missing":
+                self.node(nid, f"{n.name}\n(built before recording)", "missing")
+            else:
+                style = n.state
+                extra = {}
+                if n.recomputed:
+                    self.used.add("recomputed")
+                    extra = dict(STYLES["recomputed"][0])
+                    if n.state == "current":
+                        extra["penwidth"] = "3"
+                self.node(nid, _fn_label(n), style, bucket(n), **extra)
+        # collapsed module boxes
+        self._module_boxes()
+        # graph edges (deduplicated after mapping nodes into boxes)
+        seen = set()
+        for n in s.nodes.values():
+            dst = self._id(n.id)
+            for nx, _nr in n.next:
+                if nx is None or nx not in s.nodes:
+                    continue
+                src = self._id(nx)
+                if src == dst or (src, dst) in seen:
+                    continue
+                seen.add((src, dst))
+                self.lines.append(f"  {src} -> {dst};")
+        # output tensors
+        for n in s.output_nodes():
+            if n.output is None:
+                continue
+            o = n.output
+            tid = f"t{o['id']}"
+            label = f"{o.get('name') or 'output'}\n{_fmt.shape(o.get('shape', []))} {o.get('dtype', '')}"
+            self.node(tid, label, "output")
+            self.lines.append(f"  {self._id(n.id)} -> {tid};")
+        self._saved(region_lines)
+        for rid, rl in sorted(region_lines.items()):
+            r = s.regions[rid]
+            txt = f"checkpoint region {rid}\ndropped {_fmt.nbytes(r.dropped_bytes)} in forward"
+            if r.recomputed:
+                txt += ", recomputed in backward"
+            self.used.add("region")
+            self.lines.append(f"  subgraph cluster_region_{rid} {{")
+            self.lines.append(f'    label={_q(txt)}; style=dashed; color="#8e24aa"; fontcolor="#6a1b9a"; '
+                              "fontsize=10;")
+            self.lines.extend("  " + x for x in rl)
+            self.lines.append("  }")
+        if self.legend:
+            self.lines.append(self._legend())
+        return "\n".join(head + self.lines + ["}"]) + "\n"
+
+    def _id(self, node_id: int) -> str:
+        inst = self.boxed.get(node_id)
+        if inst is not None:
+            return "m_" + re.sub(r"\W", "_", inst)
+        return f"n{node_id}"
+
+    def _title(self) -> str:
+        if self.title is not None:
+            return self.title
+        s = self.s
+        c = s.counts()
+        live = sum(st.bytes for sid, st in s.storages.items()
+                   if any(x.state in ("live", "recomputed") for x in st.slots))
+        step = f"step {s.step}" + (f" of {self.total_steps - 1}" if self.total_steps else "")
+        where = "backward" if s.in_backward else s.phase
+        return (f"autograd graph at {step} ({where}) · {c['nodes']} nodes, {c['executed']} executed · "
+                f"saved tensors holding {_fmt.nbytes(live)}")
+
+    def _module_boxes(self):
+        s = self.s
+        members: dict[str, list] = {}
+        for nid, inst in self.boxed.items():
+            members.setdefault(inst, []).append(s.nodes[nid])
+        sig = {inst: tuple(n.name for n in sorted(ns, key=lambda n: n.seq) if n.kind == "fn")
+               for inst, ns in members.items()}
+        alike = {inst: sum(1 for v in sig.values() if v == sig[inst]) for inst in sig}
+        for inst, ns in sorted(members.items(), key=lambda kv: min(n.seq for n in kv[1])):
+            fns = [n for n in ns if n.kind == "fn"]
+            leaves = [n for n in ns if n.kind == "leaf"]
+            run = sum(n.state == "executed" for n in fns)
+            live = released = dropped = 0
+            seen = set()
+            for n in fns:
+                for sl in n.saved:
+                    if sl.state == "dropped":
+                        dropped += sl.bytes
+                    elif sl.storage not in seen:
+                        seen.add(sl.storage)
+                        if sl.state == "released":
+                            released += sl.bytes
+                        else:
+                            live += sl.bytes
+            state = ("current" if any(n.state == "current" for n in fns) else
+                     "executed" if fns and run == len(fns) else "pending")
+            lines = [f"module {inst} · one of {alike[inst]} alike (collapsed)",
+                     f"{len(fns)} grad_fn nodes · {len(leaves)} parameters",
+                     f"saved: {_fmt.nbytes(live)} held" + (f", {_fmt.nbytes(released)} released" if released else "")]
+            if dropped:
+                lines.append(f"checkpointed: {_fmt.nbytes(dropped)} dropped")
+            if any(n.recomputed for n in fns):
+                lines.append("recomputed")
+            lines.append(f"backward: {run}/{len(fns)} nodes run")
+            extra = {"fillcolor": _STATE_FILL[state]}
+            if state == "current":
+                extra.update(penwidth="3", color="#d84315")
+            self.node(self._id(ns[0].id), "\n".join(lines), "module", **extra)
+
+    def _saved(self, region_lines):
+        s = self.s
+        leaf_st = s.leaf_storages()
+        for sid, slots in sorted(s.saved_by_storage().items()):
+            shown = [sl for sl in slots if sl.node not in self.boxed]
+            if not shown:
+                continue
+            st = s.storages.get(sid)
+            held = [sl for sl in shown if sl.state in ("live", "recomputed")]
+            lines = [_slot_line(sl, s.nodes) for sl in shown[:4]]
+            if len(shown) > 4:
+                lines.append(f"... and {len(shown) - 4} more")
+            nbytes = st.bytes if st is not None else shown[0].bytes
+            leaf = leaf_st.get(sid)
+            if leaf is not None:
+                lines.append(f"= storage of {leaf.label_name}: no extra bytes")
+            else:
+                cat = st.category if st is not None else "?"
+                lines.append(f"storage {_fmt.nbytes(nbytes)} · {cat}")
+            if not held:
+                freed = st is not None and not st.live
+                lines.append("released · memory freed" if freed else "released · storage still in use")
+            if any(sl.state == "recomputed" for sl in shown):
+                lines.append("recomputed in backward")
+            style = "saved" if held else "released"
+            sid_s = f"s{sid}"
+            regions = {s.nodes[sl.node].region for sl in shown if sl.node in s.nodes}
+            r = regions.pop() if len(regions) == 1 else None
+            out = region_lines.setdefault(r, []) if r is not None and r in s.regions and leaf is None else None
+            extra = dict(STYLES["recomputed"][0]) if any(sl.state == "recomputed" for sl in shown) and held else {}
+            if extra:
+                self.used.add("recomputed")
+            self.node(sid_s, "\n".join(lines), style, out, **extra)
+            for sl in shown:
+                live = sl.state in ("live", "recomputed")
+                ea = ('style=dashed, color="#e65100", dir=none' if live
+                      else 'style=dotted, color="#9e9e9e", dir=none')
+                self.lines.append(f"  {sid_s} -> {self._id(sl.node)} [{ea}];")
+        # dropped activations (checkpointing): one box per slot, inside its region
+        for n in sorted(s.nodes.values(), key=lambda n: n.seq):
+            if n.id in self.boxed:
+                continue
+            for i, sl in enumerate(n.saved):
+                if sl.state != "dropped":
+                    continue
+                did = f"d{n.id}_{i}"
+                label = (f"dropped by checkpoint\n{_slot_line(sl, s.nodes)}\n{_fmt.nbytes(sl.bytes)} not kept")
+                out = region_lines.setdefault(n.region, []) if n.region in s.regions else None
+                self.node(did, label, "dropped", out)
+                self.lines.append(f'  {did} -> n{n.id} [style=dashed, color="#c62828", dir=none];')
+
+    def _legend(self) -> str:
+        order = ["pending", "current", "executed", "recomputed", "missing", "leaf", "output", "saved",
+                 "released", "dropped", "module", "region"]
+        always = {"pending", "executed", "current", "leaf", "output", "saved", "released"}
+        rows = ['<TR><TD COLSPAN="2" BORDER="0"><B>legend</B></TD></TR>']
+        for k in order:
+            if k not in always and k not in self.used:
+                continue
+            fill, cstyle, text = STYLES[k][2]
+            color = STYLES[k][0].get("color", "#424242")
+            rows.append(f'<TR><TD BGCOLOR="{fill}" COLOR="{color}" STYLE="{cstyle}">{_html(text)}</TD>'
+                        f'<TD BORDER="0" ALIGN="LEFT">{_html(STYLES[k][1])}</TD></TR>')
+        for color, estyle, text in EDGE_LEGEND:
+            arrow = "&#8594;" if estyle == "solid" else "- - -"
+            rows.append(f'<TR><TD BORDER="0"><FONT COLOR="{color}"><B>{arrow}</B></FONT></TD>'
+                        f'<TD BORDER="0" ALIGN="LEFT">{_html(text)}</TD></TR>')
+        table = ('<TABLE BORDER="1" COLOR="#9e9e9e" CELLBORDER="1" CELLSPACING="3" CELLPADDING="3">'
+                 + "".join(rows) + "</TABLE>")
+        return f"  legend [shape=plaintext, style=solid, fontsize=9, label=<{table}>];"
+
+
+def graph_source(state: GraphState, *, collapse: bool = True, min_repeats: int = 3, legend: bool = True,
+                 title: str | None = None, total_steps: int | None = None) -> str:
+    """DOT text for a :class:`GraphState` (see ``STYLES`` for what each style means)."""
+    return _Builder(state, collapse, min_repeats, legend, title, total_steps).build()
+
+
+def graph_picture(events, step: int | None = None, *, expand_modules: bool = False, min_repeats: int = 3,
+                  legend: bool = True, title: str | None = None) -> GraphPicture:
+    """The autograd graph of a trace at ``step`` (default: just before the first backward)."""
+    evs = events.events if hasattr(events, "events") else list(events)
+    if step is None:
+        step = default_step(evs)
+    elif not -len(evs) <= step < len(evs):
+        raise IndexError(f"step {step} is out of range: the trace has {len(evs)} events (0..{len(evs) - 1})")
+    elif step < 0:
+        step += len(evs)
+    state = GraphState.at(evs, step if step is not None else -1)
+    src = graph_source(state, collapse=not expand_modules, min_repeats=min_repeats, legend=legend, title=title,
+                       total_steps=len(evs))
+    return GraphPicture(src, state)

@@ -1,0 +1,136 @@
+"""Memory pictures (matplotlib, imported only when drawing, Agg backend).
+
+``memory_figure(trace)``: live bytes over events, stacked by category, phases
+shaded, the peak marked with the op that caused it, memory_reserved above when
+the trace has it. ``compare_figure(a, b)``: two traces' totals on one axis.
+Each figure carries its data as ``fig.glassgrad_data`` (MemoryTimeline objects).
+"""
+from __future__ import annotations
+
+import os
+
+from . import _fmt
+from .memory_data import CATEGORIES, LABELS, MemoryTimeline, timeline
+
+COLORS = {"parameter": "#1f77b4", "optimizer": "#9467bd", "gradient": "#2ca02c", "activation": "#ff7f0e",
+          "input": "#8c564b", "other": "#bdbdbd"}
+PHASE_COLORS = {"backward": "#fde0dc", "recompute": "#ead7f5", "optimizer": "#e0f2e9"}
+PHASE_LABELS = {"backward": "backward phase", "recompute": "recompute (checkpointing)",
+                "optimizer": "optimizer step"}
+FORMATS = ("png", "svg", "pdf")
+
+
+def _figure(width=10.0, height=5.0):
+    from matplotlib.figure import Figure
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    fig = Figure(figsize=(width, height), dpi=100)
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _shade_phases(ax, tl: MemoryTimeline):
+    done = set()
+    for a, b, ph in tl.phases:
+        color = PHASE_COLORS.get(ph)
+        if color is None:
+            continue
+        ax.axvspan(a - 0.5, b + 0.5, color=color, zorder=0, lw=0,
+                   label=PHASE_LABELS[ph] if ph not in done else None)
+        done.add(ph)
+
+
+def memory_figure(trace, *, step: int | None = None, device: str | None = None, title: str | None = None):
+    """The memory timeline of ``trace`` (a vertical line marks ``step`` when given)."""
+    tl = timeline(trace, device)
+    fig = _figure()
+    ax = fig.add_subplot(1, 1, 1)
+    top = max(tl.total + (tl.reserved or []) + [1])
+    unit, div = _fmt.unit_for(top)
+    x = tl.steps
+    _shade_phases(ax, tl)
+    lower = [0.0] * len(x)
+    plotted = {}
+    for c in CATEGORIES:
+        vals = tl.by_category[c]
+        if not any(vals):
+            continue
+        upper = [lo + v / div for lo, v in zip(lower, vals)]
+        ax.fill_between(x, lower, upper, step="post", color=COLORS[c], alpha=0.85, lw=0, label=LABELS[c], gid=c)
+        plotted[c] = upper
+        lower = upper
+    if x:
+        ax.step(x, [v / div for v in tl.total], where="post", color="#212121", lw=1.0, label="allocated (total)",
+                gid="total")
+    if tl.reserved is not None:
+        ax.step(x, [v / div for v in tl.reserved], where="post", color="#d62728", lw=1.2, ls="--",
+                label="reserved (caching allocator model)", gid="reserved")
+    if tl.peak_step >= 0:
+        py = tl.peak_bytes / div
+        ax.plot([tl.peak_step], [py], marker="v", color="#b71c1c", ms=9, zorder=5, gid="peak", ls="none")
+        text = f"peak {_fmt.nbytes(tl.peak_bytes)} at event {tl.peak_step}"
+        if tl.peak_cause:
+            text += f"\ncaused by {tl.peak_cause}"
+        right = tl.peak_step > 0.6 * max(len(x) - 1, 1)
+        ax.annotate(text, (tl.peak_step, py), xytext=(-10 if right else 10, 6), textcoords="offset points",
+                    ha="right" if right else "left", va="bottom", fontsize=9, color="#b71c1c",
+                    bbox=dict(boxstyle="round,pad=0.25", fc="white", ec="#b71c1c", lw=0.6, alpha=0.9))
+    if step is not None and x:
+        s = min(max(step if step >= 0 else len(x) + step, 0), len(x) - 1)
+        ax.axvline(s, color="#37474f", lw=1.2, ls=":", gid="step")
+        ax.annotate(f"step {s}: {_fmt.nbytes(tl.total[s])}", (s, 1.0), xycoords=("data", "axes fraction"),
+                    xytext=(3, -12), textcoords="offset points", fontsize=8, color="#37474f")
+    ax.set_ylim(0, top / div * 1.25)
+    ax.set_xlim(-0.5, max(len(x) - 0.5, 0.5))
+    ax.set_xlabel("event (trace order)")
+    ax.set_ylabel(f"live memory ({unit})")
+    base = sum(tl.baseline.values())
+    sub = f" · {_fmt.nbytes(base)} already allocated when recording began" if base else ""
+    ax.set_title(title or f"memory timeline on {tl.device} · peak {_fmt.nbytes(tl.peak_bytes)}{sub}", fontsize=11)
+    ax.legend(loc="upper left", fontsize=8, ncol=2, framealpha=0.9)
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    fig.glassgrad_data = {"timeline": tl, "unit": unit, "divisor": div, "stacked": plotted}
+    return fig
+
+
+def compare_figure(a, b, labels=("A", "B"), *, device: str | None = None, title: str | None = None):
+    """Two traces' memory on one axis: total (solid) and activations (dotted) for each, peaks marked."""
+    tls = [timeline(a, device), timeline(b, device)]
+    fig = _figure()
+    ax = fig.add_subplot(1, 1, 1)
+    top = max(max(t.total + [1]) for t in tls)
+    unit, div = _fmt.unit_for(top)
+    colors = ("#1565c0", "#e65100")
+    for tl, lab, col in zip(tls, labels, colors):
+        ax.step(tl.steps, [v / div for v in tl.total], where="post", color=col, lw=1.4,
+                label=f"{lab}: allocated · peak {_fmt.nbytes(tl.peak_bytes)}", gid=f"total:{lab}")
+        ax.step(tl.steps, [v / div for v in tl.by_category["activation"]], where="post", color=col, lw=1.0,
+                ls=":", label=f"{lab}: activations saved for backward", gid=f"activation:{lab}")
+        if tl.peak_step >= 0:
+            ax.plot([tl.peak_step], [tl.peak_bytes / div], marker="v", color=col, ms=8, ls="none")
+    pa, pb = tls[0].peak_bytes, tls[1].peak_bytes
+    if title is None:
+        change = f" ({(pb - pa) / pa * 100:+.0f}% peak)" if pa else ""
+        title = f"memory: {labels[0]} vs {labels[1]}{change}"
+    ax.set_title(title, fontsize=11)
+    ax.set_ylim(0, top / div * 1.2)
+    ax.set_xlabel("event (trace order; the traces may differ in length)")
+    ax.set_ylabel(f"live memory ({unit})")
+    ax.legend(loc="upper left", fontsize=8, framealpha=0.9)
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    fig.glassgrad_data = {"timelines": tls, "unit": unit, "divisor": div}
+    return fig
+
+
+def save_figure(fig, path) -> str:
+    """Write a figure to ``path`` (.png, .svg or .pdf)."""
+    path = os.fspath(path)
+    fmt = os.path.splitext(path)[1].lstrip(".").lower()
+    if fmt not in FORMATS:
+        raise ValueError(f"cannot tell the image format of {path!r}: use a .png, .svg or .pdf file name")
+    d = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(d):
+        raise FileNotFoundError(f"the folder {d!r} for {path!r} does not exist")
+    fig.savefig(path, format=fmt)
+    return path
