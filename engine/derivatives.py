@@ -69,7 +69,7 @@ op("minimum", "MinimumBackward0", ("self", "other"), lambda xp, a, b: xp.minimum
 op("where", "WhereBackward0", ("condition", "self", "other"), lambda xp, c, a, b: xp.where(c, a, b),
    lambda F, g, s: (None, F.where(s.condition, g, 0.0) if s.needs[1] else None,
                     F.where(s.condition, 0.0, g) if s.needs[2] else None),
-   save={"condition": ()}, promote=False)
+   save={"condition": ()}, promote=False, nondiff=("condition",))
 
 for _n, _f in (("eq", lambda xp, a, b: a == b), ("ne", lambda xp, a, b: a != b),
                ("lt", lambda xp, a, b: a < b), ("le", lambda xp, a, b: a <= b),
@@ -309,7 +309,7 @@ def _index_bwd(F, g, s):
 
 
 op("index", "IndexBackward0", ("self", "*indices"), _index_fwd, _index_bwd, save={"indices": ("self",)},
-   promote=False)
+   promote=False, nondiff=("indices",))
 
 
 def _setitem_fwd(xp, a, value, *index_arrays, template):
@@ -335,7 +335,7 @@ def _setitem_bwd(F, g, s):
 
 
 op("setitem", "CopySlices", ("self", "value", "*indices"), _setitem_fwd, _setitem_bwd,
-   save={"indices": ()}, promote=False)
+   save={"indices": ()}, promote=False, nondiff=("indices",))
 
 
 def _cat_bwd(F, g, s):
@@ -406,7 +406,7 @@ def _ln_fwd(xp, x, weight, bias, normalized_shape, eps):
         out = out * weight
     if bias is not None:
         out = out + bias
-    return out, {"mean": mean, "rstd": rstd}
+    return out, {"result1": mean, "result2": rstd}  # PyTorch's names for mean and rstd
 
 
 def _ln_bwd(F, g, s):
@@ -415,7 +415,7 @@ def _ln_bwd(F, g, s):
     shape = s.shapes[0]
     axes = tuple(range(len(shape) - k, len(shape)))
     n = _count(shape, axes)
-    mean, rstd = s.mean, s.rstd
+    mean, rstd = s.result1, s.result2
     if F.differentiable:  # create_graph: mean and rstd depend on x, so rebuild them from it
         mean = F.sum(x, axis=axes, keepdims=True) * (1.0 / n)
         rstd = 1.0 / F.sqrt(F.sum((x - mean) * (x - mean), axis=axes, keepdims=True) * (1.0 / n) + s.eps)
@@ -432,7 +432,8 @@ def _ln_bwd(F, g, s):
 
 
 op("layer_norm", "NativeLayerNormBackward0", ("input", "weight", "bias"), _ln_fwd, _ln_bwd,
-   save={"input": (), "weight": (), "bias": (), "mean": (), "rstd": ()}, aux=("mean", "rstd"), promote=False)
+   save={"input": (), "weight": (), "bias": (), "result1": (), "result2": ()}, aux=("result1", "result2"),
+   promote=False)
 
 
 def _native_dropout_fwd(xp, a, mask, p):
@@ -441,7 +442,7 @@ def _native_dropout_fwd(xp, a, mask, p):
 
 op("native_dropout", "NativeDropoutBackward0", ("self", "mask_in"), _native_dropout_fwd,
    lambda F, g, s: (g * F.astype(s.mask, F.dtype(g)) * (1.0 / (1.0 - s.p)), None),
-   save={"mask": ()}, aux=("mask",), promote=False)
+   save={"mask": ()}, aux=("mask",), promote=False, nondiff=("mask_in",))
 
 
 def _embedding_fwd(xp, indices, weight, padding_idx=None):
@@ -460,7 +461,7 @@ def _embedding_bwd(F, g, s):
 
 
 op("embedding", "EmbeddingBackward0", ("indices", "weight"), _embedding_fwd, _embedding_bwd,
-   save={"indices": ()}, promote=False)
+   save={"indices": ()}, promote=False, nondiff=("indices",))
 
 
 def _nll_fwd(xp, x, target, reduction="mean", ignore_index=-100):
@@ -495,7 +496,7 @@ def _nll_bwd(F, g, s):
 
 
 op("nll_loss", "NllLossBackward0", ("self", "target"), _nll_fwd, _nll_bwd,
-   save={"self": (), "target": (), "total_weight": ()}, aux=("total_weight",), promote=False)
+   save={"self": (), "target": (), "total_weight": ()}, aux=("total_weight",), promote=False, nondiff=("target",))
 
 
 def _mse_fwd(xp, a, b, reduction="mean"):
@@ -546,7 +547,7 @@ def _conv_bwd(F, g, s):
 
 
 op("conv2d", "ConvolutionBackward0", ("input", "weight", "bias"), _conv_fwd, _conv_bwd,
-   save={"input": ("weight",), "weight": ("input",)}, promote=False)
+   save={"input": (), "weight": ()}, promote=False)  # PyTorch keeps both whichever needs grad
 
 
 def _im2col_op_fwd(xp, x, geom):
@@ -572,7 +573,7 @@ def _index_put_add_fwd(xp, values, *index_arrays, template, shape):
 
 op("index_put_add", "IndexPutBackward0", ("values", "*indices"), _index_put_add_fwd,
    lambda F, g, s: (F.index(g, _rebuild_index(s.template, s.indices)),) + (None,) * len(s.indices),
-   save={"indices": ()}, promote=False)
+   save={"indices": ()}, promote=False, nondiff=("indices",))
 
 
 def _fill_index_fwd(xp, a, *index_arrays, template, value):
@@ -582,7 +583,7 @@ def _fill_index_fwd(xp, a, *index_arrays, template, value):
 
 op("fill_index", "IndexFillBackward0", ("self", "*indices"), _fill_index_fwd,
    lambda F, g, s: (F.fill_index(g, _rebuild_index(s.template, s.indices), 0.0),) + (None,) * len(s.indices),
-   save={"indices": ()}, promote=False)
+   save={"indices": ()}, promote=False, nondiff=("indices",))
 
 # in-place helpers that carry no gradient to their input
 op("fill", "FillBackward0", ("self",), lambda xp, a, value: xp.full(a.shape, value, dtype=a.dtype),

@@ -268,7 +268,7 @@ def _maxmin(which, input, dim=None, keepdim=False):
         return apply(_O[f"{which}_all"], [input])
     d = _wrap_dim(dim, input.ndim)
     vals, aux = apply(_O[f"{which}_dim"], [input], {"dim": d, "keepdim": keepdim}, return_aux=True)
-    return MaxMin(vals, Tensor._wrap(aux["indices"]))
+    return MaxMin(vals, aux["indices"])
 
 
 def max(input, dim=None, keepdim=False):
@@ -357,7 +357,8 @@ def reshape(input, *shape):
     shape = _infer_shape(shape, input.numel())
     if input.is_contiguous():
         return apply(_O["view"], [input], {"shape": shape})
-    return apply(_O["reshape_copy"], [input], {"shape": shape})
+    # as PyTorch: copy to contiguous (CloneBackward0), then view the copy (UnsafeViewBackward0)
+    return apply(_O["view"], [clone(input)], {"shape": shape}, node_name="UnsafeViewBackward0")
 
 
 def view(input, *shape):

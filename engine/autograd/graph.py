@@ -11,6 +11,9 @@ NOTE [ Saved tensors ]
    kept; unpack runs at each access. A packed result that is a tensor is counted.
 4. ``release()`` (after the node ran, unless retain_graph) drops everything; later
    access raises "Trying to backward through the graph a second time".
+5. A graph dropped without a backward frees its saved tensors with it: a SavedTensor
+   that dies unreleased gives its storage's saved count back (the storage stops
+   counting as "activation" if nothing else keeps it saved).
 """
 from __future__ import annotations
 
@@ -158,6 +161,15 @@ class SavedTensor:
             t.grad_fn = node
             t._output_nr = out_nr
         return t
+
+    def __del__(self):
+        counted = self.counted
+        if counted is not None and not self.released:  # NOTE [ Saved tensors ] 5
+            self.counted = None
+            try:
+                counted.add_saved(-1)
+            except Exception:  # noqa: BLE001 - interpreter shutdown
+                pass
 
     def release(self):
         if self.released:
