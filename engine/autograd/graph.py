@@ -121,6 +121,10 @@ class SavedTensor:
             self.counted = tensor._storage
         if self.counted is not None:
             self.counted.add_saved(1)
+        if _events.active:
+            c = self.counted
+            _events.emit("pack", node=self.node_id, name=name, storage=c.id if c is not None else None,
+                         bytes=c.nbytes if c is not None else 0, hooked=hooks is not None)
         self.storage = self.storage or (tensor._storage if hooks is None else None)
 
     @property
