@@ -1,0 +1,150 @@
+"""``glassgrad render``: pictures of a saved trace without the app."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+EXAMPLES = """\
+examples:
+  glassgrad render run.jsonl --graph graph.svg
+      the autograd graph just before backward starts (every saved tensor still held)
+  glassgrad render run.jsonl --graph mid.png --step 120
+      the graph at event 120: executed nodes green, the running node amber, released tensors dashed
+  glassgrad render run.jsonl --graph end.pdf --phase backward
+      the graph at the end of the first backward pass
+  glassgrad render run.jsonl --memory memory.png
+      live memory over the trace, stacked by category, with the peak marked
+  glassgrad render plain.jsonl --memory cmp.png --compare checkpointed.jsonl
+      two traces' memory on one axis (for example without and with checkpointing)
+  glassgrad render big.jsonl --graph all.svg --expand-modules
+      draw every node, even inside repeated modules (collapsed into one box by default)
+"""
+
+GRAPH_FORMATS = ("svg", "png", "pdf", "dot", "gv")
+MEMORY_FORMATS = ("png", "svg", "pdf")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        self.exit(2, f"glassgrad render: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="glassgrad render", formatter_class=argparse.RawDescriptionHelpFormatter,
+                description="Draw a recorded trace: the autograd graph (Graphviz) and the memory timeline "
+                            "(matplotlib).", epilog=EXAMPLES)
+    p.add_argument("trace", metavar="TRACE", help="a trace file written by trace.save() or `glassgrad run --out`")
+    p.add_argument("--graph", metavar="OUT", help="write the autograd graph to OUT (.svg, .png, .pdf; .dot for text)")
+    p.add_argument("--memory", metavar="OUT", help="write the memory timeline to OUT (.png, .svg, .pdf)")
+    when = p.add_mutually_exclusive_group()
+    when.add_argument("--step", type=int, metavar="N",
+                      help="show the state after event N (default: just before the first backward)")
+    when.add_argument("--phase", choices=("forward", "backward", "recompute", "optimizer"),
+                      help="show the state at the end of the first span of this phase")
+    p.add_argument("--compare", metavar="OTHER_TRACE", help="memory of TRACE and OTHER_TRACE on one axis")
+    p.add_argument("--expand-modules", action="store_true",
+                   help="draw every node of repeated modules instead of one box per module instance")
+    p.add_argument("--device", help="the device whose memory to draw (default: the one with the highest peak)")
+    p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    return p
+
+
+def _check_out(path: str, formats: tuple, what: str) -> str:
+    fmt = os.path.splitext(path)[1].lstrip(".").lower()
+    if fmt not in formats:
+        raise ValueError(f"{what} {path!r}: unsupported file type {('.' + fmt) if fmt else '(no suffix)'}; "
+                         f"use one of {', '.join('.' + f for f in formats)}")
+    d = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(d):
+        raise ValueError(f"{what} {path!r}: the folder {d!r} does not exist")
+    return fmt
+
+
+def _load(path: str):
+    from engine.trace import Trace
+    if not os.path.exists(path):
+        raise ValueError(f"trace file {path!r} does not exist")
+    if os.path.isdir(path):
+        raise ValueError(f"{path!r} is a folder, not a trace file")
+    try:
+        tr = Trace.load(path)
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError) as e:
+        raise ValueError(f"cannot read trace {path!r}: {e}") from None
+    return tr
+
+
+class _Progress:
+    def __init__(self, quiet: bool):
+        self.quiet = quiet
+        self.t0 = time.perf_counter()
+
+    def __call__(self, msg: str):
+        if not self.quiet:
+            print(f"[{time.perf_counter() - self.t0:5.1f}s] {msg}", file=sys.stderr, flush=True)
+
+
+def render_main(argv: list[str]) -> int:
+    """Entry point of ``glassgrad render`` (and ``python -m viz``); returns the exit status."""
+    p = build_parser()
+    try:
+        args = p.parse_args(argv)
+        if not args.graph and not args.memory:
+            p.error("nothing to draw: give --graph OUT and/or --memory OUT")
+        if args.compare and not args.memory:
+            p.error("--compare draws memory: give --memory OUT too")
+    except SystemExit as e:  # --help, or a usage error argparse already printed
+        return e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
+    say = _Progress(args.quiet)
+    try:
+        if args.graph:
+            gfmt = _check_out(args.graph, GRAPH_FORMATS, "--graph")
+        if args.memory:
+            _check_out(args.memory, MEMORY_FORMATS, "--memory")
+        say(f"reading {args.trace}")
+        tr = _load(args.trace)
+        other = _load(args.compare) if args.compare else None
+        n = len(tr.events)
+        say(f"{n} events")
+        from .graph_state import default_step, phase_step
+        if args.phase:
+            step = phase_step(tr, args.phase)
+        elif args.step is not None:
+            if not -n <= args.step < n:
+                raise ValueError(f"--step {args.step} is out of range: the trace has {n} events (0..{n - 1})")
+            step = args.step % n
+        else:
+            step = default_step(tr)
+        if args.graph:
+            from .graph_dot import graph_picture
+            say(f"building the graph at step {step}")
+            pic = graph_picture(tr, step, expand_modules=args.expand_modules)
+            c = pic.state.counts()
+            if gfmt not in ("dot", "gv"):
+                say(f"laying out {c['nodes']} nodes with Graphviz (large graphs take a while)")
+            pic.render(args.graph)
+            say(f"wrote {args.graph}")
+        if args.memory:
+            say("replaying memory")
+            from . import memory_plot
+            if other is not None:
+                labels = (os.path.basename(args.trace), os.path.basename(args.compare))
+                fig = memory_plot.compare_figure(tr, other, labels, device=args.device)
+            else:
+                fig = memory_plot.memory_figure(tr, step=step if (args.step is not None or args.phase) else None,
+                                                device=args.device)
+            memory_plot.save_figure(fig, args.memory)
+            say(f"wrote {args.memory}")
+    except (ValueError, FileNotFoundError, IndexError) as e:
+        print(f"glassgrad render: error: {e}", file=sys.stderr)
+        return 2
+    except RuntimeError as e:  # Graphviz missing or failing
+        print(f"glassgrad render: error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def main() -> None:
+    sys.exit(render_main(sys.argv[1:]))
