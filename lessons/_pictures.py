@@ -1,50 +1,39 @@
-"""Pictures for a lesson run, drawn by viz when it is installed (the lesson works without them)."""
+"""Pictures for a lesson run, drawn by viz (a lesson still runs, and says so, when a picture cannot be drawn)."""
 from __future__ import annotations
 
 import os
 
 
 def write_pictures(lr, outdir: str) -> list:
-    """Write one graph picture per step and a memory timeline; return lines saying what happened."""
+    """Write the graph at each step's focus and the memory timeline; return lines saying what happened."""
     try:
-        import viz
+        from viz.graph_dot import graph_picture
     except ImportError:
         return ["pictures: skipped (the viz package is not available)"]
     lines = []
-    graph = getattr(viz, "graph_dot", None)
-    if graph is None:
-        lines.append("graph pictures: skipped (viz has no graph_dot yet)")
-    else:
-        for r in lr.steps:
-            idx = r.focus_index() if r.events else 0
-            base = os.path.join(outdir, f"step{r.index + 1}_graph")
-            lines.append(_write_graph(graph, lr.trace, idx, base))
-    mem = getattr(viz, "memory_timeline", None)
-    if mem is None:
-        lines.append("memory timeline: skipped (viz has no memory_timeline yet)")
-    else:
+    for r in lr.steps:
+        idx = r.focus_index() if r.events else 0
+        base = os.path.join(outdir, f"step{r.index + 1}_graph")
+        lines.append(_write_graph(graph_picture, lr, idx, base, r))
+    try:
+        from viz.memory_plot import memory_figure, save_figure
+
         path = os.path.join(outdir, "memory.png")
-        try:
-            mem(lr.trace, path)
-            lines.append(f"memory timeline: {path}")
-        except Exception as exc:  # a picture must never break the lesson
-            lines.append(f"memory timeline: not written ({type(exc).__name__}: {exc})")
+        save_figure(memory_figure(lr.trace, title=f"Lesson {lr.lesson.number}: {lr.lesson.title}"), path)
+        lines.append(f"memory timeline: {path}")
+    except Exception as exc:  # a picture must never break the lesson
+        lines.append(f"memory timeline: not written ({type(exc).__name__}: {exc})")
     return lines
 
 
-def _write_graph(graph_dot, trace, idx, base) -> str:
+def _write_graph(graph_picture, lr, idx, base, r) -> str:
     try:
-        dot = graph_dot(trace, step=idx)
+        pic = graph_picture(lr.trace, step=idx, title=f"Step {r.index + 1}: {r.step.title} (event #{idx})")
     except Exception as exc:
-        return f"graph: not drawn ({type(exc).__name__}: {exc})"
-    source = getattr(dot, "source", dot)
-    with open(base + ".dot", "w", encoding="utf-8") as f:
-        f.write(str(source))
-    render = getattr(dot, "render", None)
-    if render is None:
-        return f"graph: {base}.dot"
+        return f"graph, step {r.index + 1}: not drawn ({type(exc).__name__}: {exc})"
     try:
-        out = render(base, format="svg", cleanup=True)
-        return f"graph: {out}"
-    except Exception as exc:  # usually Graphviz's dot is missing
-        return f"graph: {base}.dot (SVG not drawn: {type(exc).__name__}; install Graphviz's dot)"
+        return f"graph, step {r.index + 1}: {pic.render(base + '.svg')}"
+    except Exception as exc:  # usually Graphviz's dot is missing: keep the DOT text
+        with open(base + ".dot", "w", encoding="utf-8") as f:
+            f.write(pic.source)
+        return f"graph, step {r.index + 1}: {base}.dot (no SVG: {str(exc).splitlines()[0]})"

@@ -1,0 +1,1 @@
+"""glassgrad's terminal app (Textual) and the glassgrad command."""

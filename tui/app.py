@@ -1,0 +1,173 @@
+"""GlassgradApp: the Textual application (home screen, lessons, traces, live runs)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+from collections import deque
+
+from textual.app import App
+
+from .home_screen import HomeScreen
+from .model import TraceModel
+from .trace_screen import TraceScreen
+
+
+class GlassgradApp(App):
+    CSS_PATH = "glassgrad.tcss"
+    TITLE = "glassgrad"
+    ENABLE_COMMAND_PALETTE = False
+
+    def __init__(self, start: str = "home", *, lesson=None, lesson_run=None, trace=None, title: str | None = None,
+                 script: str | None = None, out: str | None = None, recent: list | None = None,
+                 lessons: list | None = None) -> None:
+        super().__init__()
+        self.start = start
+        self.lesson_key = lesson
+        self.lesson_run = lesson_run
+        self.trace = trace
+        self.trace_title = title
+        self.script = script
+        self.out = out
+        self.recent = recent
+        self.lessons_list = lessons
+        self._pending: deque = deque()
+        self._proc = None
+
+    def on_mount(self) -> None:
+        if self.start == "home":
+            import lessons
+
+            from . import recent
+
+            ls = self.lessons_list if self.lessons_list is not None else lessons.all_lessons()
+            rc = self.recent if self.recent is not None else recent.load()
+            self.push_screen(HomeScreen(ls, rc))
+        elif self.start == "lesson":
+            if self.lesson_run is not None:
+                self._push_lesson(self.lesson_run)
+            else:
+                self.open_lesson(self.lesson_key)
+        elif self.start == "trace":
+            self.push_screen(TraceScreen(TraceModel.from_trace(self.trace), title=self.trace_title or "trace"))
+        elif self.start == "run":
+            self._start_run()
+
+    # ------------------------------------------------------------ opening things
+
+    def open_lesson(self, key) -> None:
+        import lessons
+        from lessons import _runner
+
+        self._push_lesson(_runner.run(lessons.get(key)))
+
+    def _push_lesson(self, lr) -> None:
+        L = lr.lesson
+        self.push_screen(TraceScreen(TraceModel.from_trace(lr.trace), title=f"Lesson {L.number} · {L.title}",
+                                     lesson_run=lr))
+
+    def open_trace(self, path: str) -> None:
+        from engine.trace import Trace
+
+        try:
+            tr = Trace.load(path)
+        except Exception as exc:
+            self.notify(f"Cannot open {path}: {exc}", severity="error")
+            return
+        self.push_screen(TraceScreen(TraceModel.from_trace(tr), title=os.path.basename(path)))
+
+    # ------------------------------------------------------------ glassgrad run
+
+    def _start_run(self) -> None:
+        out = self.out or os.path.join(tempfile.mkdtemp(prefix="glassgrad-"), "run.jsonl")
+        self.out = out
+        part = out + ".part"
+        self.screen_run = TraceScreen(TraceModel(), title=f"run {os.path.basename(self.script)}", follow=True)
+        self.push_screen(self.screen_run)
+        self._log = open(out + ".log", "w", encoding="utf-8")
+        self._proc = subprocess.Popen([sys.executable, "-m", "tui.record_worker", self.script, out],
+                                      stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                      cwd=os.getcwd())
+        threading.Thread(target=self._tail, args=(part,), daemon=True).start()
+        self._drain_timer = self.set_interval(0.1, self._drain)
+
+    def _tail(self, part: str) -> None:
+        """Reader thread: follow the worker's streaming file, queue complete events."""
+        import time
+
+        f = None
+        buf = ""
+        header_seen = False
+        while True:
+            done = self._proc.poll() is not None
+            if f is None and os.path.exists(part):
+                f = open(part, encoding="utf-8")
+            if f is not None:
+                chunk = f.read()
+                if chunk:
+                    buf += chunk
+                    *lines, buf = buf.split("\n")
+                    for line in lines:
+                        if not line.strip():
+                            continue
+                        if not header_seen:
+                            header_seen = True
+                            continue
+                        self._pending.append(json.loads(line))
+                    continue
+            if done:
+                break
+            time.sleep(0.05)
+        if f is not None:
+            f.close()
+        self._pending.append(None)  # end of run
+
+    def _drain(self) -> None:
+        batch = []
+        finished = False
+        while self._pending:
+            e = self._pending.popleft()
+            if e is None:
+                finished = True
+                break
+            batch.append(e)
+        if batch:
+            self.screen_run.add_events(batch)
+        if finished:
+            self._finish_run()
+
+    def _finish_run(self) -> None:
+        rc = self._proc.returncode
+        self._log.close()
+        try:
+            os.remove(self.out + ".part")
+        except OSError:
+            pass
+        name = os.path.basename(self.script)
+        if rc == 0:
+            from . import recent
+
+            recent.remember(self.out)
+            self.screen_run.set_title(f"run {name} (finished)")
+            self.notify(f"{name} finished: {len(self.screen_run.model)} events, trace in {self.out}", timeout=8)
+        else:
+            tail = _tail_lines(self.out + ".log", 3)
+            self.screen_run.set_title(f"run {name} (failed, exit {rc})")
+            self.notify(f"{name} failed (exit {rc}): {tail}", severity="error", timeout=15)
+        self._pending.clear()
+        self._drain_timer.stop()
+
+    def on_unmount(self) -> None:
+        if self._proc is not None and self._proc.poll() is None:
+            self._proc.terminate()
+
+
+def _tail_lines(path: str, n: int) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return " / ".join(f.read().strip().splitlines()[-n:])
+    except OSError:
+        return ""

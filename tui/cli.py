@@ -1,0 +1,213 @@
+"""The ``glassgrad`` command.
+
+Without a terminal (stdout not a TTY, or CI=true) the commands print text and
+write pictures instead of starting the app.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+OUT_DIR = "glassgrad-out"
+
+
+def interactive() -> bool:
+    """True when the app can run: stdout is a terminal and this is not CI."""
+    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+        return False
+    try:
+        return sys.stdout.isatty() and sys.stdin.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="glassgrad",
+        description="A glass-box autograd engine: guided lessons and a terminal app that replays recorded "
+                    "traces. With no command: the home screen (lessons and recent traces).",
+        epilog="Start with: glassgrad lesson 1")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    s = sub.add_parser("lesson", help="a guided lesson in the app (plain text without a terminal)",
+                       description="Run lesson N (a number or a name such as first_graph).")
+    s.add_argument("name", metavar="N|NAME")
+    s.add_argument("--text", action="store_true", help="print the lesson as text instead of starting the app")
+    s.add_argument("--out", default=None, help=f"folder for the trace and pictures (default: {OUT_DIR}/lesson_NN_slug)")
+
+    sub.add_parser("lessons", help="list the lessons", description="List the lessons, one a line.")
+
+    s = sub.add_parser("run", help="run a script with recording on and watch its events arrive",
+                       description="Run SCRIPT.py with recording on (in a separate process) and show the events "
+                                   "as they arrive. --out keeps the trace.")
+    s.add_argument("script", metavar="SCRIPT.py")
+    s.add_argument("--out", default=None, metavar="TRACE", help="save the trace here (JSON Lines)")
+    s.add_argument("--text", action="store_true", help="print a summary instead of starting the app")
+
+    s = sub.add_parser("view", help="replay a saved trace", description="Open a saved trace (JSON Lines).")
+    s.add_argument("trace", metavar="TRACE")
+    s.add_argument("--text", action="store_true", help="print a summary instead of starting the app")
+
+    s = sub.add_parser("render", help="pictures without the app (graph, memory timeline)", add_help=False,
+                       description="Draw pictures of a trace; see glassgrad render --help.")
+    s.add_argument("rest", nargs=argparse.REMAINDER)
+    return p
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["render"]:
+        return cmd_render(argv[1:])
+    a = _parser().parse_args(argv)
+    if a.command is None:
+        return cmd_home()
+    if a.command == "lessons":
+        return cmd_lessons()
+    if a.command == "lesson":
+        return cmd_lesson(a.name, a.text or not interactive(), a.out)
+    if a.command == "run":
+        return cmd_run(a.script, a.out, a.text or not interactive())
+    if a.command == "view":
+        return cmd_view(a.trace, a.text or not interactive())
+    return 2
+
+
+# ---------------------------------------------------------------- commands
+
+
+def cmd_home() -> int:
+    if interactive():
+        from .app import GlassgradApp
+
+        GlassgradApp("home").run()
+        return 0
+    cmd_lessons()
+    print("\nNo terminal here, so the app does not start; lesson 1 as text:\n")
+    return cmd_lesson("1", True, None)
+
+
+def cmd_lessons() -> int:
+    import lessons
+
+    for L in lessons.all_lessons():
+        print(f"{L.number:>2}  {L.slug:<22} {L.title} — {L.summary}")
+    for name, err in lessons.broken().items():
+        print(f" !  {name}: cannot load ({err})")
+    return 0
+
+
+def _get_lesson(name):
+    import lessons
+
+    try:
+        return lessons.get(name)
+    except KeyError as exc:
+        print(f"glassgrad: {exc.args[0]}", file=sys.stderr)
+        return None
+
+
+def cmd_lesson(name: str, text: bool, out: str | None) -> int:
+    lesson = _get_lesson(name)
+    if lesson is None:
+        return 2
+    if text:
+        from lessons._runner import print_lesson
+
+        return print_lesson(lesson, out or os.path.join(OUT_DIR, f"lesson_{lesson.name}"))
+    from lessons import _runner
+
+    from .app import GlassgradApp
+
+    GlassgradApp("lesson", lesson_run=_runner.run(lesson)).run()
+    return 0
+
+
+def _load(path: str):
+    from engine.trace import Trace
+
+    try:
+        return Trace.load(path)
+    except FileNotFoundError:
+        print(f"glassgrad: no such trace file: {path}", file=sys.stderr)
+    except Exception as exc:  # a bad file: say what and where, no traceback
+        print(f"glassgrad: cannot read trace {path}: {exc}", file=sys.stderr)
+    return None
+
+
+def summary(trace, name: str) -> str:
+    from .format import human_bytes
+    from .model import TraceModel
+
+    m = TraceModel.from_trace(trace)
+    kinds: dict = {}
+    for e in m.events:
+        kinds[e.get("kind")] = kinds.get(e.get("kind"), 0) + 1
+    lines = [f"{name}: {len(m)} events, {len(m.nodes)} graph nodes",
+             f"peak live memory: {human_bytes(m.peak_bytes)} after event #{m.peak_index}",
+             "events by kind: " + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items(), key=lambda kv: -kv[1]))]
+    if len(m):
+        live = m.live_at(len(m) - 1)
+        lines.append("live at the end: " + (", ".join(f"{c} {human_bytes(b)}" for c, b in live.items() if b)
+                                             or "nothing"))
+    return "\n".join(lines)
+
+
+def cmd_view(path: str, text: bool) -> int:
+    tr = _load(path)
+    if tr is None:
+        return 2
+    from . import recent
+
+    recent.remember(path)
+    if text:
+        print(summary(tr, os.path.basename(path)))
+        return 0
+    from .app import GlassgradApp
+
+    GlassgradApp("trace", trace=tr, title=os.path.basename(path)).run()
+    return 0
+
+
+def cmd_run(script: str, out: str | None, text: bool) -> int:
+    if not os.path.isfile(script):
+        print(f"glassgrad: no such script: {script}", file=sys.stderr)
+        return 2
+    if not text:
+        from .app import GlassgradApp
+
+        app = GlassgradApp("run", script=script, out=out)
+        app.run()
+        if out:
+            print(f"trace saved to {out}")
+        return 0
+    path = out or os.path.join(tempfile.mkdtemp(prefix="glassgrad-"), "run.jsonl")
+    proc = subprocess.run([sys.executable, "-m", "tui.record_worker", script, path])
+    try:
+        os.remove(path + ".part")
+    except OSError:
+        pass
+    tr = _load(path) if os.path.exists(path) else None
+    if tr is not None:
+        print(summary(tr, os.path.basename(script)))
+        if out:
+            print(f"trace saved to {out} (open it with: glassgrad view {out})")
+    if proc.returncode != 0:
+        print(f"glassgrad: {script} exited with status {proc.returncode}", file=sys.stderr)
+    return proc.returncode
+
+
+def cmd_render(argv: list) -> int:
+    try:
+        from viz.cli import render_main
+    except ImportError:
+        print("glassgrad render: the picture renderer (viz.cli) is not available in this install.",
+              file=sys.stderr)
+        return 2
+    return render_main(argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

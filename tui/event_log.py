@@ -1,0 +1,70 @@
+"""EventLog: every event, one per row; only the visible rows are drawn (100k events scroll smoothly)."""
+from __future__ import annotations
+
+from rich.segment import Segment
+from textual.geometry import Region, Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from .format import event_line
+from .model import TraceModel
+
+PHASE_MARK = {"forward": "F", "backward": "B", "recompute": "R", "optimizer": "O"}
+
+
+class EventLog(ScrollView, can_focus=True):
+    COMPONENT_CLASSES = {"log--row", "log--cursor", "log--future", "log--backward", "log--recompute", "log--mark"}
+
+    index: reactive[int] = reactive(0)
+
+    class EventClicked(Message):
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
+
+    def __init__(self, model: TraceModel, **kw) -> None:
+        super().__init__(**kw)
+        self.model = model
+        self.virtual_size = Size(60, len(model))
+
+    def reload(self) -> None:
+        self.virtual_size = Size(60, len(self.model))
+        self.refresh()
+
+    def watch_index(self, old: int, new: int) -> None:
+        self.scroll_to_region(Region(0, new, 1, 1), animate=False, force=True)
+        self.refresh()
+
+    def line_text(self, i: int) -> str:
+        e = self.model.events[i]
+        return f"{i:>6} {PHASE_MARK.get(e.get('phase'), '?')} {event_line(e)}"
+
+    def render_line(self, y: int) -> Strip:
+        i = y + int(self.scroll_offset.y)
+        width = self.size.width
+        if i >= len(self.model):
+            return Strip.blank(width)
+        e = self.model.events[i]
+        if i == self.index:
+            style = self.get_component_rich_style("log--cursor")
+        elif e.get("kind") == "mark":
+            style = self.get_component_rich_style("log--mark")
+        elif i > self.index:
+            style = self.get_component_rich_style("log--future")
+        elif e.get("phase") == "backward":
+            style = self.get_component_rich_style("log--backward")
+        elif e.get("phase") == "recompute":
+            style = self.get_component_rich_style("log--recompute")
+        else:
+            style = self.get_component_rich_style("log--row")
+        text = self.line_text(i)
+        sx = int(self.scroll_offset.x)
+        text = text[sx:sx + width].ljust(width)
+        return Strip([Segment(text, style)], width)
+
+    def on_click(self, event) -> None:
+        i = event.y + int(self.scroll_offset.y)
+        if 0 <= i < len(self.model):
+            self.post_message(self.EventClicked(i))

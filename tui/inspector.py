@@ -1,0 +1,110 @@
+"""Inspector: what the selected node, or the event at the cursor, is made of."""
+from __future__ import annotations
+
+import os
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from .format import event_line, human_bytes, shape_str
+from .model import TraceModel
+
+_STATE_WORDS = {"future": "not created yet", "alive": "in the graph, waiting for backward",
+                "current": "running now", "executed": "executed by backward"}
+
+
+def _tensor(t: dict | None) -> str:
+    if not t:
+        return "-"
+    name = f"{t['name']} " if t.get("name") else ""
+    return f"{name}{shape_str(t.get('shape'))} {t.get('dtype')} {human_bytes(t.get('bytes'))} on {t.get('device')}"
+
+
+def describe_node(model: TraceModel, nid: int, i: int) -> Text:
+    rec = model.nodes[nid]
+    out = Text()
+    out.append(f"{rec.name}", style="bold")
+    out.append(f"  node {rec.id} · {_STATE_WORDS[rec.state(i)]}\n")
+    if rec.op:
+        out.append(f"op        {rec.op}\n")
+    if rec.file:
+        out.append(f"source    {os.path.basename(rec.file)}:{rec.line}\n")
+    for k, t in enumerate(rec.inputs):
+        out.append(f"input {k}   {_tensor(t)}\n")
+    if rec.output:
+        out.append(f"output    {_tensor(rec.output)}\n")
+        out.append(f"gradient  {shape_str(rec.output.get('shape'))} flows in here\n")
+    if rec.tensor:
+        out.append(f"leaf      {_tensor(rec.tensor)}\n")
+        out.append(f"gradient  {shape_str(rec.tensor.get('shape'))} accumulates into .grad\n")
+    if rec.saved:
+        st = rec.saved_state(i)
+        out.append(f"saved     {human_bytes(rec.saved_bytes())} ({st})\n")
+        for s in rec.saved:
+            flag = " = its output" if s.get("is_output") else ""
+            out.append(f"  · {s['name']}: {shape_str(s.get('shape'))} {s.get('dtype')} {human_bytes(s.get('bytes'))}"
+                       f" (storage {s.get('storage')}){flag}\n")
+    elif not rec.is_leaf:
+        out.append("saved     nothing\n")
+    if rec.recomputed:
+        out.append("recomputed in backward (checkpointing)\n", style="magenta")
+    nxt = [n for n in rec.next if n[0] is not None]
+    if nxt:
+        out.append("next      " + ", ".join(f"{name}" for _, _, name in nxt) + "\n")
+    if rec.executed:
+        out.append("executed  at event " + ", ".join(f"#{x}" for x in rec.executed[:5]) + "\n")
+    return out
+
+
+def describe_event(model: TraceModel, i: int) -> Text:
+    e = model.events[i]
+    out = Text()
+    out.append(f"event #{i}  ", style="bold")
+    out.append(f"{e.get('kind')} · {e.get('phase')}\n")
+    out.append(event_line(e) + "\n")
+    skip = {"seq", "t", "phase", "kind", "inputs", "output", "node", "tensor"}
+    for k, v in e.items():
+        if k in skip or isinstance(v, (dict, list)):
+            continue
+        if k == "file" and v:
+            v = os.path.basename(str(v))
+        if k == "bytes":
+            v = f"{v} ({human_bytes(v)})"
+        out.append(f"{k:<10}{v}\n")
+    return out
+
+
+class Inspector(Static):
+    """Shows the selected node; with none selected, the event at the cursor (and its node)."""
+
+    index: reactive[int] = reactive(0)
+    selected: reactive[int | None] = reactive(None)
+
+    def __init__(self, model: TraceModel, **kw) -> None:
+        super().__init__("", **kw)
+        self.model = model
+
+    def on_mount(self) -> None:
+        self.update(self.content())
+
+    def watch_index(self) -> None:
+        self.update(self.content())
+
+    def watch_selected(self) -> None:
+        self.update(self.content())
+
+    def content(self) -> Text:
+        m = self.model
+        if len(m) == 0:
+            return Text("Nothing recorded yet.", style="dim")
+        i = m.clamp(self.index)
+        if self.selected is not None and self.selected in m.nodes:
+            return describe_node(m, self.selected, i)
+        text = describe_event(m, i)
+        e = m.events[i]
+        nid = (e.get("node") or {}).get("id") if isinstance(e.get("node"), dict) else e.get("node")
+        if nid in m.nodes:
+            text.append("\n")
+            text.append_text(describe_node(m, nid, i))
+        return text

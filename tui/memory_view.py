@@ -1,0 +1,122 @@
+"""MemoryView: live bytes by category over the whole trace, with the current step and the peak."""
+from __future__ import annotations
+
+from rich.style import Style
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from .format import human_bytes
+from .model import TraceModel
+
+COLORS = {"parameter": "#4e79a7", "gradient": "#f28e2b", "activation": "#e15759", "optimizer": "#76b7b2",
+          "input": "#59a14f", "other": "#9c9c9c"}
+EIGHTHS = " ▁▂▃▄▅▆▇█"
+
+
+def columns(model: TraceModel, width: int) -> list:
+    """For each of ``width`` columns: (event index shown, total bytes) — the busiest event of its range."""
+    n = len(model)
+    if n == 0 or width <= 0:
+        return []
+    out = []
+    for c in range(width):
+        lo = c * n // width
+        hi = max(lo + 1, (c + 1) * n // width)
+        if n <= width:
+            lo, hi = min(c, n - 1), min(c, n - 1) + 1
+        seg = model.total[lo:hi]
+        j = max(range(len(seg)), key=seg.__getitem__)
+        out.append((lo + j, seg[j]))
+    return out
+
+
+def column_of(model: TraceModel, width: int, i: int) -> int:
+    n = len(model)
+    if n == 0:
+        return 0
+    if n <= width:
+        return i
+    return min(width - 1, i * width // n)
+
+
+class MemoryView(Widget):
+    """The memory panel: a stacked chart in characters, a legend with the bytes at the cursor."""
+
+    index: reactive[int] = reactive(0)
+
+    def __init__(self, model: TraceModel, **kw) -> None:
+        super().__init__(**kw)
+        self.model = model
+        self._cols_key = None
+        self._cols = []
+
+    def reload(self) -> None:
+        self._cols_key = None
+        self.refresh()
+
+    def _columns(self, width):
+        key = (width, len(self.model))
+        if key != self._cols_key:
+            self._cols = columns(self.model, width)
+            self._cols_key = key
+        return self._cols
+
+    def render(self) -> Text:
+        m = self.model
+        w, h = self.size.width, self.size.height
+        if len(m) == 0 or w < 10 or h < 3:
+            return Text("No memory events yet.", style="dim")
+        i = m.clamp(self.index)
+        chart_h = max(1, h - 2)
+        cols = self._columns(w)
+        top = max(1, m.peak_bytes)
+        cur_col = column_of(m, w, i)
+        peak_col = column_of(m, w, m.peak_index)
+        # per column: the stack of categories at the shown event, in eighths of a row
+        stacks = []
+        for c, (ev, _) in enumerate(cols):
+            j = i if c == cur_col else ev
+            parts, acc = [], 0
+            for cat in m.categories:
+                v = m.live[cat][j]
+                if v > 0:
+                    acc += v
+                    parts.append((acc * chart_h * 8 / top, cat))
+            stacks.append(parts)
+        text = Text()
+        for r in range(chart_h):
+            level = chart_h - 1 - r  # row from the bottom
+            for c in range(w):
+                parts = stacks[c] if c < len(stacks) else []
+                ch, cat = " ", None
+                for edge, pc in parts:
+                    if edge > level * 8:
+                        fill = min(8, int(round(edge - level * 8)))
+                        ch, cat = EIGHTHS[fill], pc
+                        break
+                style = Style(color=COLORS.get(cat, "#bbbbbb")) if cat else Style()
+                if c == cur_col:
+                    style += Style(bgcolor="#444444")
+                    if ch == " ":
+                        ch = "│"
+                        style += Style(color="#ffffff")
+                text.append(ch, style)
+            text.append("\n")
+        # axis line: cursor and peak markers
+        axis = ["─"] * w
+        axis[min(peak_col, w - 1)] = "▲"
+        axis[min(cur_col, w - 1)] = "┃"
+        text.append("".join(axis), Style(color="#888888"))
+        text.append("\n")
+        live = m.live_at(i)
+        legend = Text()
+        legend.append(f"now {human_bytes(m.total[i])} ", Style(bold=True))
+        legend.append(f"peak {human_bytes(m.peak_bytes)} @#{m.peak_index} ", Style(color="#ffcc00"))
+        for cat in m.categories:
+            if live.get(cat):
+                legend.append("■", Style(color=COLORS.get(cat, "#bbbbbb")))
+                legend.append(f"{cat} {human_bytes(live[cat])} ")
+        legend.truncate(w)
+        text.append_text(legend)
+        return text

@@ -1,0 +1,273 @@
+"""TraceModel: a trace's events plus per-event state, precomputed so the app can step in O(1).
+
+NOTE [ Incremental trace state ]
+1. Events arrive in order (a loaded trace, or a script streaming them); ``extend``
+   folds each one in once: live bytes per category after event i go into
+   ``live[cat][i]`` (prefix arrays), so memory at any step is a list lookup.
+2. Graph nodes are indexed by id with the event index where they appeared, the
+   indices where backward executed them, where each saved tensor was released
+   or dropped, and whether they were created while recomputing.
+3. Node state at step i is answered by comparing those indices with i
+   (a few comparisons per node drawn), never by replaying events.
+4. The graph shown at step i is the set of graphs (weakly connected components,
+   AccumulateGrad nodes excluded from the joining) alive around i: the newest
+   one created by i, plus older ones still active after it appeared.
+"""
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+
+CATEGORIES = ["parameter", "gradient", "activation", "optimizer", "input", "other"]
+NODE_KINDS = ("op", "leaf", "execute")
+
+
+@dataclass
+class NodeRec:
+    id: int
+    name: str
+    created: int                       # event index of its op/leaf event
+    next: list = field(default_factory=list)       # [(node id | None, input_nr, name)]
+    saved: list = field(default_factory=list)      # node_info["saved"] dicts
+    op: str | None = None
+    inputs: list = field(default_factory=list)     # tensor_info of the inputs
+    output: dict | None = None                     # tensor_info of the output (its gradient has this shape)
+    tensor: dict | None = None                     # AccumulateGrad: the leaf tensor
+    file: str | None = None
+    line: int | None = None
+    region: object = None
+    attrs: dict = field(default_factory=dict)
+    recomputed: bool = False
+    executed: list = field(default_factory=list)   # event indices of execute events
+    released: dict = field(default_factory=dict)   # saved name -> event index
+    dropped: int | None = None                     # event index of a checkpoint drop touching it
+    accumulated: list = field(default_factory=list)
+    last: int = 0                                  # last event index that touched it
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.name == "AccumulateGrad"
+
+    def state(self, i: int) -> str:
+        """future | alive | current | executed at step i."""
+        if self.created > i:
+            return "future"
+        if i in self.executed or (self.accumulated and i in self.accumulated):
+            return "current"
+        if self.executed and self.executed[0] <= i:
+            return "executed"
+        if self.accumulated and self.accumulated[0] <= i:
+            return "executed"
+        return "alive"
+
+    def saved_bytes(self) -> int:
+        return sum(s.get("bytes", 0) or 0 for s in self.saved)
+
+    def saved_state(self, i: int) -> str:
+        """kept | released | dropped | none for the node's saved tensors at step i."""
+        if not self.saved:
+            return "none"
+        if self.dropped is not None and self.dropped <= i:
+            return "dropped"
+        if self.released and min(self.released.values()) <= i:
+            return "released"
+        if any(s.get("packed") for s in self.saved):
+            return "packed"
+        return "kept"
+
+
+class TraceModel:
+    def __init__(self, events=None, meta=None):
+        self.events: list = []
+        self.meta: dict = dict(meta or {})
+        self.categories: list = list(CATEGORIES)
+        self.live: dict = {c: [] for c in self.categories}
+        self.total: list = []
+        self.peak_index: int = 0
+        self.peak_bytes: int = 0
+        self.nodes: dict = {}
+        self.node_events: list = []       # indices of op/leaf/execute events
+        self.phase_starts: list = []      # indices where the phase changes
+        self.marks: list = []             # (index, event) of mark events
+        self._cat_of: dict = {}           # storage -> category
+        self._cur = {c: 0 for c in self.categories}
+        self._parent: dict = {}           # union-find over non-leaf nodes
+        self._comp_cache = None
+        if events:
+            self.extend(events)
+
+    # ------------------------------------------------------------ building
+
+    @classmethod
+    def from_trace(cls, trace) -> "TraceModel":
+        return cls(list(trace.events), getattr(trace, "meta", None))
+
+    def __len__(self):
+        return len(self.events)
+
+    def extend(self, events) -> None:
+        for e in events:
+            self._add(e)
+        self._comp_cache = None
+
+    def _bump(self, cat, delta):
+        if cat not in self._cur:
+            self.categories.append(cat)
+            self._cur[cat] = 0
+            self.live[cat] = [0] * len(self.events)
+        self._cur[cat] += delta
+
+    def _add(self, e: dict) -> None:
+        i = len(self.events)
+        self.events.append(e)
+        k = e.get("kind")
+        if k == "alloc":
+            self._cat_of[e.get("storage")] = e.get("category", "other")
+            self._bump(e.get("category", "other"), e.get("bytes", 0))
+        elif k == "free":
+            cat = self._cat_of.pop(e.get("storage"), e.get("category", "other"))
+            self._bump(cat, -e.get("bytes", 0))
+        elif k == "category":
+            self._bump(e.get("old", "other"), -e.get("bytes", 0))
+            self._bump(e.get("new", "other"), e.get("bytes", 0))
+            self._cat_of[e.get("storage")] = e.get("new")
+        tot = 0
+        for c in self.categories:
+            v = self._cur[c]
+            self.live[c].append(v)
+            tot += v
+        self.total.append(tot)
+        if tot > self.peak_bytes or i == 0:
+            self.peak_bytes, self.peak_index = tot, i
+        if i == 0 or e.get("phase") != self.events[i - 1].get("phase"):
+            self.phase_starts.append(i)
+        if k == "mark":
+            self.marks.append((i, e))
+        self._node_event(i, e, k)
+
+    def _node_event(self, i, e, k):
+        if k == "op" and e.get("node"):
+            n = e["node"]
+            rec = NodeRec(n["id"], n.get("name", "?"), i, [tuple(x) for x in n.get("next", [])],
+                          list(n.get("saved", [])), e.get("op"), list(e.get("inputs", [])), e.get("output"),
+                          None, e.get("file"), e.get("line"), e.get("region"), dict(n.get("attrs") or {}),
+                          recomputed=e.get("phase") == "recompute", last=i)
+            self.nodes[rec.id] = rec
+            self._parent.setdefault(rec.id, rec.id)
+            for nid, _, _ in rec.next:
+                if nid is not None and nid in self.nodes and not self.nodes[nid].is_leaf:
+                    self._union(rec.id, nid)
+            self.node_events.append(i)
+        elif k == "leaf":
+            nid = e.get("node")
+            if nid not in self.nodes:
+                self.nodes[nid] = NodeRec(nid, e.get("name", "AccumulateGrad"), i, tensor=e.get("tensor"), last=i)
+            self.node_events.append(i)
+        elif k == "execute":
+            rec = self.nodes.get(e.get("node"))
+            if rec is not None:
+                rec.executed.append(i)
+                rec.last = i
+            self.node_events.append(i)
+        elif k == "accumulate":
+            rec = self.nodes.get(e.get("node"))
+            if rec is not None:
+                rec.accumulated.append(i)
+                rec.last = i
+        elif k == "release":
+            rec = self.nodes.get(e.get("node"))
+            if rec is not None:
+                rec.released.setdefault(e.get("name"), i)
+                rec.last = i
+        elif "drop" in (k or "") and e.get("node") in self.nodes:
+            rec = self.nodes[e["node"]]
+            rec.dropped = i if rec.dropped is None else rec.dropped
+            rec.last = i
+
+    def _find(self, a):
+        p = self._parent
+        while p[a] != a:
+            p[a] = p[p[a]]
+            a = p[a]
+        return a
+
+    def _union(self, a, b):
+        ra, rb = self._find(a), self._find(b)
+        if ra != rb:
+            self._parent[max(ra, rb)] = min(ra, rb)
+
+    # ------------------------------------------------------------ queries
+
+    def live_at(self, i: int) -> dict:
+        if not self.events:
+            return {}
+        i = self.clamp(i)
+        return {c: self.live[c][i] for c in self.categories}
+
+    def clamp(self, i: int) -> int:
+        return max(0, min(i, len(self.events) - 1))
+
+    def next_node_event(self, i: int, direction: int) -> int:
+        ne = self.node_events
+        if direction > 0:
+            j = bisect.bisect_right(ne, i)
+            return ne[j] if j < len(ne) else i
+        j = bisect.bisect_left(ne, i) - 1
+        return ne[j] if j >= 0 else i
+
+    def next_phase(self, i: int, direction: int) -> int:
+        ps = self.phase_starts
+        if direction > 0:
+            j = bisect.bisect_right(ps, i)
+            return ps[j] if j < len(ps) else self.clamp(len(self.events) - 1)
+        j = bisect.bisect_left(ps, i) - 1
+        return ps[j] if j >= 0 else 0
+
+    def components(self) -> list:
+        """[(first_created, last_activity, frozenset(node ids))] sorted by first_created."""
+        if self._comp_cache is None:
+            groups: dict = {}
+            for nid, rec in self.nodes.items():
+                if rec.is_leaf:
+                    continue
+                groups.setdefault(self._find(nid), set()).add(nid)
+            comps = []
+            for members in groups.values():
+                leaves = {x for m in members for x, _, _ in self.nodes[m].next
+                          if x is not None and x in self.nodes and self.nodes[x].is_leaf}
+                allm = members | leaves
+                first = min(self.nodes[m].created for m in members)
+                last = max(self.nodes[m].last for m in allm)
+                comps.append((first, last, frozenset(allm)))
+            # leaves never joined to an op node form their own tiny graphs
+            used = {m for c in comps for m in c[2]}
+            for nid, rec in self.nodes.items():
+                if rec.is_leaf and nid not in used:
+                    comps.append((rec.created, rec.last, frozenset([nid])))
+            comps.sort(key=lambda c: c[0])
+            self._comp_cache = (comps, [c[0] for c in comps])
+        return self._comp_cache[0]
+
+    def graph_at(self, i: int) -> frozenset:
+        """Node ids of the graph(s) shown at step i (see the NOTE)."""
+        comps = self.components()
+        if not comps:
+            return frozenset()
+        firsts = self._comp_cache[1]
+        j = bisect.bisect_right(firsts, i) - 1
+        if j < 0:
+            return frozenset()
+        newest_first = comps[j][0]
+        keep = set(comps[j][2])
+        for first, last, members in comps[:j]:
+            if last >= newest_first:
+                keep |= members
+        return frozenset(keep)
+
+    def step_of(self, i: int):
+        """(step number, mark event) of the lesson step owning event i, or None."""
+        owner = None
+        for idx, ev in self.marks:
+            if idx <= i and ev.get("text") == "step":
+                owner = (ev.get("step"), ev)
+        return owner

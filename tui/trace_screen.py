@@ -1,0 +1,330 @@
+"""TraceScreen: replay a trace (or a lesson's trace) with time travel over its events.
+
+State lives in reactive attributes (``index``, ``selected``, ``playing``, ``speed``,
+``step``); actions change them; watchers push the new state into the panels.
+"""
+from __future__ import annotations
+
+import os
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Static
+
+from .event_log import EventLog
+from .export import write_step_graph
+from .format import event_line, human_bytes
+from .graph_view import GraphView
+from .help_screen import HelpScreen
+from .inspector import Inspector
+from .memory_view import MemoryView
+from .model import TraceModel
+from .narrative import Narrative
+
+SPEEDS = [1, 2, 5, 10, 25, 50, 100, 250]
+PHASE_WORDS = {"forward": "forward", "backward": "backward", "recompute": "recompute", "optimizer": "optimizer"}
+
+
+class TraceScreen(Screen):
+    BINDINGS = [
+        Binding("right,l", "step(1)", "Step", key_display="←→", priority=True),
+        Binding("left,h", "step(-1)", "Back", show=False, priority=True),
+        Binding("full_stop", "node(1)", "Node", show=False),
+        Binding("comma", "node(-1)", "Prev node", show=False),
+        Binding("right_curly_bracket", "phase(1)", "Phase", show=False),
+        Binding("left_curly_bracket", "phase(-1)", "Prev phase", show=False),
+        Binding("g,home", "first", "First", show=False),
+        Binding("G,end", "last", "Last", show=False),
+        Binding("space", "play", "Play"),
+        Binding("plus,equals_sign", "speed(1)", "Faster", show=False),
+        Binding("minus", "speed(-1)", "Slower", show=False),
+        Binding("p", "peak", "Peak"),
+        Binding("right_square_bracket", "lesson_step(1)", "Next step", key_display="]"),
+        Binding("left_square_bracket", "lesson_step(-1)", "Prev step", show=False),
+        Binding("slash", "search", "Search", key_display="/"),
+        Binding("n", "search_next(1)", "Next match", show=False),
+        Binding("N", "search_next(-1)", "Prev match", show=False),
+        Binding("i", "toggle_inspector", "Inspector", show=False),
+        Binding("w", "write_graph", "Write .dot", show=False),
+        Binding("escape", "deselect", "Deselect", show=False),
+        Binding("question_mark", "help", "Help", key_display="?"),
+        Binding("q", "close", "Quit"),
+    ]
+
+    index: reactive[int] = reactive(0)
+    selected: reactive[int | None] = reactive(None)
+    playing: reactive[bool] = reactive(False)
+    speed: reactive[int] = reactive(3)          # index into SPEEDS
+    step: reactive[int] = reactive(0)           # lesson step (lessons only)
+    show_inspector: reactive[bool] = reactive(False)
+
+    def __init__(self, model: TraceModel, title: str = "trace", lesson_run=None, follow: bool = False,
+                 outdir: str = "glassgrad-out", **kw) -> None:
+        super().__init__(**kw)
+        self.model = model
+        self.title_text = title
+        self.lesson_run = lesson_run
+        self.follow = follow              # a streaming run: stay on the newest event
+        self.outdir = outdir
+        self.query_text = ""
+        self._timer = None
+
+    # ------------------------------------------------------------ layout
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._status(), id="status")
+        with Horizontal(id="main"):
+            with Vertical(id="left"):
+                g = GraphView(self.model, id="graph")
+                g.border_title = "Graph · autograd nodes (loss on top)"
+                yield g
+                mv = MemoryView(self.model, id="memory")
+                mv.border_title = "Memory · live bytes by category"
+                yield mv
+            with Vertical(id="right"):
+                if self.lesson_run is not None:
+                    nv = Narrative(self.lesson_run, id="narrative")
+                    nv.border_title = f"Lesson {self.lesson_run.lesson.number} · {self.lesson_run.lesson.title}"
+                    yield nv
+                ins = Inspector(self.model, id="inspector")
+                ins.border_title = "Inspector"
+                yield ins
+                log = EventLog(self.model, id="log")
+                log.border_title = "Events"
+                yield log
+        yield Input(placeholder="search events (text, e.g. SinBackward0 or release), Enter to find", id="search")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._apply_mode()
+        if self.lesson_run is not None:
+            self.go_to_step(0)
+        else:
+            self._push_index()
+        self.query_one("#graph").focus()
+
+    def _apply_mode(self) -> None:
+        lesson = self.lesson_run is not None
+        both = self.size.height >= 40
+        self.query_one("#inspector").display = (not lesson) or self.show_inspector or both
+        if lesson:
+            self.query_one("#narrative").display = both or not self.show_inspector
+        self.set_class(lesson, "-lesson")
+        self.set_class(both, "-tall")
+
+    def on_resize(self, event) -> None:
+        self._apply_mode()
+
+    # ------------------------------------------------------------ state -> panels
+
+    def _status(self) -> str:
+        m = self.model
+        n = len(m)
+        if n == 0:
+            return f" {self.title_text} │ waiting for events…"
+        i = m.clamp(self.index)
+        e = m.events[i]
+        play = f"▶ {SPEEDS[self.speed]} ev/s" if self.playing else "⏸ paused"
+        return (f" {self.title_text} │ event {i + 1}/{n} │ {PHASE_WORDS.get(e.get('phase'), e.get('phase'))}"
+                f" │ {human_bytes(m.total[i])} live │ {play} │ ? help")
+
+    def _push_index(self) -> None:
+        i = self.model.clamp(self.index)
+        for sel in ("#graph", "#memory", "#inspector", "#log"):
+            w = self.query_one(sel)
+            w.index = i
+        self.query_one("#status", Static).update(self._status())
+        e = self.model.events[i] if len(self.model) else {}
+        nid = e.get("node", {}).get("id") if isinstance(e.get("node"), dict) else e.get("node")
+        if nid in self.model.nodes:
+            self.query_one("#graph", GraphView).scroll_to_node(nid)
+        if self.lesson_run is not None:
+            owner = self.lesson_run.step_of(i)
+            if owner != self.step:
+                self.set_reactive(TraceScreen.step, owner)
+                self.query_one("#narrative", Narrative).step = owner
+
+    def watch_index(self) -> None:
+        if self.is_mounted:
+            self._push_index()
+
+    def watch_selected(self, old, new) -> None:
+        if not self.is_mounted:
+            return
+        self.query_one("#graph", GraphView).selected = new
+        self.query_one("#inspector", Inspector).selected = new
+        if new is not None and self.lesson_run is not None and self.size.height < 40:
+            self.show_inspector = True
+
+    def watch_show_inspector(self) -> None:
+        if self.is_mounted:
+            self._apply_mode()
+
+    def watch_playing(self, playing: bool) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        if playing:
+            self._timer = self.set_interval(1 / SPEEDS[self.speed], self._tick)
+        if self.is_mounted:
+            self.query_one("#status", Static).update(self._status())
+
+    def watch_speed(self) -> None:
+        if self.playing:
+            self.watch_playing(True)
+        elif self.is_mounted:
+            self.query_one("#status", Static).update(self._status())
+
+    def _tick(self) -> None:
+        if self.index >= len(self.model) - 1:
+            self.playing = False
+        else:
+            self.index += 1
+
+    # ------------------------------------------------------------ actions
+
+    def action_step(self, d: int) -> None:
+        self.index = self.model.clamp(self.index + d)
+
+    def action_node(self, d: int) -> None:
+        self.index = self.model.next_node_event(self.index, d)
+
+    def action_phase(self, d: int) -> None:
+        self.index = self.model.next_phase(self.index, d)
+
+    def action_first(self) -> None:
+        self.index = 0
+
+    def action_last(self) -> None:
+        self.index = self.model.clamp(len(self.model) - 1)
+
+    def action_play(self) -> None:
+        if not self.playing and self.index >= len(self.model) - 1:
+            self.index = 0
+        self.playing = not self.playing
+
+    def action_speed(self, d: int) -> None:
+        self.speed = max(0, min(len(SPEEDS) - 1, self.speed + d))
+
+    def action_peak(self) -> None:
+        self.index = self.model.peak_index
+        self.notify(f"Peak: {human_bytes(self.model.peak_bytes)} live after event #{self.model.peak_index}",
+                    timeout=3)
+
+    def action_lesson_step(self, d: int) -> None:
+        if self.lesson_run is None:
+            self.notify("Not in a lesson: ] and [ move between lesson steps.", timeout=3)
+            return
+        self.go_to_step(max(0, min(len(self.lesson_run.steps) - 1, self.step + d)))
+
+    def go_to_step(self, k: int) -> None:
+        """Show lesson step k and move to the event and panel its focus names."""
+        r = self.lesson_run.steps[k]
+        self.step = k
+        self.query_one("#narrative", Narrative).step = k
+        self.selected = None
+        target = r.focus_index() if r.end > r.start else r.start
+        self.set_reactive(TraceScreen.index, target)
+        self._push_index()
+        panel = r.step.focus.panel
+        self.show_inspector = panel == "inspector"
+        widget = {"graph": "#graph", "memory": "#graph", "log": "#log", "inspector": "#graph",
+                  "narrative": "#graph"}[panel]
+        self.query_one(widget).focus()
+        e = self.model.events[target]
+        nid = e.get("node", {}).get("id") if isinstance(e.get("node"), dict) else e.get("node")
+        if nid in self.model.nodes:
+            self.query_one("#graph", GraphView).scroll_to_node(nid)
+
+    def action_toggle_inspector(self) -> None:
+        if self.lesson_run is None:
+            return
+        self.show_inspector = not self.show_inspector
+
+    def action_deselect(self) -> None:
+        search = self.query_one("#search", Input)
+        if search.display:
+            search.display = False
+            self.query_one("#graph").focus()
+            return
+        self.selected = None
+        if self.lesson_run is not None:
+            self.show_inspector = False
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen())
+
+    def action_close(self) -> None:
+        self.playing = False
+        if len(self.app.screen_stack) > 2:
+            self.app.pop_screen()
+        else:
+            self.app.exit()
+
+    def action_write_graph(self) -> None:
+        try:
+            path, note = write_step_graph(self.model, self.index, self.outdir)
+        except OSError as exc:
+            self.notify(f"Could not write the picture: {exc}", severity="error")
+            return
+        self.notify(f"Wrote {path}" + (f" ({note})" if note else ""), timeout=6)
+
+    def action_search(self) -> None:
+        box = self.query_one("#search", Input)
+        box.display = True
+        box.value = self.query_text
+        box.focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.query_text = event.value.strip()
+        event.input.display = False
+        self.query_one("#graph").focus()
+        if self.query_text:
+            self.action_search_next(1)
+
+    def action_search_next(self, d: int) -> None:
+        q = self.query_text.lower()
+        if not q:
+            self.notify("Press / to search first.", timeout=3)
+            return
+        n = len(self.model)
+        i = self.index
+        for _ in range(n):
+            i = (i + d) % n
+            e = self.model.events[i]
+            if q in event_line(e).lower() or q == str(e.get("kind")):
+                self.index = i
+                return
+        self.notify(f"No event matches {self.query_text!r}.", severity="warning", timeout=3)
+
+    # ------------------------------------------------------------ messages from panels
+
+    def on_graph_view_node_clicked(self, msg: GraphView.NodeClicked) -> None:
+        self.selected = msg.node_id
+
+    def on_event_log_event_clicked(self, msg: EventLog.EventClicked) -> None:
+        self.index = msg.index
+
+    # ------------------------------------------------------------ streaming
+
+    def add_events(self, events) -> None:
+        """More events arrived (``glassgrad run``): fold them in and follow the newest one."""
+        at_end = self.index >= len(self.model) - 1
+        self.model.extend(events)
+        for sel in ("#graph", "#memory", "#log"):
+            self.query_one(sel).reload()
+        if self.follow and at_end:
+            self.index = len(self.model) - 1
+        else:
+            self.query_one("#status", Static).update(self._status())
+
+    def set_title(self, text: str) -> None:
+        self.title_text = text
+        self.query_one("#status", Static).update(self._status())
+
+
+def _basename(p) -> str:
+    return os.path.basename(str(p))
