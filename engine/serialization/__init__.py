@@ -90,6 +90,10 @@ def load(f, map_location=None, weights_only: bool | None = True):
     ``(storage, location)``, with PyTorch's meaning. ``weights_only`` is accepted for
     compatibility; glassgrad always loads with its allow-list (never arbitrary pickles).
     """
+    if map_location is not None and not isinstance(map_location, (str, dict)) and not callable(map_location) \
+            and type(map_location).__name__ != "device":
+        raise TypeError(f"map_location should be a str, a device, a dict or a callable, "
+                        f"not {type(map_location).__name__}")
     data, path = _read_all(f)
     _check_kind(data)
     reader = ArchiveReader(data)

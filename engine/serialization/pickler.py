@@ -12,9 +12,11 @@ NOTE [ Writing data.pkl by hand ]
 3. ``storage`` is a persistent id ``('storage', torch.<X>Storage, key, location,
    numel)`` followed by ``BINPERSID``. Tensors whose ``_storage`` is the same object
    get the same key, so the storage's bytes are written once (see the archive writer).
-4. Every container, tensor and string is memoised (``BINPUT``); meeting the same
-   object again writes ``BINGET``, so identity survives a round trip (the same
-   tensor twice loads as one object).
+4. Memoisation follows Python's pickler (containers, strings, non-empty tuples,
+   globals and REDUCE results get a ``BINPUT``); meeting the same object again
+   writes ``BINGET``, so identity survives a round trip (the same tensor twice loads
+   as one object). With that, a tensor's data.pkl is byte for byte what torch.save
+   writes for it.
 5. Storage bytes are the whole owning array of ``tensor._storage`` in memory order;
    offset and strides are the tensor's own, in elements. A tensor whose layout cannot
    be described that way (a backend without pointers, negative strides) is written
@@ -37,11 +39,12 @@ NONE, NEWTRUE, NEWFALSE = b"N", b"\x88", b"\x89"
 BININT, BININT1, BININT2, LONG1, BINFLOAT = b"J", b"K", b"M", b"\x8a", b"G"
 BINUNICODE = b"X"
 EMPTY_TUPLE, TUPLE, TUPLE1, TUPLE2, TUPLE3 = b")", b"t", b"\x85", b"\x86", b"\x87"
-EMPTY_LIST, APPENDS, EMPTY_DICT, SETITEMS = b"]", b"e", b"}", b"u"
+EMPTY_LIST, APPEND, APPENDS, EMPTY_DICT, SETITEM, SETITEMS = b"]", b"a", b"e", b"}", b"s", b"u"
 GLOBAL, REDUCE, BUILD, BINPERSID = b"c", b"R", b"b", b"Q"
 BINPUT, LONG_BINPUT, BINGET, LONG_BINGET = b"q", b"r", b"h", b"j"
 
 _BATCH = 1000  # items per APPENDS / SETITEMS, as pickle does
+_STORAGE = "storage"
 
 
 class StorageRecord:
@@ -85,9 +88,10 @@ class CheckpointPickler:
         return bytes(self.out), self.records
 
     # ---- memo -----------------------------------------------------------------
-    def _put(self, obj) -> None:
+    def _put(self, obj=None) -> None:
+        """Memoise the value just written (``obj`` None: a value nobody can meet again)."""
         i = len(self.memo)
-        self.memo[id(obj)] = (i, obj)
+        self.memo[id(obj) if obj is not None else ("anon", i)] = (i, obj)
         self.out += BINPUT + bytes([i]) if i < 256 else LONG_BINPUT + struct.pack("<I", i)
 
     def _get(self, obj) -> bool:
@@ -137,13 +141,12 @@ class CheckpointPickler:
         elif isinstance(obj, Size):
             if not self._get(obj):
                 self._global("torch", "Size")
-                self._tuple(tuple(obj), where)
-                self.out += TUPLE1 + REDUCE
+                self._tuple((tuple(obj),), where)
+                self.out += REDUCE
                 self._put(obj)
         elif type(obj) is tuple:
             if not self._get(obj):
-                self._tuple(obj, where)
-                self._put(obj)
+                self._tuple(obj, where, obj)
         elif type(obj) is list:
             if not self._get(obj):
                 self.out += EMPTY_LIST
@@ -166,8 +169,9 @@ class CheckpointPickler:
                     self.out += BUILD
         elif isinstance(obj, device):
             self._global("torch", "device")
-            self.save(str(obj), where)
-            self.out += TUPLE1 + REDUCE
+            self._tuple((str(obj),), where)
+            self.out += REDUCE
+            self._put()
         elif isinstance(obj, dtype):
             self._global("torch", obj.name)
         else:
@@ -195,38 +199,41 @@ class CheckpointPickler:
             b = v.to_bytes(n, "little", signed=True)
             self.out += LONG1 + bytes([len(b)]) + b
 
-    def _tuple(self, items, where: str) -> None:
+    def _tuple(self, items, where: str, obj=None) -> None:
+        """A tuple, memoised as pickle does (every non-empty tuple gets a memo slot)."""
         if not items:
             self.out += EMPTY_TUPLE
             return
-        if len(items) <= 3:
-            for i, x in enumerate(items):
-                self.save(x, f"{where}[{i}]")
-            self.out += (TUPLE1, TUPLE2, TUPLE3)[len(items) - 1]
-            return
-        self.out += MARK
+        short = len(items) <= 3
+        if not short:
+            self.out += MARK
         for i, x in enumerate(items):
             self.save(x, f"{where}[{i}]")
-        self.out += TUPLE
+        self.out += (TUPLE1, TUPLE2, TUPLE3)[len(items) - 1] if short else TUPLE
+        self._put(obj)
 
     def _appends(self, items: list, where: str) -> None:
         for start in range(0, len(items), _BATCH):
-            self.out += MARK
-            for i in range(start, min(start + _BATCH, len(items))):
+            batch = range(start, min(start + _BATCH, len(items)))
+            if len(batch) > 1:
+                self.out += MARK
+            for i in batch:
                 self.save(items[i], f"{where}[{i}]")
-            self.out += APPENDS
+            self.out += APPENDS if len(batch) > 1 else APPEND
 
     def _setitems(self, d: dict, where: str) -> None:
         items = list(d.items())
         for start in range(0, len(items), _BATCH):
-            self.out += MARK
-            for k, v in items[start:start + _BATCH]:
+            batch = items[start:start + _BATCH]
+            if len(batch) > 1:
+                self.out += MARK
+            for k, v in batch:
                 if not isinstance(k, (str, int, float, bool, tuple, type(None))):
                     raise TypeError(f"engine.save cannot serialize a dict key of type "
                                     f"{type(k).__module__}.{type(k).__qualname__} at {where}")
                 self.save(k, f"{where} key {k!r}")
                 self.save(v, f"{where}[{k!r}]")
-            self.out += SETITEMS
+            self.out += SETITEMS if len(batch) > 1 else SETITEM
 
     # ---- tensors ----------------------------------------------------------------
     def _tensor(self, t, where: str) -> None:
@@ -238,7 +245,6 @@ class CheckpointPickler:
         is_param = bool(getattr(t, "_is_param", False))
         if is_param:  # NOTE [ Writing data.pkl by hand ] rule 2
             self._global(*REBUILD_PARAMETER)
-            self.out += MARK
         self._global(*REBUILD_TENSOR_V2)
         self.out += MARK
         rec, offset, stride = self._record_for(t)
@@ -247,34 +253,41 @@ class CheckpointPickler:
         self._tuple(tuple(int(s) for s in t.shape), where)
         self._tuple(tuple(int(s) for s in stride), where)
         self.out += NEWFALSE if is_param or not t.requires_grad else NEWTRUE
-        self._global(*ORDERED_DICT)
-        self.out += EMPTY_TUPLE + REDUCE
-        self.out += TUPLE + REDUCE
+        self._empty_ordered_dict()
+        self.out += TUPLE
+        self._put()
+        self.out += REDUCE
         if is_param:
+            self._put()
             self.out += NEWTRUE if t.requires_grad else NEWFALSE
-            self._global(*ORDERED_DICT)
-            self.out += EMPTY_TUPLE + REDUCE
-            self.out += TUPLE + REDUCE
+            self._empty_ordered_dict()
+            self.out += TUPLE3
+            self._put()
+            self.out += REDUCE
         self._put(t)
         self.tensors += 1
 
+    def _empty_ordered_dict(self) -> None:
+        """``OrderedDict()``: the backward_hooks argument, always empty (hooks are never saved)."""
+        self._global(*ORDERED_DICT)
+        self.out += EMPTY_TUPLE + REDUCE
+        self._put()
+
     def _storage_pid(self, rec: StorageRecord) -> None:
-        key = ("pid", rec.key)
-        hit = self.memo.get(key)
-        if hit is not None:  # NOTE [ Writing data.pkl by hand ] rule 3: storage met before
-            i = hit[0]
-            self.out += (BINGET + bytes([i]) if i < 256 else LONG_BINGET + struct.pack("<I", i)) + BINPERSID
-            return
+        """``('storage', torch.<X>Storage, key, location, numel)`` then BINPERSID (rule 3).
+
+        As in torch, a fresh tuple each time: a storage met again costs BINGETs of its
+        memoised parts, and its bytes are still written once.
+        """
         self.out += MARK
-        self.save("storage", "pid")
+        self.save(_STORAGE, "pid")
         self._global("torch", rec.storage_type)
         self.save(rec.key, "pid")
         self.save(rec.location, "pid")
         self._int(rec.numel)
         self.out += TUPLE
-        i = len(self.memo)
-        self.memo[key] = (i, None)
-        self.out += (BINPUT + bytes([i]) if i < 256 else LONG_BINPUT + struct.pack("<I", i)) + BINPERSID
+        self._put()
+        self.out += BINPERSID
 
     def _record_for(self, t):
         """The storage record for ``t`` plus its offset and strides in that record (rule 5)."""

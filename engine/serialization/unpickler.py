@@ -18,6 +18,7 @@ NOTE [ Loading without running code ]
 from __future__ import annotations
 
 import collections
+import inspect
 import pickle
 import struct
 
@@ -30,13 +31,32 @@ WEIGHTS_ONLY_HEADER = (
 class Allowed:
     """A global the file may name: ``fn`` is what REDUCE calls (None for a plain value)."""
 
-    __slots__ = ("module", "name", "fn", "value")
+    __slots__ = ("module", "name", "fn", "value", "sig")
 
     def __init__(self, module, name, fn=None, value=None):
         self.module, self.name, self.fn, self.value = module, name, fn, value
+        self.sig = inspect.signature(fn) if fn is not None else None
+
+    def call(self, args: tuple):
+        try:
+            self.sig.bind(*args)
+        except TypeError as e:
+            raise pickle.UnpicklingError(f"data.pkl calls {self!r} with {len(args)} arguments: {e}") from None
+        try:
+            return self.fn(*args)
+        except Exception as e:  # noqa: BLE001 - the callee's own error, passed through unchanged
+            raise _CalleeError(e) from None
 
     def __repr__(self):
         return f"{self.module}.{self.name}"
+
+
+class _CalleeError(Exception):
+    """Carries an exception raised by an allowed callable or persistent_load out of the interpreter."""
+
+    def __init__(self, exc):
+        super().__init__(exc)
+        self.exc = exc
 
 
 class _Mark:
@@ -57,6 +77,8 @@ class AllowListUnpickler:
     def load(self):
         try:
             return self._run()
+        except _CalleeError as e:
+            raise e.exc from None
         except pickle.UnpicklingError:
             raise
         except (IndexError, KeyError, struct.error, TypeError, ValueError, UnicodeDecodeError,
@@ -211,7 +233,7 @@ class AllowListUnpickler:
                     raise pickle.UnpicklingError(f"data.pkl calls {fn!r}, which is not an allowed callable")
                 if not isinstance(args, tuple):
                     raise pickle.UnpicklingError(f"data.pkl calls {fn!r} with arguments that are not a tuple")
-                st.append(fn.fn(*args))
+                st.append(fn.call(args))
             elif op == b"b":                       # BUILD
                 state = self._pop()
                 inst = st[-1]
@@ -222,7 +244,11 @@ class AllowListUnpickler:
                         "attributes (such as _metadata) of an OrderedDict")
                 inst.__dict__.update(state)
             elif op == b"Q":                       # BINPERSID
-                st.append(self.persistent_load(self._pop()))
+                pid = self._pop()
+                try:
+                    st.append(self.persistent_load(pid))
+                except Exception as e:  # noqa: BLE001 - its own error (missing record, no GPU, ...)
+                    raise _CalleeError(e) from None
             elif op == b"q":                       # BINPUT
                 memo[take(1)[0]] = st[-1]
             elif op == b"r":                       # LONG_BINPUT
