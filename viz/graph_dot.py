@@ -137,7 +137,7 @@ def _fn_label(n) -> str:
     lines = [n.name]
     if n.output is not None:
         o = n.output
-        lines.append(f"{n.op or ''} -> {_fmt.shape(o.get('shape', []))} {o.get('dtype', '')}".strip())
+        lines.append((f"{n.op} -> " if n.op else "") + f"{_fmt.shape(o.get('shape', []))} {o.get('dtype', '')}")
     w = _fmt.where(n.file, n.line)
     if w:
         lines.append(w)
@@ -351,11 +351,16 @@ class _Builder:
                 ea = ('style=dashed, color="#e65100", dir=none' if live
                       else 'style=dotted, color="#9e9e9e", dir=none')
                 self.lines.append(f"  {sid_s} -> {self._id(sl.node)} [{ea}];")
-        # dropped activations (checkpointing): one box per slot, inside its region
+        # dropped activations (checkpointing): one box per slot, inside its region;
+        # released slots whose storage is unknown (a live graph after backward): one box each
         for n in sorted(s.nodes.values(), key=lambda n: n.seq):
             if n.id in self.boxed:
                 continue
             for i, sl in enumerate(n.saved):
+                if sl.storage is None and sl.state == "released":
+                    rid = f"r{n.id}_{i}"
+                    self.node(rid, f"{_slot_line(sl, s.nodes)}\nreleased", "released")
+                    self.lines.append(f'  {rid} -> n{n.id} [style=dotted, color="#9e9e9e", dir=none];')
                 if sl.state != "dropped":
                     continue
                 did = f"d{n.id}_{i}"

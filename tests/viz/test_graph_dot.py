@@ -1,0 +1,207 @@
+"""DOT text of fixture traces (nodes, edges, labels, styles), rendering, and the missing-`dot` error."""
+import re
+import shutil
+
+import pytest
+
+import engine as torch
+import viz
+from viz.graph_dot import INSTALL_HINT, STYLES, GraphvizNotFound, graph_picture
+from viz.graph_state import default_step
+
+needs_dot = pytest.mark.skipif(shutil.which("dot") is None,
+                               reason="Graphviz `dot` is not installed (apt-get install graphviz)")
+
+
+def _node_line(src, nid):
+    m = re.search(rf"^ +{nid} \[(.*)\];$", src, re.M)
+    assert m, f"no node {nid} in\n{src}"
+    return m.group(1)
+
+
+def _ids(pic):
+    return {n.name: n.id for n in pic.state.nodes.values()}
+
+
+def test_sincos_dot_nodes_edges_labels(sincos):
+    pic = graph_picture(sincos)
+    src, ids = pic.source, _ids(pic)
+    assert src.startswith("digraph autograd {") and src.rstrip().endswith("}")
+    for a, b in [("AccumulateGrad", "SinBackward0"), ("SinBackward0", "CosBackward0"),
+                 ("CosBackward0", "SumBackward0")]:
+        assert f"  n{ids[a]} -> n{ids[b]};" in src
+    sin = _node_line(src, f"n{ids['SinBackward0']}")
+    assert 'label="SinBackward0\\nsin -> (3,) float32\\n<string>' in sin or "SinBackward0\\nsin -> (3,) float32" in sin
+    assert 'fillcolor="#eeeeee"' in sin                      # pending before backward
+    leaf = _node_line(src, f"n{ids['AccumulateGrad']}")
+    assert "leaf tensor\\n(3,) float32 · 12 B\\nAccumulateGrad" in leaf and 'fillcolor="#bbdefb"' in leaf
+    # the output tensor, below the last node
+    root = next(e for e in sincos.events if e["kind"] == "backward_begin")["roots"][0]
+    assert f"  n{ids['SumBackward0']} -> t{root};" in src
+    assert 'shape="ellipse"' in _node_line(src, f"t{root}")
+    # saved tensors: sin keeps the leaf's storage (no extra bytes); cos keeps a 12-byte activation
+    x_st = pic.state.nodes[ids["AccumulateGrad"]].tensor["storage"]
+    sx = _node_line(src, f"s{x_st}")
+    assert "SinBackward0._saved_self · (3,) float32\\n= storage of the leaf tensor: no extra bytes" in sx
+    cos_st = pic.state.nodes[ids["CosBackward0"]].saved[0].storage
+    sc = _node_line(src, f"s{cos_st}")
+    assert "CosBackward0._saved_self · (3,) float32\\nstorage 12 B · activation" in sc
+    assert 'fillcolor="#ffcc80"' in sc
+    assert f'  s{cos_st} -> n{ids["CosBackward0"]} [style=dashed, color="#e65100", dir=none];' in src
+    assert "saved tensors holding 24 B" in src                # title: 12 B + 12 B
+
+
+def test_states_drawn_at_steps(sincos):
+    i = next(k for k, e in enumerate(sincos.events) if e["kind"] == "execute" and e["name"] == "CosBackward0")
+    pic = graph_picture(sincos, i)
+    src, ids = pic.source, _ids(pic)
+    cur = _node_line(src, f"n{ids['CosBackward0']}")
+    assert "RUNNING NOW" in cur and 'penwidth="3"' in cur and 'fillcolor="#ffca28"' in cur
+    assert 'fillcolor="#a5d6a7"' in _node_line(src, f"n{ids['SumBackward0']}")
+    end = graph_picture(sincos, len(sincos) - 1)
+    src = end.source
+    cos_st = end.state.nodes[ids["CosBackward0"]].saved[0].storage
+    line = _node_line(src, f"s{cos_st}")
+    assert 'style="dashed"' in line and "released · memory freed" in line
+    x_st = end.state.nodes[ids["AccumulateGrad"]].tensor["storage"]
+    assert "released · storage still in use" in _node_line(src, f"s{x_st}")
+    assert f'  s{cos_st} -> n{ids["CosBackward0"]} [style=dotted, color="#9e9e9e", dir=none];' in src
+    assert "grad accumulated" in _node_line(src, f"n{ids['AccumulateGrad']}")
+
+
+def test_legend_explains_every_style_used(sincos, mlp_trace):
+    src = graph_picture(sincos).source
+    legend = _node_line(src, "legend")
+    for k in ("pending", "current", "executed", "leaf", "output", "saved", "released"):
+        assert STYLES[k][1].replace("&", "&amp;") in legend
+    assert STYLES["dropped"][1] not in legend                  # not used here
+    assert "graph edge" in legend and "keeps this saved tensor" in legend
+    assert "legend" not in graph_picture(sincos, legend=False).source
+
+
+def test_mlp_parameter_labels_and_shared_storage(mlp_trace):
+    tr, model = mlp_trace
+    pic = graph_picture(tr)
+    src = pic.source
+    for name, shape, nbytes in [("0.weight", "(16, 8)", "512 B"), ("0.bias", "(16,)", "64 B"),
+                                ("2.weight", "(4, 16)", "256 B"), ("2.bias", "(4,)", "16 B")]:
+        assert f'label="{name}\\n{shape} float32 · {nbytes}\\nAccumulateGrad"' in src
+    w2 = model[2].weight._storage.id
+    assert "AddmmBackward0._saved_mat2 · (16, 4) float32\\n= storage of 2.weight: no extra bytes" in \
+        _node_line(src, f"s{w2}")
+    # relu's result is also the second addmm's mat1: one storage box, two dashed edges
+    relu = next(n for n in pic.state.nodes.values() if n.name == "ReluBackward0")
+    st = relu.saved[0].storage
+    line = _node_line(src, f"s{st}")
+    assert "ReluBackward0._saved_result" in line and "AddmmBackward0._saved_mat1" in line
+    assert len(re.findall(rf"^  s{st} -> ", src, re.M)) == 2
+
+
+def test_collapsed_modules_box_and_expand(stack_trace):
+    tr = stack_trace(4)
+    src = graph_picture(tr).source
+    for i in range(4):
+        line = _node_line(src, f"m_{i}")
+        assert 'shape="box3d"' in line
+        assert f"module {i} · one of 4 alike (collapsed)\\n3 grad_fn nodes · 2 parameters" in line
+        assert "backward: 0/3 nodes run" in line
+    for i in range(3):
+        assert f"  m_{i} -> m_{i + 1};" in src
+    assert "AddmmBackward0" not in src.split("legend")[0]
+    assert STYLES["module"][1] in _node_line(src, "legend")
+    full = graph_picture(tr, expand_modules=True).source
+    assert "box3d" not in full.split("  legend")[0] and full.count('label="AddmmBackward0\\n') == 4
+    done = graph_picture(tr, len(tr) - 1).source
+    assert "backward: 3/3 nodes run" in _node_line(done, "m_0") and 'fillcolor="#a5d6a7"' in _node_line(done, "m_0")
+
+
+def test_checkpoint_region_cluster_and_dropped():
+    from test_graph_state import CKPT
+    src = graph_picture(CKPT, 3).source
+    assert "subgraph cluster_region_7 {" in src
+    assert "checkpoint region 7\\ndropped 16 B in forward" in src
+    line = _node_line(src, "d3_0")
+    assert "dropped by checkpoint" in line and 'style="dashed,bold"' in line and "8 B not kept" in line
+    assert STYLES["dropped"][1] in src and STYLES["region"][1] in src
+    src = graph_picture(CKPT, len(CKPT) - 1).source
+    assert "recomputed in backward" in src
+    cos = _node_line(src, "n3")
+    assert 'peripheries="2"' in cos and "recomputed" in cos and "RUNNING NOW" in cos
+
+
+def test_step_out_of_range(sincos):
+    with pytest.raises(IndexError, match=f"the trace has {len(sincos)} events"):
+        graph_picture(sincos, len(sincos))
+
+
+@needs_dot
+@pytest.mark.parametrize("fmt,magic", [("png", b"\x89PNG"), ("svg", b"<?xml"), ("pdf", b"%PDF")])
+def test_render_files(mlp_trace, tmp_path, fmt, magic):
+    tr, _ = mlp_trace
+    out = tmp_path / f"g.{fmt}"
+    graph_picture(tr).render(out)
+    data = out.read_bytes()
+    assert data.startswith(magic) and len(data) > 5000
+    if fmt == "svg":
+        text = data.decode()
+        assert "AddmmBackward0" in text and "0.weight" in text and "legend" in text
+    if fmt == "png":
+        w, h = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+        assert 400 < w < 4000 and 400 < h < 4000
+
+
+@needs_dot
+def test_dot_accepts_every_fixture(sincos, mlp_trace, stack_trace):
+    import subprocess
+    from test_graph_state import CKPT
+    for ev, step in [(sincos, None), (mlp_trace[0], None), (stack_trace(4), None), (CKPT, 3), (CKPT, None)]:
+        src = graph_picture(ev, step).source
+        r = subprocess.run(["dot", "-Tplain"], input=src.encode(), capture_output=True)
+        assert r.returncode == 0, r.stderr.decode()
+
+
+def test_missing_dot_error(sincos, tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))           # no `dot` on this PATH
+    pic = graph_picture(sincos)
+    with pytest.raises(GraphvizNotFound) as e:
+        pic.render(tmp_path / "g.png")
+    assert "sudo apt-get install graphviz" in str(e.value) and "`dot`" in str(e.value)
+    assert str(e.value) == INSTALL_HINT
+    assert not (tmp_path / "g.png").exists()
+    assert "SinBackward0" in pic.source                  # the DOT text still works
+    pic.render(tmp_path / "g.dot")
+    assert (tmp_path / "g.dot").read_text() == pic.source
+
+
+def test_bad_output_names(sincos, tmp_path):
+    pic = graph_picture(sincos)
+    with pytest.raises(ValueError, match=r"use a \.svg, \.png or \.pdf"):
+        pic.render(tmp_path / "g.jpg")
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        pic.render(tmp_path / "no" / "g.dot")
+
+
+def test_make_dot_live_graph():
+    x = torch.randn(3, requires_grad=True)
+    y = (x * x).exp().sum()
+    pic = viz.make_dot(y, params={"x": x})
+    src = pic.source
+    ids = _ids(pic)
+    assert f"  n{ids['MulBackward0']} -> n{ids['ExpBackward0']};" in src
+    assert 'label="x\\n(3,) float32 · 12 B\\nAccumulateGrad"' in src
+    assert f"t{y._id}" in src and "graph of a tensor ()" in src
+    # mul keeps x twice: one storage box that is x's own
+    assert len(re.findall(rf"^  s{x._storage.id} -> ", src, re.M)) == 2
+    y.backward()
+    after = viz.make_dot(y).source
+    mul = _ids(viz.make_dot(y))["MulBackward0"]
+    assert "MulBackward0._saved_other · (3,) float32\\nreleased" in _node_line(after, f"r{mul}_1")
+    with pytest.raises(ValueError, match="no grad_fn"):
+        viz.make_dot(x)
+
+
+@needs_dot
+def test_make_dot_repr_svg():
+    x = torch.randn(2, requires_grad=True)
+    svg = viz.make_dot(x.tanh().sum())._repr_svg_()
+    assert "<svg" in svg and "TanhBackward0" in svg
