@@ -15,8 +15,20 @@ NOTE [ Dispatch ]
 6. As in PyTorch, a node has one ``next_functions`` edge per differentiable argument:
    arguments an op declares ``nondiff`` (indices, targets, conditions, masks) get no
    edge, and the node hands backward one gradient per edge.
+
+NOTE [ Op hooks ]
+1. ``op_hooks.stack`` (per thread, empty unless checkpointing pushes one) holds objects
+   with ``before(op, inputs, attrs, inplace)`` and ``after(op, inputs, attrs, result)``;
+   with the stack empty an op pays one attribute read.
+2. ``before`` runs ahead of the kernel, innermost hook first; it may raise (early stop
+   of a recomputation) or return a tensor whose array and storage stand in for the
+   kernel's output (a cached result of selective checkpointing). Returning one is only
+   allowed for plain ops (no view, no in-place target, no aux outputs).
+3. ``after`` runs once the op's output (and node) exist, before the op returns.
 """
 from __future__ import annotations
+
+import threading
 
 from . import _dtype, _events
 from ._tensor import Tensor
@@ -59,6 +71,13 @@ def _device_check(op, tensors):
     return dev
 
 
+class _OpHooks(threading.local):
+    stack: tuple = ()
+
+
+op_hooks = _OpHooks()
+
+
 def apply(op: OpDef, inputs: list, attrs: dict | None = None, inplace: Tensor | None = None,
           node_name: str | None = None, return_aux: bool = False):
     """Run ``op`` on ``inputs`` (tensors or Python scalars) and return the output tensor(s)."""
@@ -76,10 +95,15 @@ def apply(op: OpDef, inputs: list, attrs: dict | None = None, inplace: Tensor | 
         arrays = [(_cast(xp, t, target) if isinstance(t, Tensor) else t) for t in inputs]
     else:
         arrays = [t._data if isinstance(t, Tensor) else t for t in inputs]
-    try:
-        out = op.fwd(xp, *arrays, **attrs)
-    except (ValueError, TypeError, IndexError) as e:
-        raise RuntimeError(f"{op.name}: {e}") from None
+    hooks = op_hooks.stack
+    cached = _hooks_before(hooks, op, inputs, attrs, inplace) if hooks else None
+    if cached is not None:
+        out = cached._data
+    else:
+        try:
+            out = op.fwd(xp, *arrays, **attrs)
+        except (ValueError, TypeError, IndexError) as e:
+            raise RuntimeError(f"{op.name}: {e}") from None
     aux = None
     if op.aux:
         out, aux = out
@@ -97,13 +121,15 @@ def apply(op: OpDef, inputs: list, attrs: dict | None = None, inplace: Tensor | 
         base = tensors[0]._base if tensors[0]._base is not None else tensors[0]
         result = Tensor._wrap(out, st0, base_tensor=base)
     else:
-        result = Tensor._wrap(out)
+        result = Tensor._wrap(out, cached._storage if cached is not None else None)
 
     if not (grad_on and op.differentiable and any(needs) and result.dtype.is_floating_point):
         if inplace is not None and grad_on and inplace.grad_fn is not None:
             inplace.grad_fn = None  # a non-differentiable in-place op cuts the history
         if _events.active:
             _emit_op(op, inputs, result, None, attrs)
+        if hooks:
+            _hooks_after(hooks, op, inputs, attrs, result)
         return (result, aux) if return_aux else result
 
     node = OpNode(op, node_name or op.node, inputs, needs, attrs)
@@ -112,7 +138,23 @@ def apply(op: OpDef, inputs: list, attrs: dict | None = None, inplace: Tensor | 
     _save(op, node, save_inputs, needs, result, aux)
     if _events.active:
         _emit_op(op, inputs, result, node, attrs)
+    if hooks:
+        _hooks_after(hooks, op, inputs, attrs, result)
     return (result, aux) if return_aux else result
+
+
+def _hooks_before(hooks, op, inputs, attrs, inplace):
+    """NOTE [ Op hooks ] 2."""
+    for h in reversed(hooks):
+        cached = h.before(op, inputs, attrs, inplace)
+        if cached is not None:
+            return cached
+    return None
+
+
+def _hooks_after(hooks, op, inputs, attrs, result):
+    for h in reversed(hooks):
+        h.after(op, inputs, attrs, result)
 
 
 def _snapshot(t: Tensor) -> Tensor:
@@ -248,7 +290,8 @@ class _SavedView:
     def __getattr__(self, name):
         node = self._node
         if name in node._saved:
-            return self._F.unpack(node._saved[name], node)
+            value = self.__dict__[name] = self._F.unpack(node._saved[name], node)  # one unpack per apply
+            return value
         if name in node._attrs:
             n = node._attrs[name]
             if name + "#n" in node._attrs:

@@ -80,6 +80,11 @@ class save_on_cpu(saved_tensors_hooks):
         super().__init__(pack, unpack)
 
 
+def current_saving():
+    """``(node, saved_name)`` of the tensor a pack hook is packing right now, else None."""
+    return getattr(_hook_state, "saving", None)
+
+
 def current_hooks():
     s = getattr(_hook_state, "stack", None)
     return s[-1] if s else None
@@ -107,7 +112,12 @@ class SavedTensor:
         hooks = current_hooks()
         if hooks is not None:
             pack, unpack = hooks
-            self.packed = pack(tensor)
+            prev = getattr(_hook_state, "saving", None)
+            _hook_state.saving = (node, name)  # read by pack hooks through current_saving()
+            try:
+                self.packed = pack(tensor)
+            finally:
+                _hook_state.saving = prev
             self.unpack_hook = unpack
             inner = _first_tensor(self.packed)
             if inner is not None:

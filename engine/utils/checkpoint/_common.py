@@ -1,0 +1,92 @@
+"""Pieces both checkpoint variants share: the error type, region events, the
+determinism fingerprint."""
+from __future__ import annotations
+
+import contextlib
+
+from ... import _events
+from ..._tensor import Tensor
+
+
+class CheckpointError(RuntimeError):
+    """Raised when a recomputation does not reproduce what the forward saved."""
+
+
+def fn_name(fn) -> str:
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None)
+    return name if name else type(fn).__name__
+
+
+@contextlib.contextmanager
+def region_scope(region: int):
+    """Stamp op events in the block with ``region`` (restores the outer region after)."""
+    old = _events.set_region(region)
+    try:
+        yield
+    finally:
+        _events.set_region(old)
+
+
+@contextlib.contextmanager
+def recompute_scope(region: int):
+    """Phase "recompute", the region stamped, recompute_begin/end around the block."""
+    with _events.phase_scope("recompute"), region_scope(region):
+        if _events.active:
+            _events.emit("recompute_begin", region=region)
+        try:
+            yield
+        finally:
+            if _events.active:
+                _events.emit("recompute_end", region=region)
+
+
+def detach_variable(inputs):
+    """Detach every tensor in the tuple, keeping its requires_grad flag (as PyTorch)."""
+    if not isinstance(inputs, tuple):
+        raise RuntimeError("Only tuple of tensors is supported. Got Unsupported input type: "
+                           f"{type(inputs).__name__}")
+    out = []
+    for inp in inputs:
+        if not isinstance(inp, Tensor):
+            out.append(inp)
+            continue
+        x = inp.detach()
+        x.requires_grad = inp.requires_grad
+        out.append(x)
+    return tuple(out)
+
+
+# ---- determinism check -------------------------------------------------------
+# NOTE [ Checkpoint determinism check ]
+# 1. "metadata" (PyTorch's "default"): every tensor the recompute saves must have the
+#    shape, dtype and device its forward counterpart had.
+# 2. "default" adds values: at forward the pack hook keeps a fingerprint of each saved
+#    tensor (sum and sum of absolute values, in float64) instead of the tensor; the
+#    recomputed tensor's fingerprint must match within a tolerance (relative 1e-4 for
+#    float32, 1e-9 for float64, exact for integers and bools). Two reductions per
+#    saved tensor at forward; nothing else is kept.
+# 3. "none" checks only that the recompute saved as many tensors as the forward did.
+# 4. Errors name the position, the saved name and the node that saved the tensor.
+
+CHECKS = ("default", "metadata", "none")
+_RTOL = {"float32": 1e-4, "float64": 1e-9}
+
+
+def tensor_meta(x: Tensor) -> dict:
+    return {"shape": x.shape, "dtype": x.dtype, "device": x.device}
+
+
+def fingerprint(x: Tensor) -> tuple:
+    xp = x._storage.xp
+    a = x._data
+    if a.dtype == xp.bool:
+        a = xp.astype(a, xp.int64)
+    s = float(xp.sum(xp.astype(a, xp.float64)))
+    s_abs = float(xp.sum(xp.abs(xp.astype(a, xp.float64))))
+    return s, s_abs
+
+
+def values_match(fp_fwd: tuple, fp_rec: tuple, dtype) -> bool:
+    rtol = _RTOL.get(dtype.name, 0.0)
+    scale = max(abs(fp_fwd[1]), abs(fp_rec[1]))
+    return all(abs(a - b) <= rtol * scale for a, b in zip(fp_fwd, fp_rec))
