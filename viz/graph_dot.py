@@ -267,12 +267,13 @@ class _Builder:
             return self.title
         s = self.s
         c = s.counts()
+        leaf_st = s.leaf_storages()
         live = sum(st.bytes for sid, st in s.storages.items()
-                   if any(x.state in ("live", "recomputed") for x in st.slots))
+                   if sid not in leaf_st and any(x.state in ("live", "recomputed") for x in st.slots))
         step = f"step {s.step}" + (f" of {self.total_steps - 1}" if self.total_steps else "")
         where = "backward" if s.in_backward else s.phase
         return (f"autograd graph at {step} ({where}) · {c['nodes']} nodes, {c['executed']} executed · "
-                f"saved tensors holding {_fmt.nbytes(live)}")
+                f"saved tensors hold {_fmt.nbytes(live)} beyond the leaves' own storage")
 
     def _module_boxes(self):
         s = self.s
@@ -351,8 +352,9 @@ class _Builder:
                 ea = ('style=dashed, color="#e65100", dir=none' if live
                       else 'style=dotted, color="#9e9e9e", dir=none')
                 self.lines.append(f"  {sid_s} -> {self._id(sl.node)} [{ea}];")
-        # dropped activations (checkpointing): one box per slot, inside its region;
+        # dropped activations (checkpointing): one box per dropped storage, inside its region;
         # released slots whose storage is unknown (a live graph after backward): one box each
+        dropped: dict = {}
         for n in sorted(s.nodes.values(), key=lambda n: n.seq):
             if n.id in self.boxed:
                 continue
@@ -361,13 +363,19 @@ class _Builder:
                     rid = f"r{n.id}_{i}"
                     self.node(rid, f"{_slot_line(sl, s.nodes)}\nreleased", "released")
                     self.lines.append(f'  {rid} -> n{n.id} [style=dotted, color="#9e9e9e", dir=none];')
-                if sl.state != "dropped":
-                    continue
-                did = f"d{n.id}_{i}"
-                label = (f"dropped by checkpoint\n{_slot_line(sl, s.nodes)}\n{_fmt.nbytes(sl.bytes)} not kept")
-                out = region_lines.setdefault(n.region, []) if n.region in s.regions else None
-                self.node(did, label, "dropped", out)
-                self.lines.append(f'  {did} -> n{n.id} [style=dashed, color="#c62828", dir=none];')
+                if sl.state == "dropped":
+                    key = f"d{sl.dropped_storage}" if sl.dropped_storage is not None else f"d{n.id}_{i}"
+                    dropped.setdefault(key, []).append(sl)
+        for did, slots in dropped.items():
+            lines = ["dropped by checkpoint"] + [_slot_line(sl, s.nodes) for sl in slots[:4]]
+            if len(slots) > 4:
+                lines.append(f"... and {len(slots) - 4} more")
+            lines.append(f"{_fmt.nbytes(slots[0].bytes)} not kept")
+            region = s.nodes[slots[0].node].region
+            out = region_lines.setdefault(region, []) if region in s.regions else None
+            self.node(did, "\n".join(lines), "dropped", out)
+            for sl in slots:
+                self.lines.append(f'  {did} -> n{sl.node} [style=dashed, color="#c62828", dir=none];')
 
     def _legend(self) -> str:
         order = ["pending", "current", "executed", "recomputed", "missing", "leaf", "output", "saved",

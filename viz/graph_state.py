@@ -17,7 +17,11 @@ NOTE [ Graph state rules ]
 3. A saved slot is *live* from its op event until a ``release`` event names it
    (node, name): then *released*. Inside a checkpoint region a slot whose value
    was packed by the checkpoint (``packed`` true) is *dropped*: forward did not
-   keep it. It counts as *recomputed* once the region's recompute ran.
+   keep it. The ``checkpoint_drop`` event before the op names its storage and
+   bytes; with ``kept`` true (a parameter, the region's input) the storage
+   stays alive anyway, so the slot is drawn as held, not dropped. A dropped slot
+   is *recomputed* once the region's recompute ran, and *released* when its node
+   has run (no ``release`` event names a slot a hook packed).
 4. Storages, not tensors, hold memory: every slot names its storage, and slots
    that share one storage (views, aliases, an output saved twice) are drawn as
    one storage. A storage is *freed* once a ``free`` event names it.
@@ -47,6 +51,7 @@ class SavedSlot:
     is_output: bool = False
     packed: bool = False
     state: str = "live"          # live | released | dropped | recomputed
+    dropped_storage: int | None = None   # the storage checkpointing did not keep (rule 3)
 
 
 @dataclass
@@ -90,8 +95,9 @@ class Region:
     id: int
     nodes: list = field(default_factory=list)      # forward node ids, in order
     recompute_nodes: list = field(default_factory=list)
-    dropped_bytes: int = 0
+    dropped_bytes: int = 0                         # counted once per dropped storage
     recomputed: bool = False
+    dropped_keys: set = field(default_factory=set)
 
 
 class GraphState:
@@ -112,6 +118,8 @@ class GraphState:
         self._stale = False
         self._retain = False
         self._recompute_cursor: dict[int, int] = {}
+        self._drops: dict = {}               # (node, name) -> checkpoint_drop event
+        self._bw_depth = 0
 
     # ------------------------------------------------------------------ build
     @classmethod
@@ -161,6 +169,7 @@ class GraphState:
         self.ops = []
         self.current = None
         self._recompute_cursor.clear()
+        self._drops.clear()
         for s in self.storages.values():
             s.slots = []
         self._stale = False
@@ -210,7 +219,13 @@ class GraphState:
             slot = SavedSlot(gn.id, sv["name"], sv.get("storage"), sv.get("bytes", 0), sv.get("shape", []),
                              sv.get("dtype", "?"), sv.get("is_output", False), sv.get("packed", False))
             if region is not None and slot.packed and phase != "recompute":
-                slot.state = "dropped"
+                drop = self._drops.pop((gn.id, slot.name), None)
+                if drop is not None and drop.get("kept"):
+                    slot.storage, slot.bytes = drop.get("storage"), drop.get("bytes", 0)
+                else:
+                    slot.state = "dropped"
+                    if drop is not None:
+                        slot.dropped_storage, slot.bytes = drop.get("storage"), drop.get("bytes", 0)
             gn.saved.append(slot)
             if slot.storage is not None and slot.state != "dropped":
                 self._storage(slot.storage, slot.bytes).slots.append(slot)
@@ -222,7 +237,11 @@ class GraphState:
                 r.recomputed = True
             else:
                 r.nodes.append(gn.id)
-                r.dropped_bytes += sum(s.bytes for s in gn.saved if s.state == "dropped")
+                for sl in gn.saved:
+                    key = sl.dropped_storage if sl.dropped_storage is not None else (gn.id, sl.name)
+                    if sl.state == "dropped" and key not in r.dropped_keys:
+                        r.dropped_keys.add(key)
+                        r.dropped_bytes += sl.bytes
 
     def _match_recompute(self, e, node, region) -> bool:
         r = self.regions.get(region)
@@ -251,16 +270,26 @@ class GraphState:
                     self._storage(slot.storage, sv.get("bytes", 0)).slots.append(slot)
                 return
 
+    def _on_checkpoint_drop(self, e):
+        self._drops[(e.get("node"), e.get("name"))] = e
+
     def _on_backward_begin(self, e):
+        self._bw_depth += 1
         self.in_backward = True
-        self._retain = bool(e.get("retain_graph"))
+        if self._bw_depth == 1:
+            self._retain = bool(e.get("retain_graph"))
         for r in e.get("roots", []):
             if r not in self.roots:
                 self.roots.append(r)
 
     def _finish_current(self):
-        if self.current is not None and self.current in self.nodes:
-            self.nodes[self.current].state = "executed"
+        n = self.nodes.get(self.current) if self.current is not None else None
+        if n is not None:
+            n.state = "executed"
+            if not self._retain:
+                for sl in n.saved:
+                    if sl.state == "recomputed" or (sl.state == "live" and sl.packed):
+                        sl.state = "released"
         self.current = None
 
     def _on_execute(self, e):
@@ -279,8 +308,9 @@ class GraphState:
 
     def _on_backward_end(self, e):
         self._finish_current()
-        self.in_backward = False
-        if not self._retain and self.phase != "recompute":
+        self._bw_depth = max(self._bw_depth - 1, 0)
+        self.in_backward = self._bw_depth > 0
+        if not self._retain and not self.in_backward and self.phase != "recompute":
             self._stale = True
 
     def _on_release(self, e):

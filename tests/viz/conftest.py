@@ -43,3 +43,26 @@ def _stack_trace(n_blocks=4):
 def stack_trace():
     """A factory: n alike blocks (Linear + Tanh) in a Sequential, forward and backward."""
     return _stack_trace
+
+
+def _ckpt_trace(use_reentrant):
+    from engine.utils.checkpoint import checkpoint
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 16), nn.ReLU(), nn.Linear(16, 4))
+    list(model.named_parameters())  # name the parameters ("2.weight") before calling children
+    x = torch.randn(5, 8)
+
+    def mid(h):
+        return torch.relu(model[2](torch.relu(h)))
+
+    with torch.record() as tr:
+        h = checkpoint(mid, model[0](x), use_reentrant=use_reentrant)
+        model[4](h).pow(2).mean().backward()
+    return tr
+
+
+@pytest.fixture
+def ckpt_trace():
+    """A factory: an MLP whose middle Linear+ReLUs run under checkpoint (reentrant or not)."""
+    pytest.importorskip("engine.utils.checkpoint")
+    return _ckpt_trace

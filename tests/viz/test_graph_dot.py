@@ -48,7 +48,7 @@ def test_sincos_dot_nodes_edges_labels(sincos):
     assert "CosBackward0._saved_self · (3,) float32\\nstorage 12 B · activation" in sc
     assert 'fillcolor="#ffcc80"' in sc
     assert f'  s{cos_st} -> n{ids["CosBackward0"]} [style=dashed, color="#e65100", dir=none];' in src
-    assert "saved tensors holding 24 B" in src                # title: 12 B + 12 B
+    assert "saved tensors hold 12 B beyond the leaves' own storage" in src   # cos's; sin's is x itself
 
 
 def test_states_drawn_at_steps(sincos):

@@ -198,3 +198,34 @@ def test_repeated_modules_collapse_and_tail_stays_outside(stack_trace):
 def test_mlp_does_not_collapse(mlp_trace):
     tr, _ = mlp_trace
     assert collapsed_instances(GraphState.at(tr, default_step(tr))) == {}
+
+
+def test_real_checkpoint_non_reentrant(ckpt_trace):
+    tr = ckpt_trace(False)
+    g = GraphState.at(tr, default_step(tr))
+    (r,) = g.regions.values()
+    names = [g.nodes[i].name for i in r.nodes]
+    assert names == ["ReluBackward0", "TBackward0", "AddmmBackward0", "ReluBackward0"]
+    relu1, _, addmm, relu2 = (g.nodes[i] for i in r.nodes)
+    # relu's result and addmm's mat1 are one dropped storage (counted once); relu2's result another
+    assert relu1.saved[0].state == addmm.saved[0].state == relu2.saved[0].state == "dropped"
+    assert relu1.saved[0].dropped_storage == addmm.saved[0].dropped_storage
+    assert r.dropped_bytes == 2 * 5 * 16 * 4
+    mat2 = {s.name: s for s in addmm.saved}["mat2"]           # the weight is kept: not dropped
+    assert mat2.state == "live" and g.leaf_storages()[mat2.storage].label_name == "2.weight"
+    assert not any(g.nodes[i].recomputed for i in r.nodes)
+    end = GraphState.at(tr)
+    assert end.regions[r.id].recomputed and all(end.nodes[i].recomputed for i in r.nodes)
+    assert all(sl.state == "released" for i in r.nodes for sl in end.nodes[i].saved)
+    assert {n.state for n in end.nodes.values()} == {"executed"}
+
+
+def test_real_checkpoint_reentrant(ckpt_trace):
+    tr = ckpt_trace(True)
+    g = GraphState.at(tr, default_step(tr))
+    assert "CheckpointFunctionBackward" in {n.name for n in g.nodes.values()}
+    assert not any(n.name == "ReluBackward0" for n in g.nodes.values())   # forward ran without grad
+    end = GraphState.at(tr)
+    rec = sorted(n.name for n in end.nodes.values() if n.recomputed)
+    assert rec == ["AddmmBackward0", "ReluBackward0", "ReluBackward0", "TBackward0"]
+    assert not end.in_backward and {n.state for n in end.nodes.values() if n.kind == "fn"} == {"executed"}
