@@ -4,7 +4,9 @@ NOTE [ Memory replay ]
 1. ``alloc`` adds a storage's bytes to its category, ``free`` removes them,
    ``category`` moves them (an "other" storage becomes an "activation" when a
    node saves it, and back when backward releases it).
-2. Storages alive before recording began have no ``alloc``. The first event that
+2. Storages alive before recording began have no ``alloc``. A recorded trace
+   carries their bytes by category in ``meta["memory_at_start"]`` and is replayed
+   with ``Trace.replay_memory``. For a bare event list, the first event that
    mentions such a storage (a ``free``, a ``category``, or a tensor in an ``op`` /
    ``leaf`` event) reveals it; it is counted from the start of the timeline, in
    the category that event implies (a ``category`` event's ``old``, a ``free``'s
@@ -114,15 +116,15 @@ def cause_of(evs, i: int) -> str:
     return evs[i].get("kind", "")
 
 
-def timeline(trace, device: str | None = None) -> MemoryTimeline:
-    """Replay alloc/free/category events into per-event live bytes by category."""
-    evs = _events(trace)
-    if device is None:
-        devs = devices(evs)
-        if len(devs) > 1:
-            device = max(devs, key=lambda d: timeline(evs, d).peak_bytes)
-        else:
-            device = devs[0] if devs else "cpu"
+def _norm(cats: dict) -> dict:
+    out = {c: 0 for c in CATEGORIES}
+    for c, b in cats.items():
+        out[c if c in out else "other"] += b
+    return out
+
+
+def _own_replay(evs, device):
+    """Rule 1-2: per-event category bytes from alloc/free/category events, inferring what came before."""
     pre = {s: v for s, v in _preexisting(evs).items() if v[1] == device}
     cur = {c: 0 for c in CATEGORIES}
     live: dict = {}
@@ -132,14 +134,10 @@ def timeline(trace, device: str | None = None) -> MemoryTimeline:
         live[sid] = (b, c)
         cur[c] += b
         baseline[c] = baseline.get(c, 0) + b
-    tl = MemoryTimeline(device, baseline=baseline)
-    tl.by_category = {c: [] for c in CATEGORIES}
-    has_reserved = any("reserved" in e for e in evs if e.get("device", device) == device)
-    reserved, res_now = ([] if has_reserved else None), 0
-    ph_start, ph = 0, None
-    for i, e in enumerate(evs):
+    series = []
+    for e in evs:
         k = e.get("kind")
-        if e.get("device", device) == device:
+        if k in ("alloc", "free", "category") and e.get("device", device) == device:
             sid = e.get("storage")
             if k == "alloc" and sid not in live:
                 c = e.get("category", "other")
@@ -156,13 +154,56 @@ def timeline(trace, device: str | None = None) -> MemoryTimeline:
                 cur[c] -= b
                 cur[new] += b
                 live[sid] = (b, new)
-            if has_reserved and isinstance(e.get("reserved"), int):
+        series.append(cur.copy())
+    return series, baseline
+
+
+def _trace_replay(trace, evs, device, start):
+    """The trace's own ``replay_memory`` (it starts from ``meta["memory_at_start"]``), one sample per event."""
+    at = {seq: cats for seq, _, cats in trace.replay_memory(device)}
+    baseline = {c: b for c, b in start.get(device, {}).get("by_category", {}).items() if b}
+    cur = _norm(baseline)
+    series = []
+    for e in evs:
+        cats = at.get(e.get("seq"))
+        if cats is not None:
+            cur = _norm(cats)
+        series.append(cur)
+    return series, baseline
+
+
+def timeline(trace, device: str | None = None) -> MemoryTimeline:
+    """Replay alloc/free/category events into per-event live bytes by category.
+
+    A recorded Trace whose meta has ``memory_at_start`` is replayed by
+    ``Trace.replay_memory`` (live bytes as ``engine.memory.memory_allocated``
+    counts them); a bare event list by this module's own replay (rules 1-2).
+    """
+    evs = _events(trace)
+    start = (getattr(trace, "meta", None) or {}).get("memory_at_start")
+    use_trace = isinstance(start, dict) and hasattr(trace, "replay_memory")
+    if device is None:
+        devs = devices(evs)
+        for d in (start or {}) if use_trace else ():
+            if d not in devs:
+                devs.append(d)
+        if len(devs) > 1:
+            device = max(devs, key=lambda d: timeline(trace, d).peak_bytes)
+        else:
+            device = devs[0] if devs else "cpu"
+    series, baseline = _trace_replay(trace, evs, device, start) if use_trace else _own_replay(evs, device)
+    tl = MemoryTimeline(device, baseline=baseline)
+    tl.by_category = {c: [s[c] for s in series] for c in CATEGORIES}
+    tl.total = [sum(s.values()) for s in series]
+    if any("reserved" in e for e in evs):
+        res_now, reserved = 0, []
+        for e in evs:
+            if isinstance(e.get("reserved"), int) and e.get("device", device) == device:
                 res_now = e["reserved"]
-        for c in CATEGORIES:
-            tl.by_category[c].append(cur[c])
-        tl.total.append(sum(cur.values()))
-        if reserved is not None:
             reserved.append(res_now)
+        tl.reserved = reserved
+    ph_start, ph = 0, None
+    for i, e in enumerate(evs):
         p = e.get("phase", "forward")
         if p != ph:
             if ph is not None:
@@ -171,7 +212,6 @@ def timeline(trace, device: str | None = None) -> MemoryTimeline:
     if ph is not None:
         tl.phases.append((ph_start, len(evs) - 1, ph))
     tl.steps = list(range(len(evs)))
-    tl.reserved = reserved
     if tl.total:
         tl.peak_bytes = max(tl.total)
         tl.peak_step = tl.total.index(tl.peak_bytes)

@@ -44,7 +44,7 @@ def test_peak_cause_names_the_op():
 
 
 def test_sincos_trace_matches_engine_counts(sincos):
-    tl = timeline(sincos)
+    tl = timeline(sincos.events)          # a bare event list: the inferring replay
     # x (12 B, made before recording) is in the baseline; sin's output becomes an activation
     assert tl.baseline == {"other": 12}
     i = next(k for k, e in enumerate(sincos.events) if e["kind"] == "category" and e["new"] == "activation")
@@ -56,11 +56,28 @@ def test_sincos_trace_matches_engine_counts(sincos):
 
 def test_parameters_made_before_recording_count_from_the_start(mlp_trace):
     tr, model = mlp_trace
-    tl = timeline(tr)
+    tl = timeline(tr.events)
     nparam = sum(p.numel() * 4 for p in model.parameters())
     assert tl.baseline["parameter"] == nparam == tl.by_category["parameter"][0] == tl.by_category["parameter"][-1]
     assert max(tl.by_category["gradient"]) == nparam
     assert tl.by_category["gradient"][-1] == 0         # zero_grad() set them to None
+
+
+def test_recorded_trace_starts_from_memory_at_start(mlp_trace):
+    tr, _ = mlp_trace
+    start = tr.meta.get("memory_at_start") if hasattr(tr, "meta") else None
+    if start is None or not hasattr(tr, "replay_memory"):
+        pytest.skip("this engine's traces carry no memory_at_start")
+    tl, own = timeline(tr), timeline(tr.events)
+    # everything alive at the start (this process's other tensors too) is the baseline ...
+    assert tl.baseline == {c: b for c, b in start["cpu"]["by_category"].items() if b}
+    assert tl.total[0] - own.total[0] == sum(tl.baseline.values()) - sum(own.baseline.values())
+    # ... and both replays then move by exactly the same bytes at every event
+    for c in CATEGORIES:
+        d = [a - b for a, b in zip(tl.by_category[c], own.by_category[c])]
+        assert len(set(d)) == 1, c
+    seq, live, cats = tr.replay_memory("cpu")[-1]
+    assert tl.total[-1] == live["cpu"]
 
 
 def _artist(ax, gid):
@@ -95,7 +112,7 @@ def test_memory_figure_stacks_to_the_total():
 
 
 def test_empty_categories_are_left_out(sincos):
-    fig = memory_plot.memory_figure(sincos)
+    fig = memory_plot.memory_figure(sincos.events)
     assert set(fig.glassgrad_data["stacked"]) == {"gradient", "activation", "other"}
 
 
