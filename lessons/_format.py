@@ -185,8 +185,9 @@ def parse_selector(sel: str):
             mode, s = m.strip(), s[len(m):].strip()
             break
     kind = None
-    if s and "==" not in s.split()[0] and re.fullmatch(r"[a-z_]+", s.split()[0]):
-        kind, s = s.split()[0], s[len(s.split()[0]):].strip()
+    words = s.split()
+    if words and re.fullmatch(r"[a-z_]+", words[0]) and (len(words) == 1 or words[1] != "=="):
+        kind, s = words[0], s[len(words[0]):].strip()
     conds = []
     if s:
         for part in re.split(r"\band\b", s):
