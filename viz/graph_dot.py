@@ -283,17 +283,20 @@ class _Builder:
         sig = {inst: tuple(n.name for n in sorted(ns, key=lambda n: n.seq) if n.kind == "fn")
                for inst, ns in members.items()}
         alike = {inst: sum(1 for v in sig.values() if v == sig[inst]) for inst in sig}
+        leaf_st = s.leaf_storages()
         for inst, ns in sorted(members.items(), key=lambda kv: min(n.seq for n in kv[1])):
             fns = [n for n in ns if n.kind == "fn"]
             leaves = [n for n in ns if n.kind == "leaf"]
             run = sum(n.state == "executed" for n in fns)
             live = released = dropped = 0
-            seen = set()
+            seen = set(leaf_st)      # a saved parameter costs no bytes of its own
             for n in fns:
                 for sl in n.saved:
-                    if sl.state == "dropped":
+                    key = sl.dropped_storage if sl.dropped_storage is not None else (n.id, sl.name)
+                    if sl.state == "dropped" and key not in seen:
+                        seen.add(key)
                         dropped += sl.bytes
-                    elif sl.storage not in seen:
+                    elif sl.state != "dropped" and sl.storage not in seen:
                         seen.add(sl.storage)
                         if sl.state == "released":
                             released += sl.bytes
@@ -303,7 +306,8 @@ class _Builder:
                      "executed" if fns and run == len(fns) else "pending")
             lines = [f"module {inst} · one of {alike[inst]} alike (collapsed)",
                      f"{len(fns)} grad_fn nodes · {len(leaves)} parameters",
-                     f"saved: {_fmt.nbytes(live)} held" + (f", {_fmt.nbytes(released)} released" if released else "")]
+                     f"saved: {_fmt.nbytes(live)} held beyond parameters"
+                     + (f", {_fmt.nbytes(released)} released" if released else "")]
             if dropped:
                 lines.append(f"checkpointed: {_fmt.nbytes(dropped)} dropped")
             if any(n.recomputed for n in fns):
@@ -391,7 +395,7 @@ class _Builder:
                         f'<TD BORDER="0" ALIGN="LEFT">{_html(STYLES[k][1])}</TD></TR>')
         for color, estyle, text in EDGE_LEGEND:
             arrow = "&#8594;" if estyle == "solid" else "- - -"
-            rows.append(f'<TR><TD BORDER="0"><FONT COLOR="{color}"><B>{arrow}</B></FONT></TD>'
+            rows.append(f'<TR><TD BORDER="0"><FONT COLOR="{color}" POINT-SIZE="14"><B>{arrow}</B></FONT></TD>'
                         f'<TD BORDER="0" ALIGN="LEFT">{_html(text)}</TD></TR>')
         table = ('<TABLE BORDER="1" COLOR="#9e9e9e" CELLBORDER="1" CELLSPACING="3" CELLPADDING="3">'
                  + "".join(rows) + "</TABLE>")
