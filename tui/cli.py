@@ -128,12 +128,14 @@ def cmd_lesson(name: str, text: bool, out: str | None) -> int:
 def _load(path: str):
     from engine.trace import Trace
 
+    if not os.path.isfile(path):
+        print(f"glassgrad: no such trace file: {path}", file=sys.stderr)
+        return None
     try:
         return Trace.load(path)
-    except FileNotFoundError:
-        print(f"glassgrad: no such trace file: {path}", file=sys.stderr)
     except Exception as exc:  # a bad file: say what and where, no traceback
-        print(f"glassgrad: cannot read trace {path}: {exc}", file=sys.stderr)
+        msg = str(exc)
+        print(f"glassgrad: {msg}" if path in msg else f"glassgrad: cannot read trace {path}: {msg}", file=sys.stderr)
     return None
 
 

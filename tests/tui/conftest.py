@@ -1,0 +1,31 @@
+import itertools
+import os
+
+import pytest
+
+FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "mlp_trace.jsonl")
+
+
+@pytest.fixture
+def mlp_trace():
+    from engine.trace import Trace
+
+    return Trace.load(FIXTURE)
+
+
+@pytest.fixture
+def fixed_ids(monkeypatch):
+    """Make tensor/storage/node ids start at 1, so a run's events are the same in any test order."""
+    import engine._events as ev
+
+    monkeypatch.setattr(ev, "new_id", itertools.count(1).__next__)
+
+
+@pytest.fixture
+def lesson_run(fixed_ids):
+    import lessons
+    from lessons import _runner
+
+    def run(key):
+        return _runner.run(lessons.get(key))
+    return run
