@@ -29,8 +29,13 @@ def _figure(width=10.0, height=5.0):
 
 
 def _shade_phases(ax, tl: MemoryTimeline):
+    """Shade backward/recompute/optimizer spans; name every span wide enough to hold its name."""
     done = set()
+    n = max(len(tl.steps), 1)
     for a, b, ph in tl.phases:
+        if (b - a + 1) / n >= 0.06:
+            ax.text((a + b) / 2, 0.985, ph, transform=ax.get_xaxis_transform(), ha="center", va="top",
+                    fontsize=8, color="#616161", gid=f"phase:{ph}")
         color = PHASE_COLORS.get(ph)
         if color is None:
             continue
@@ -42,7 +47,7 @@ def _shade_phases(ax, tl: MemoryTimeline):
 def memory_figure(trace, *, step: int | None = None, device: str | None = None, title: str | None = None):
     """The memory timeline of ``trace`` (a vertical line marks ``step`` when given)."""
     tl = timeline(trace, device)
-    fig = _figure()
+    fig = _figure(10.0, 5.6)
     ax = fig.add_subplot(1, 1, 1)
     top = max(tl.total + (tl.reserved or []) + [1])
     unit, div = _fmt.unit_for(top)
@@ -79,14 +84,14 @@ def memory_figure(trace, *, step: int | None = None, device: str | None = None, 
         ax.axvline(s, color="#37474f", lw=1.2, ls=":", gid="step")
         ax.annotate(f"step {s}: {_fmt.nbytes(tl.total[s])}", (s, 1.0), xycoords=("data", "axes fraction"),
                     xytext=(3, -12), textcoords="offset points", fontsize=8, color="#37474f")
-    ax.set_ylim(0, top / div * 1.25)
+    ax.set_ylim(0, top / div * 1.3)
     ax.set_xlim(-0.5, max(len(x) - 0.5, 0.5))
     ax.set_xlabel("event (trace order)")
     ax.set_ylabel(f"live memory ({unit})")
     base = sum(tl.baseline.values())
     sub = f" · {_fmt.nbytes(base)} already allocated when recording began" if base else ""
     ax.set_title(title or f"memory timeline on {tl.device} · peak {_fmt.nbytes(tl.peak_bytes)}{sub}", fontsize=11)
-    ax.legend(loc="upper left", fontsize=8, ncol=2, framealpha=0.9)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), fontsize=8, ncol=4, frameon=False)
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
     fig.glassgrad_data = {"timeline": tl, "unit": unit, "divisor": div, "stacked": plotted}

@@ -103,6 +103,8 @@ def test_memory_figure_stacks_to_the_total():
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert "activations (saved for backward)" in labels and "backward phase" in labels
     assert "optimizer step" in labels and "allocated (total)" in labels
+    assert sorted(t.get_gid() for t in ax.texts if (t.get_gid() or "").startswith("phase:")) == \
+        ["phase:backward", "phase:forward", "phase:optimizer"]
     assert "reserved" not in [a.get_gid() for a in ax.lines]
     peak = _artist(ax, "peak")
     assert list(peak.get_xdata()) == [6] and round(peak.get_ydata()[0] * 1024) == 4050
