@@ -107,6 +107,8 @@ def render_main(argv: list[str]) -> int:
         tr = _load(args.trace)
         other = _load(args.compare) if args.compare else None
         n = len(tr.events)
+        if n == 0:
+            raise ValueError(f"the trace {args.trace!r} has no events: nothing to draw")
         say(f"{n} events")
         from .graph_state import default_step, phase_step
         if args.phase:

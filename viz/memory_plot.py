@@ -91,7 +91,8 @@ def memory_figure(trace, *, step: int | None = None, device: str | None = None, 
     base = sum(tl.baseline.values())
     sub = f" · {_fmt.nbytes(base)} already allocated when recording began" if base else ""
     ax.set_title(title or f"memory timeline on {tl.device} · peak {_fmt.nbytes(tl.peak_bytes)}{sub}", fontsize=11)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), fontsize=8, ncol=4, frameon=False)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), fontsize=8, ncol=4, frameon=False)
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
     fig.glassgrad_data = {"timeline": tl, "unit": unit, "divisor": div, "stacked": plotted}

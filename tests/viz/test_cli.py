@@ -100,3 +100,13 @@ def test_missing_dot_exit_status(trace_file, tmp_path, monkeypatch, capsys):
 def test_python_m_viz():
     r = subprocess.run([sys.executable, "-m", "viz", "--help"], capture_output=True, text=True)
     assert r.returncode == 0 and "examples:" in r.stdout
+
+
+def test_empty_trace(tmp_path, capsys):
+    import engine
+    with engine.record() as tr:
+        pass
+    p = tmp_path / "empty.jsonl"
+    tr.save(p)
+    assert render_main([str(p), "--graph", str(tmp_path / "g.dot")]) == 2
+    assert "has no events: nothing to draw" in capsys.readouterr().err
