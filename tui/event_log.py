@@ -65,6 +65,9 @@ class EventLog(ScrollView, can_focus=True):
         return Strip([Segment(text, style)], width)
 
     def on_click(self, event) -> None:
-        i = event.y + int(self.scroll_offset.y)
+        off = event.get_content_offset(self)
+        if off is None:
+            return
+        i = off.y + int(self.scroll_offset.y)
         if 0 <= i < len(self.model):
             self.post_message(self.EventClicked(i))

@@ -194,8 +194,11 @@ class GraphView(ScrollView, can_focus=True):
     def on_click(self, event) -> None:
         if self._lay is None:
             return
-        x = event.x + int(self.scroll_offset.x)
-        y = event.y + int(self.scroll_offset.y)
+        off = event.get_content_offset(self)
+        if off is None:
+            return
+        x = off.x + int(self.scroll_offset.x)
+        y = off.y + int(self.scroll_offset.y)
         nid = self._lay.node_at(x, y)
         if nid is not None and self._recs[nid].state(self.index) != "future":
             self.selected = nid

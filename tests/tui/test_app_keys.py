@@ -1,0 +1,252 @@
+"""The app under Textual's Pilot: every key, every panel, the mouse."""
+import os
+
+import pytest
+
+from tui.app import GlassgradApp
+from tui.event_log import EventLog
+from tui.graph_view import GraphView
+from tui.help_screen import HelpScreen
+from tui.home_screen import HomeScreen
+from tui.inspector import Inspector
+from tui.memory_view import MemoryView
+from tui.model import TraceModel
+from tui.narrative import Narrative
+from tui.trace_screen import SPEEDS, TraceScreen
+
+
+def view_app(trace):
+    return GlassgradApp("trace", trace=trace, title="mlp_trace.jsonl")
+
+
+async def test_view_has_every_panel_with_a_title(mlp_trace):
+    async with view_app(mlp_trace).run_test(size=(80, 24)) as pilot:
+        s = pilot.app.screen
+        assert isinstance(s, TraceScreen)
+        titles = {w.id: str(w.border_title) for w in s.query("GraphView, MemoryView, EventLog, Inspector")}
+        assert titles["graph"].startswith("Graph")
+        assert titles["memory"].startswith("Memory")
+        assert titles["log"] == "Events" and titles["inspector"] == "Inspector"
+        assert s.query_one("#inspector").display
+        assert "event 1/133" in str(s.query_one("#status").render())
+
+
+async def test_stepping_keys(mlp_trace):
+    m = TraceModel.from_trace(mlp_trace)
+    async with view_app(mlp_trace).run_test(size=(80, 24)) as pilot:
+        s = pilot.app.screen
+        await pilot.press("right", "right", "l")
+        assert s.index == 3
+        await pilot.press("left", "h")
+        assert s.index == 1
+        await pilot.press("end")
+        assert s.index == len(m) - 1
+        await pilot.press("home")
+        assert s.index == 0
+        await pilot.press("G")
+        assert s.index == len(m) - 1
+        await pilot.press("g")
+        assert s.index == 0
+        await pilot.press("full_stop")
+        assert s.index == m.node_events[0]
+        await pilot.press("full_stop", "comma")
+        assert s.index == m.node_events[0]
+        await pilot.press("right_curly_bracket")
+        assert s.index == m.phase_starts[1] and m.events[s.index]["phase"] == "backward"
+        await pilot.press("left_curly_bracket")
+        assert s.index == 0
+        await pilot.press("p")
+        assert s.index == m.peak_index
+        # the panels follow the screen's index
+        assert s.query_one(GraphView).index == s.query_one(MemoryView).index == m.peak_index
+        assert s.query_one(EventLog).index == s.query_one(Inspector).index == m.peak_index
+
+
+async def test_play_pause_and_speed(mlp_trace):
+    async with view_app(mlp_trace).run_test(size=(80, 24)) as pilot:
+        s = pilot.app.screen
+        await pilot.press("space")
+        assert s.playing
+        await pilot.pause(0.3)
+        await pilot.press("space")
+        assert not s.playing
+        assert s.index > 0
+        assert "paused" in str(s.query_one("#status").render())
+        start = s.speed
+        await pilot.press("plus")
+        assert s.speed == start + 1
+        await pilot.press("minus", "minus")
+        assert s.speed == start - 1
+        for _ in range(len(SPEEDS) + 2):
+            await pilot.press("plus")
+        assert s.speed == len(SPEEDS) - 1
+        await pilot.press("space")      # plays to the end, then stops by itself
+        await pilot.pause(1.0)
+        assert not s.playing and s.index == len(s.model) - 1
+
+
+async def test_search(mlp_trace):
+    m = TraceModel.from_trace(mlp_trace)
+    runs = [i for i, e in enumerate(m.events) if e["kind"] == "execute" and e["name"] == "ReluBackward0"]
+    async with view_app(mlp_trace).run_test(size=(80, 24)) as pilot:
+        s = pilot.app.screen
+        await pilot.press("slash")
+        box = s.query_one("#search")
+        assert box.display and box.has_focus
+        await pilot.press(*"run ReluBackward0", "enter")
+        assert not box.display
+        assert s.index == runs[0]
+        await pilot.press("n")
+        assert s.index == runs[0]       # one match: n wraps around to it
+        await pilot.press("N")
+        assert s.index == runs[0]
+        await pilot.press("slash", *"nothing like this", "enter")
+        assert s.index == runs[0]
+
+
+async def test_help_screen_and_quit(mlp_trace):
+    async with view_app(mlp_trace).run_test(size=(80, 24)) as pilot:
+        await pilot.press("question_mark")
+        assert isinstance(pilot.app.screen, HelpScreen)
+        await pilot.press("escape")
+        assert isinstance(pilot.app.screen, TraceScreen)
+        await pilot.press("q")
+    assert pilot.app.return_code == 0
+
+
+async def test_write_graph_key(mlp_trace, tmp_path):
+    async with view_app(mlp_trace).run_test(size=(80, 24)) as pilot:
+        s = pilot.app.screen
+        s.outdir = str(tmp_path)
+        await pilot.press("p", "w")
+        dot = tmp_path / f"graph_event{s.index}.dot"
+        assert dot.exists() and dot.read_text().startswith("digraph")
+
+
+async def test_mouse_selects_nodes_and_events(mlp_trace):
+    m = TraceModel.from_trace(mlp_trace)
+    async with view_app(mlp_trace).run_test(size=(100, 40)) as pilot:
+        s = pilot.app.screen
+        await pilot.press("end")
+        g = s.query_one(GraphView)
+        sx, sy = int(g.scroll_offset.x), int(g.scroll_offset.y)
+        cw, ch = g.scrollable_content_region.width, g.scrollable_content_region.height
+        nid, (x, y, w, h) = next((n, r) for n, r in g._lay.rects.items()
+                                 if 0 <= r[0] + 1 - sx < cw and 0 <= r[1] + 1 - sy < ch)
+        # +1: the panel's border
+        await pilot.click(GraphView, offset=(x + 1 - sx + 1, y + 1 - sy + 1))
+        assert s.selected == nid
+        assert s.query_one(Inspector).selected == nid
+        assert m.nodes[nid].name in str(s.query_one(Inspector).content())
+        await pilot.press("escape")
+        assert s.selected is None
+        log = s.query_one(EventLog)
+        top = int(log.scroll_offset.y)
+        await pilot.click(EventLog, offset=(5, 3))   # content row 2 (row 0 of the widget is its border)
+        assert s.index == top + 2
+
+
+async def test_home_opens_a_lesson_and_returns(fixed_ids):
+    import lessons
+    ls = [lessons.get(1), lessons.get(2)]
+    app = GlassgradApp("home", lessons=ls, recent=[])
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert isinstance(pilot.app.screen, HomeScreen)
+        await pilot.press("enter")
+        s = pilot.app.screen
+        assert isinstance(s, TraceScreen) and s.lesson_run.lesson.number == 1
+        await pilot.press("q")
+        assert isinstance(pilot.app.screen, HomeScreen)
+        await pilot.press("down", "enter")
+        assert pilot.app.screen.lesson_run.lesson.number == 2
+
+
+async def test_home_opens_a_recent_trace():
+    fixture = os.path.join(os.path.dirname(__file__), "fixtures", "mlp_trace.jsonl")
+    app = GlassgradApp("home", lessons=[], recent=[fixture])
+    async with app.run_test(size=(80, 24)) as pilot:
+        pilot.app.screen.query_one("#recent").focus()
+        await pilot.press("enter")
+        s = pilot.app.screen
+        assert isinstance(s, TraceScreen) and len(s.model) == 133
+
+
+async def test_lesson_step_keys_move_to_each_focus(lesson_run):
+    lr = lesson_run(1)
+    async with GlassgradApp("lesson", lesson_run=lr).run_test(size=(80, 24)) as pilot:
+        s = pilot.app.screen
+        nar = s.query_one(Narrative)
+        assert s.step == 0 and s.index == lr.steps[0].focus_index()
+        assert nar.display and not s.query_one(Inspector).display
+        await pilot.press("right_square_bracket")
+        assert s.step == 1 and nar.step == 1
+        assert s.index == lr.steps[1].focus_index()
+        assert s.model.events[s.index]["kind"] == "execute"
+        await pilot.press("right_square_bracket", "right_square_bracket")
+        assert s.step == 2
+        assert s.query_one(EventLog).has_focus is False
+        await pilot.press("left_square_bracket")
+        assert s.step == 1
+        # stepping events moves the narrative to the step that owns the event
+        await pilot.press("home")
+        assert s.step == 0
+        # i swaps the narrative and the inspector on a small screen
+        await pilot.press("i")
+        assert s.query_one(Inspector).display and not nar.display
+        await pilot.press("i")
+        assert nar.display
+
+
+async def test_lesson_focus_panels(lesson_run):
+    lr = lesson_run(2)
+    async with GlassgradApp("lesson", lesson_run=lr).run_test(size=(80, 24)) as pilot:
+        s = pilot.app.screen
+        await pilot.press("right_square_bracket", "right_square_bracket")   # step 3 looks at the log
+        assert lr.steps[2].step.focus.panel == "log"
+        assert s.query_one(EventLog).has_focus
+
+
+async def test_tall_lesson_shows_narrative_and_inspector(lesson_run):
+    lr = lesson_run(1)
+    async with GlassgradApp("lesson", lesson_run=lr).run_test(size=(120, 48)) as pilot:
+        s = pilot.app.screen
+        assert s.query_one(Narrative).display and s.query_one(Inspector).display
+
+
+async def test_streamed_events_are_followed(mlp_trace):
+    from textual.app import App
+
+    class Host(App):
+        CSS_PATH = os.path.join(os.path.dirname(__import__("tui").__file__), "glassgrad.tcss")
+
+        def on_mount(self):
+            self.push_screen(TraceScreen(TraceModel(), title="run", follow=True))
+
+    async with Host().run_test(size=(80, 24)) as pilot:
+        s = pilot.app.screen
+        assert "waiting for events" in str(s.query_one("#status").render())
+        s.add_events(mlp_trace.events[:50])
+        await pilot.pause()
+        assert s.index == 49
+        s.add_events(mlp_trace.events[50:])
+        await pilot.pause()
+        assert s.index == 132 and len(s.query_one(GraphView).model) == 133
+
+
+async def test_run_command_streams_a_script(tmp_path):
+    script = tmp_path / "prog.py"
+    script.write_text("import engine as torch\n"
+                      "x = torch.ones(4, requires_grad=True)\n"
+                      "(x.sin() * 3).sum().backward()\n")
+    out = tmp_path / "run.jsonl"
+    app = GlassgradApp("run", script=str(script), out=str(out))
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(100):
+            await pilot.pause(0.1)
+            if "finished" in pilot.app.screen.title_text or "failed" in pilot.app.screen.title_text:
+                break
+        s = pilot.app.screen
+        assert s.title_text == "run prog.py (finished)"
+        assert len(s.model) > 10 and s.index == len(s.model) - 1
+        assert any(r.name == "SinBackward0" for r in s.model.nodes.values())
+    assert out.exists() and not (tmp_path / "run.jsonl.part").exists()
