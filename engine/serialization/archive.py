@@ -89,12 +89,12 @@ class ArchiveReader:
         except Exception as e:  # noqa: BLE001 - any failure of the container (rule 4)
             raise RuntimeError("PytorchStreamReader failed reading zip archive: failed finding central "
                                f"directory ({_why(e)})." + _CORRUPT_HINT) from None
-        pkl = [i.filename for i in infos if i.filename.endswith("/data.pkl") and i.filename.count("/") == 1]
+        names = [i.filename for i in infos]
+        if any(n.endswith("/constants.pkl") or "/code/" in n for n in names):
+            raise RuntimeError("this is a TorchScript archive (torch.jit.save), not a torch.save checkpoint; "
+                               "glassgrad loads only torch.save files")
+        pkl = [n for n in names if n.endswith("/data.pkl") and n.count("/") == 1]
         if len(pkl) != 1:
-            names = [i.filename for i in infos]
-            if any(n.endswith("/constants.pkl") or "/code/" in n for n in names):
-                raise RuntimeError("this is a TorchScript archive (torch.jit.save), not a torch.save checkpoint; "
-                                   "glassgrad loads only torch.save files")
             raise RuntimeError("PytorchStreamReader failed locating file data.pkl: file not found "
                                f"(the archive holds {names[:8]}{' ...' if len(names) > 8 else ''})")
         self.prefix = pkl[0][: -len("data.pkl")]

@@ -596,3 +596,45 @@ def test_live_cross_check_with_pytorch(tmp_path):
     real.save({"w": b, "v": b[5:8]}, theirs)
     y = torch.load(theirs)
     assert y["v"].tolist() == [5., 6., 7.] and y["w"]._storage is y["v"]._storage
+
+
+def test_torchscript_archive_refused():
+    buf = io.BytesIO()
+    w = ArchiveWriter(buf, "ts")
+    for name in ("data.pkl", "constants.pkl", "code/__torch__/m.py"):
+        w.write_record(name, b"\x80\x02N.")
+    w.finish()
+    with pytest.raises(RuntimeError, match=r"TorchScript archive \(torch.jit.save\)"):
+        torch.load(io.BytesIO(buf.getvalue()))
+
+
+def _retyped(storage_class: str, record: bytes, byteorder=b"little") -> bytes:
+    """A float32 tensor's data.pkl with its storage class renamed, and a new record and byteorder."""
+    pkl = zipfile.ZipFile(io.BytesIO(archive_bytes(torch.zeros(3)))).read("archive/data.pkl")
+    pkl = pkl.replace(b"torch\nFloatStorage\n", f"torch\n{storage_class}\n".encode())
+    buf = io.BytesIO()
+    w = ArchiveWriter(buf, "archive")
+    w.write_record("data.pkl", pkl)
+    w.write_record("byteorder", byteorder)
+    w.write_record("data/0", record)
+    w.finish()
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("storage_class, record, dtype, values", [
+    ("IntStorage", np.array([1, -2, 3], "<i4").tobytes(), "int64", [1, -2, 3]),
+    ("ByteStorage", bytes([0, 200, 255]), "int64", [0, 200, 255]),
+    ("HalfStorage", np.array([0.5, -2, 1024], "<f2").tobytes(), "float32", [0.5, -2.0, 1024.0]),
+    ("BFloat16Storage", np.array([1.0, -3.0, 0.5], "<f4").view("<u4").__rshift__(16).astype("<u2").tobytes(),
+     "float32", [1.0, -3.0, 0.5]),
+])
+def test_other_torch_dtypes_are_widened(storage_class, record, dtype, values):
+    t = torch.load(io.BytesIO(_retyped(storage_class, record)))
+    assert t.dtype.name == dtype and t.tolist() == values
+
+
+def test_big_endian_file():
+    t = torch.load(io.BytesIO(_retyped("DoubleStorage", np.array([1.5, -2, 3], ">f8").tobytes(), b"big")))
+    assert t.dtype is torch.float64 and t.tolist() == [1.5, -2.0, 3.0]
+    with pytest.raises(RuntimeError, match="unknown byteorder"):
+        torch.load(io.BytesIO(_retyped("FloatStorage", b"\0" * 12, b"middle")))
