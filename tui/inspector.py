@@ -86,13 +86,13 @@ class Inspector(Static):
         self.model = model
 
     def on_mount(self) -> None:
-        self.update(self.content())
+        self.update(self.content(), layout=False)
 
     def watch_index(self) -> None:
-        self.update(self.content())
+        self.update(self.content(), layout=False)
 
     def watch_selected(self) -> None:
-        self.update(self.content())
+        self.update(self.content(), layout=False)
 
     def content(self) -> Text:
         m = self.model

@@ -74,34 +74,40 @@ class MemoryView(Widget):
         cur_col = column_of(m, w, i)
         peak_col = column_of(m, w, m.peak_index)
         # per column: the stack of categories at the shown event, in eighths of a row
+        scale = chart_h * 8 / top
         stacks = []
         for c, (ev, _) in enumerate(cols):
-            j = i if c == cur_col else ev
+            snap = m.snaps[i if c == cur_col else ev]
             parts, acc = [], 0
-            for cat in m.categories:
-                v = m.live[cat][j]
+            for k, v in enumerate(snap):
                 if v > 0:
                     acc += v
-                    parts.append((acc * chart_h * 8 / top, cat))
+                    parts.append((acc * scale, k))
             stacks.append(parts)
+        styles = [Style(color=COLORS.get(cat, "#bbbbbb")) for cat in m.categories]
+        cursor_bg = Style(bgcolor="#444444")
+        cursor_line = Style(color="#ffffff", bgcolor="#444444")
         text = Text()
         for r in range(chart_h):
-            level = chart_h - 1 - r  # row from the bottom
+            level8 = (chart_h - 1 - r) * 8  # this row's bottom, in eighths
+            row_chars, row_styles = [], []
             for c in range(w):
-                parts = stacks[c] if c < len(stacks) else []
-                ch, cat = " ", None
-                for edge, pc in parts:
-                    if edge > level * 8:
-                        fill = min(8, int(round(edge - level * 8)))
-                        ch, cat = EIGHTHS[fill], pc
+                ch, st = " ", None
+                for edge, k in (stacks[c] if c < len(stacks) else ()):
+                    if edge > level8:
+                        ch, st = EIGHTHS[min(8, int(round(edge - level8)))], styles[k]
                         break
-                style = Style(color=COLORS.get(cat, "#bbbbbb")) if cat else Style()
                 if c == cur_col:
-                    style += Style(bgcolor="#444444")
-                    if ch == " ":
-                        ch = "│"
-                        style += Style(color="#ffffff")
-                text.append(ch, style)
+                    st = cursor_line if ch == " " else (st + cursor_bg if st else cursor_bg)
+                    ch = "│" if ch == " " else ch
+                row_chars.append(ch)
+                row_styles.append(st)
+            # one span per run of equal styles
+            start = 0
+            for c in range(1, w + 1):
+                if c == w or row_styles[c] is not row_styles[start]:
+                    text.append("".join(row_chars[start:c]), row_styles[start])
+                    start = c
             text.append("\n")
         # axis line: cursor and peak markers
         axis = ["─"] * w

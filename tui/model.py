@@ -2,8 +2,10 @@
 
 NOTE [ Incremental trace state ]
 1. Events arrive in order (a loaded trace, or a script streaming them); ``extend``
-   folds each one in once: live bytes per category after event i go into
-   ``live[cat][i]`` (prefix arrays), so memory at any step is a list lookup.
+   folds each one in once: live bytes per category after event i are
+   ``snaps[i]`` (a tuple shared by consecutive events that change no memory) and
+   ``total[i]``, so memory at any step is a list lookup. Bytes live before
+   recording began (``meta['memory_at_start']``) are the starting point.
 2. Graph nodes are indexed by id with the event index where they appeared, the
    indices where backward executed them, where each saved tensor was released
    or dropped, and whether they were created while recomputing.
@@ -16,33 +18,38 @@ NOTE [ Incremental trace state ]
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass, field
 
 CATEGORIES = ["parameter", "gradient", "activation", "optimizer", "input", "other"]
 NODE_KINDS = ("op", "leaf", "execute")
 
 
-@dataclass
 class NodeRec:
-    id: int
-    name: str
-    created: int                       # event index of its op/leaf event
-    next: list = field(default_factory=list)       # [(node id | None, input_nr, name)]
-    saved: list = field(default_factory=list)      # node_info["saved"] dicts
-    op: str | None = None
-    inputs: list = field(default_factory=list)     # tensor_info of the inputs
-    output: dict | None = None                     # tensor_info of the output (its gradient has this shape)
-    tensor: dict | None = None                     # AccumulateGrad: the leaf tensor
-    file: str | None = None
-    line: int | None = None
-    region: object = None
-    attrs: dict = field(default_factory=dict)
-    recomputed: bool = False
-    executed: list = field(default_factory=list)   # event indices of execute events
-    released: dict = field(default_factory=dict)   # saved name -> event index
-    dropped: int | None = None                     # event index of a checkpoint drop touching it
-    accumulated: list = field(default_factory=list)
-    last: int = 0                                  # last event index that touched it
+    """A graph node as the trace tells it, with the event indices of what happened to it."""
+
+    __slots__ = ("id", "name", "created", "next", "saved", "op", "inputs", "output", "tensor", "file", "line",
+                 "region", "attrs", "recomputed", "executed", "released", "dropped", "accumulated", "last")
+
+    def __init__(self, id, name, created, next=(), saved=(), op=None, inputs=(), output=None, tensor=None,
+                 file=None, line=None, region=None, attrs=None, recomputed=False, last=0):
+        self.id = id
+        self.name = name
+        self.created = created           # event index of its op/leaf event
+        self.next = next                 # [(node id | None, input_nr, name)]
+        self.saved = saved               # node_info["saved"] dicts
+        self.op = op
+        self.inputs = inputs             # tensor_info of the inputs
+        self.output = output             # tensor_info of the output (its gradient has this shape)
+        self.tensor = tensor             # AccumulateGrad: the leaf tensor
+        self.file = file
+        self.line = line
+        self.region = region
+        self.attrs = attrs or {}
+        self.recomputed = recomputed
+        self.executed = []               # event indices of execute events
+        self.released = {}               # saved name -> event index
+        self.dropped = None              # event index of a checkpoint drop touching it
+        self.accumulated = []
+        self.last = last                 # last event index that touched it
 
     @property
     def is_leaf(self) -> bool:
@@ -81,7 +88,8 @@ class TraceModel:
         self.events: list = []
         self.meta: dict = dict(meta or {})
         self.categories: list = list(CATEGORIES)
-        self.live: dict = {c: [] for c in self.categories}
+        self._col = {c: k for k, c in enumerate(self.categories)}
+        self.snaps: list = []             # per event: a tuple of live bytes per category (shared while unchanged)
         self.total: list = []
         self.peak_index: int = 0
         self.peak_bytes: int = 0
@@ -90,7 +98,12 @@ class TraceModel:
         self.phase_starts: list = []      # indices where the phase changes
         self.marks: list = []             # (index, event) of mark events
         self._cat_of: dict = {}           # storage -> category
-        self._cur = {c: 0 for c in self.categories}
+        self._cur = [0] * len(self.categories)
+        for dev in (self.meta.get("memory_at_start") or {}).values():  # bytes live before recording began
+            for c, b in (dev.get("by_category") or {}).items():
+                self._cur[self._column(c)] += b
+        self._snap = tuple(self._cur)
+        self._tot = sum(self._cur)
         self._parent: dict = {}           # union-find over non-leaf nodes
         self._comp_cache = None
         if events:
@@ -110,12 +123,19 @@ class TraceModel:
             self._add(e)
         self._comp_cache = None
 
-    def _bump(self, cat, delta):
-        if cat not in self._cur:
+    def _column(self, cat) -> int:
+        k = self._col.get(cat)
+        if k is None:
+            k = self._col[cat] = len(self.categories)
             self.categories.append(cat)
-            self._cur[cat] = 0
-            self.live[cat] = [0] * len(self.events)
-        self._cur[cat] += delta
+            self._cur.append(0)
+            self.snaps = [sn + (0,) for sn in self.snaps]
+        return k
+
+    def _bump(self, cat, delta):
+        self._cur[self._column(cat)] += delta
+        self._tot += delta
+        self._snap = None
 
     def _add(self, e: dict) -> None:
         i = len(self.events)
@@ -131,11 +151,10 @@ class TraceModel:
             self._bump(e.get("old", "other"), -e.get("bytes", 0))
             self._bump(e.get("new", "other"), e.get("bytes", 0))
             self._cat_of[e.get("storage")] = e.get("new")
-        tot = 0
-        for c in self.categories:
-            v = self._cur[c]
-            self.live[c].append(v)
-            tot += v
+        if self._snap is None:
+            self._snap = tuple(self._cur)
+        self.snaps.append(self._snap)
+        tot = self._tot
         self.total.append(tot)
         if tot > self.peak_bytes or i == 0:
             self.peak_bytes, self.peak_index = tot, i
@@ -148,9 +167,9 @@ class TraceModel:
     def _node_event(self, i, e, k):
         if k == "op" and e.get("node"):
             n = e["node"]
-            rec = NodeRec(n["id"], n.get("name", "?"), i, [tuple(x) for x in n.get("next", [])],
-                          list(n.get("saved", [])), e.get("op"), list(e.get("inputs", [])), e.get("output"),
-                          None, e.get("file"), e.get("line"), e.get("region"), dict(n.get("attrs") or {}),
+            rec = NodeRec(n["id"], n.get("name", "?"), i, [tuple(x) for x in n.get("next", ())],
+                          n.get("saved", ()), e.get("op"), e.get("inputs", ()), e.get("output"),
+                          None, e.get("file"), e.get("line"), e.get("region"), n.get("attrs"),
                           recomputed=e.get("phase") == "recompute", last=i)
             self.nodes[rec.id] = rec
             self._parent.setdefault(rec.id, rec.id)
@@ -199,10 +218,15 @@ class TraceModel:
     # ------------------------------------------------------------ queries
 
     def live_at(self, i: int) -> dict:
+        """Live bytes per category after event i."""
         if not self.events:
             return {}
-        i = self.clamp(i)
-        return {c: self.live[c][i] for c in self.categories}
+        snap = self.snaps[self.clamp(i)]
+        return {c: snap[k] for k, c in enumerate(self.categories)}
+
+    def live_of(self, cat: str, i: int) -> int:
+        k = self._col.get(cat)
+        return 0 if k is None else self.snaps[i][k]
 
     def clamp(self, i: int) -> int:
         return max(0, min(i, len(self.events) - 1))

@@ -136,7 +136,7 @@ class TraceScreen(Screen):
         for sel in ("#graph", "#memory", "#inspector", "#log"):
             w = self.query_one(sel)
             w.index = i
-        self.query_one("#status", Static).update(self._status())
+        self.query_one("#status", Static).update(self._status(), layout=False)
         e = self.model.events[i] if len(self.model) else {}
         nid = e.get("node", {}).get("id") if isinstance(e.get("node"), dict) else e.get("node")
         if nid in self.model.nodes:
@@ -170,13 +170,13 @@ class TraceScreen(Screen):
         if playing:
             self._timer = self.set_interval(1 / SPEEDS[self.speed], self._tick)
         if self.is_mounted:
-            self.query_one("#status", Static).update(self._status())
+            self.query_one("#status", Static).update(self._status(), layout=False)
 
     def watch_speed(self) -> None:
         if self.playing:
             self.watch_playing(True)
         elif self.is_mounted:
-            self.query_one("#status", Static).update(self._status())
+            self.query_one("#status", Static).update(self._status(), layout=False)
 
     def _tick(self) -> None:
         if self.index >= len(self.model) - 1:
@@ -319,11 +319,11 @@ class TraceScreen(Screen):
         if self.follow and at_end:
             self.index = len(self.model) - 1
         else:
-            self.query_one("#status", Static).update(self._status())
+            self.query_one("#status", Static).update(self._status(), layout=False)
 
     def set_title(self, text: str) -> None:
         self.title_text = text
-        self.query_one("#status", Static).update(self._status())
+        self.query_one("#status", Static).update(self._status(), layout=False)
 
 
 def _basename(p) -> str:

@@ -1,0 +1,92 @@
+"""The terminal app on a 100k-event trace: open it (goal: under 1 s) and step through it (goal: under 50 ms)."""
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import tempfile
+import time
+
+from .registry import Row, section
+
+
+def _training_trace(min_events: int):
+    """Record SGD steps of a small MLP until the trace has ``min_events`` events."""
+    import engine
+    import engine.nn.functional as F
+    from engine import nn, optim
+
+    engine.manual_seed(0)
+    model = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 10))
+    opt = optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    x, y = engine.randn(16, 32), engine.randint(0, 10, (16,))
+    with engine.record() as tr:
+        while len(tr) < min_events:
+            opt.zero_grad()
+            F.cross_entropy(model(x), y).backward()
+            opt.step()
+    return tr
+
+
+async def _drive(path: str, presses: int) -> dict:
+    from engine.trace import Trace
+    from tui.app import GlassgradApp
+    from tui.trace_screen import TraceScreen
+
+    t0 = time.perf_counter()
+    tr = Trace.load(path)
+    t_load = time.perf_counter() - t0
+    app = GlassgradApp("trace", trace=tr, title="bench")
+    out = {"load": t_load}
+    async with app.run_test(size=(120, 40)) as pilot:
+        while not isinstance(pilot.app.screen, TraceScreen):
+            await pilot.pause(0.001)
+        await pilot.pause()
+        out["open"] = time.perf_counter() - t0
+        from textual.geometry import Region
+
+        s = pilot.app.screen
+        panels = list(s.query("#status, GraphView, MemoryView, EventLog, Inspector"))
+
+        def redraw():  # what a frame costs: every panel renders its visible lines
+            for w in panels:
+                w.render_lines(Region(0, 0, w.size.width, w.size.height))
+
+        for action, label in ((lambda: s.action_step(1), "step"), (lambda: s.action_node(1), "next node"),
+                              (lambda: s.action_phase(1), "next phase"), (s.action_peak, "peak"),
+                              (s.action_last, "end"), (lambda: s.action_step(-1), "step back")):
+            times = []
+            for _ in range(presses if label.startswith(("step", "next")) else 3):
+                t = time.perf_counter()
+                action()
+                redraw()
+                times.append(time.perf_counter() - t)
+                await pilot.pause()
+            out[label] = statistics.median(times)
+        times = []
+        for _ in range(presses):
+            t = time.perf_counter()
+            await pilot.press("right")
+            times.append(time.perf_counter() - t)
+        out["press"] = statistics.median(times)
+    return out
+
+
+@section("app", "Terminal app: 100k-event trace", order=70)
+def run(cfg):
+    n = 20_000 if cfg.quick else 100_000
+    t0 = time.perf_counter()
+    tr = _training_trace(n)
+    t_rec = time.perf_counter() - t0
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "big.jsonl")
+        tr.save(path)
+        res = asyncio.run(_drive(path, 10 if cfg.quick else 30))
+    rows = [Row(f"record the trace ({len(tr):,} events)", t_rec, "s"),
+            Row("load + validate the file", res["load"], "s")]
+    rows.append(Row("open: load, model, first screen", res["open"], "s", "<= 1.00", res["open"] <= 1.0))
+    for label in ("step", "step back", "next node", "next phase", "peak", "end"):
+        rows.append(Row(f"{label}: new state + every panel redrawn", res[label] * 1e3, "ms", "<= 50",
+                        res[label] <= 0.05))
+    rows.append(Row("step as a key press under Pilot (includes its idle waits)", res["press"] * 1e3, "ms"))
+    return rows
