@@ -83,15 +83,19 @@ def _write_archive(fh, folder: str, pkl: bytes, records) -> int:
     return w.pos
 
 
-def load(f, map_location=None, weights_only: bool | None = True):
+def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None = True, mmap=None):
     """Read a checkpoint written by ``engine.save`` or ``torch.save`` without running code from it.
 
     ``map_location``: None, a str, a device, a dict of location tags, or a callable
     ``(storage, location)``, with PyTorch's meaning. ``weights_only`` is accepted for
     compatibility; glassgrad always loads with its allow-list (never arbitrary pickles).
+    ``mmap`` is accepted and ignored (the file is read into memory).
     """
-    if map_location is not None and not isinstance(map_location, (str, dict)) and not callable(map_location) \
-            and type(map_location).__name__ != "device":
+    from .._device import device
+    if pickle_module is not None:
+        raise RuntimeError("Can not safely load weights when explicit pickle_module is specified: glassgrad "
+                           "loads checkpoints only with its own allow-list unpickler")
+    if map_location is not None and not isinstance(map_location, (str, dict, device)) and not callable(map_location):
         raise TypeError(f"map_location should be a str, a device, a dict or a callable, "
                         f"not {type(map_location).__name__}")
     data, path = _read_all(f)

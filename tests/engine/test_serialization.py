@@ -399,6 +399,8 @@ def test_hostile_fixture_refused_and_nothing_runs(monkeypatch):
     msg = str(e.value)
     assert msg.startswith("Weights only load failed.")
     assert "Unsupported global: GLOBAL os.system whose module os is blocked" in msg
+    with pytest.raises(pickle.UnpicklingError, match="GLOBAL os.system"):
+        torch.load(FIX / "hostile_os_system.pt", weights_only=False)     # still the allow-list
     assert calls == []
 
 
@@ -638,3 +640,9 @@ def test_big_endian_file():
     assert t.dtype is torch.float64 and t.tolist() == [1.5, -2.0, 3.0]
     with pytest.raises(RuntimeError, match="unknown byteorder"):
         torch.load(io.BytesIO(_retyped("FloatStorage", b"\0" * 12, b"middle")))
+
+
+def test_load_keyword_compatibility():
+    assert torch.load(FIX / "tensor_f32.pt", weights_only=False, mmap=True).tolist() == [[0., 1., 2.], [3., 4., 5.]]
+    with pytest.raises(RuntimeError, match="explicit pickle_module"):
+        torch.load(FIX / "tensor_f32.pt", pickle_module=pickle)
