@@ -36,7 +36,7 @@ from .formats import ORDERED_DICT, REBUILD_PARAMETER, REBUILD_TENSOR_V2, STORAGE
 # pickle opcodes (see pickletools for the full table)
 PROTO, STOP, MARK = b"\x80", b".", b"("
 NONE, NEWTRUE, NEWFALSE = b"N", b"\x88", b"\x89"
-BININT, BININT1, BININT2, LONG1, BINFLOAT = b"J", b"K", b"M", b"\x8a", b"G"
+BININT, BININT1, BININT2, LONG1, LONG4, BINFLOAT = b"J", b"K", b"M", b"\x8a", b"\x8b", b"G"
 BINUNICODE = b"X"
 EMPTY_TUPLE, TUPLE, TUPLE1, TUPLE2, TUPLE3 = b")", b"t", b"\x85", b"\x86", b"\x87"
 EMPTY_LIST, APPEND, APPENDS, EMPTY_DICT, SETITEM, SETITEMS = b"]", b"a", b"e", b"}", b"s", b"u"
@@ -197,7 +197,7 @@ class CheckpointPickler:
         else:
             n = (v.bit_length() + 8) // 8  # room for the sign bit
             b = v.to_bytes(n, "little", signed=True)
-            self.out += LONG1 + bytes([len(b)]) + b
+            self.out += (LONG1 + bytes([n]) if n < 256 else LONG4 + struct.pack("<i", n)) + b
 
     def _tuple(self, items, where: str, obj=None) -> None:
         """A tuple, memoised as pickle does (every non-empty tuple gets a memo slot)."""

@@ -221,6 +221,17 @@ def test_archive_layout(tmp_path):
     assert zipfile.ZipFile(io.BytesIO(archive_bytes(1))).namelist()[0] == "archive/data.pkl"
 
 
+def test_plain_containers_pickle_exactly_as_python_does():
+    shared = [1, 2]
+    obj = {"a": [1, 2.5, "x", None, True, False, (1,), (1, 2), (1, 2, 3), (1, 2, 3, 4), ()],
+           "b": {"c": -1, "d": 2**40, "e": -2**70, "f": 300, "g": 70000, "h": 2**3000},
+           "s": shared, "t": shared, "od": collections.OrderedDict(a=1, b=[2.5, None]),
+           "many": list(range(1500)), "one": ["x"], "k": {1: 2}}
+    ours = zipfile.ZipFile(io.BytesIO(archive_bytes(obj))).read("archive/data.pkl")
+    assert ours == pickle.dumps(obj, protocol=2)
+    assert torch.load(io.BytesIO(archive_bytes(obj))) == obj
+
+
 def test_persistent_ids_are_torch_shaped():
     buf = archive_bytes([torch.ones(5, dtype=torch.float64), torch.zeros(2, dtype=torch.bool)])
     pkl = zipfile.ZipFile(io.BytesIO(buf)).read("archive/data.pkl")
