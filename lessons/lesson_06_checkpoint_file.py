@@ -99,6 +99,8 @@ def a_hostile_file(s):
         refused = "it loaded"
     except pickle.UnpicklingError as e:
         refused = str(e).split("\n\n")[-1]
+    s.archive.close()
+    s.dir.cleanup()                                  # remove this lesson's files
     return {"evil_listing": _listing(list(pickletools.genops(evil))),
             "plain_pickle_returned": ran,
             "matches_cwd": ran == os.getcwd(),
