@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from rich.segment import Segment
-from textual.geometry import Region, Size
+from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -34,7 +34,10 @@ class EventLog(ScrollView, can_focus=True):
         self.refresh()
 
     def watch_index(self, old: int, new: int) -> None:
-        self.scroll_to_region(Region(0, new, 1, 1), animate=False, force=True)
+        top = int(self.scroll_offset.y)
+        h = max(1, self.scrollable_content_region.height)
+        if not top + 1 <= new < top + h - 1:   # keep the cursor off the edges: center it
+            self.scroll_to(y=max(0, new - h // 2), animate=False, force=True)
         self.refresh()
 
     def line_text(self, i: int) -> str:
@@ -45,7 +48,7 @@ class EventLog(ScrollView, can_focus=True):
         i = y + int(self.scroll_offset.y)
         width = self.size.width
         if i >= len(self.model):
-            return Strip.blank(width)
+            return Strip.blank(width, self.rich_style)
         e = self.model.events[i]
         if i == self.index:
             style = self.get_component_rich_style("log--cursor")

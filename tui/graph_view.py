@@ -47,6 +47,7 @@ class GraphView(ScrollView, can_focus=True):
 
     index: reactive[int] = reactive(0)
     selected: reactive[int | None] = reactive(None)
+    current: reactive[int | None] = reactive(None)   # the node the event at the cursor is about
 
     class NodeClicked(Message):
         def __init__(self, node_id: int) -> None:
@@ -89,6 +90,9 @@ class GraphView(ScrollView, can_focus=True):
     def watch_selected(self) -> None:
         self.refresh()
 
+    def watch_current(self) -> None:
+        self.refresh()
+
     def on_mount(self) -> None:
         self._ensure_layout()
 
@@ -113,7 +117,7 @@ class GraphView(ScrollView, can_focus=True):
             return self.get_component_rich_style("graph--selected")
         if st == "future":
             return self.get_component_rich_style("graph--future")
-        if st == "current":
+        if st == "current" or rec.id == self.current:
             return self.get_component_rich_style("graph--current")
         if rec.saved_state(i) == "dropped" and st != "executed":
             return self.get_component_rich_style("graph--dropped")
@@ -134,8 +138,9 @@ class GraphView(ScrollView, can_focus=True):
         if lay is None or not lay.rects:
             if y == 0:
                 msg = " No graph yet: nodes appear here as forward runs."
-                return Strip([Segment(msg[:width], self.get_component_rich_style("graph--empty"))])
-            return Strip.blank(width)
+                return Strip([Segment(msg[:width], self.get_component_rich_style("graph--empty"))]).extend_cell_length(
+                    width, self.rich_style)
+            return Strip.blank(width, self.rich_style)
         edge_style = self.get_component_rich_style("graph--edge")
         vis = self._visible()
         cells = [" "] * lay.width
@@ -184,7 +189,7 @@ class GraphView(ScrollView, can_focus=True):
         if run_text:
             segs.append(self._seg(run_text, run_owner, edge_style))
         strip = Strip(segs, lay.width)
-        return strip.crop_extend(sx, sx + width, None)
+        return strip.crop_extend(sx, sx + width, self.rich_style)
 
     def _seg(self, text, owner, edge_style):
         if owner is None:

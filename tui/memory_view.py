@@ -12,6 +12,7 @@ from .model import TraceModel
 COLORS = {"parameter": "#4e79a7", "gradient": "#f28e2b", "activation": "#e15759", "optimizer": "#76b7b2",
           "input": "#59a14f", "other": "#9c9c9c"}
 EIGHTHS = " ▁▂▃▄▅▆▇█"
+SHORT = {"parameter": "param", "gradient": "grad", "activation": "act", "optimizer": "optim"}
 
 
 def columns(model: TraceModel, width: int) -> list:
@@ -73,7 +74,7 @@ class MemoryView(Widget):
         top = max(1, m.peak_bytes)
         cur_col = column_of(m, w, i)
         peak_col = column_of(m, w, m.peak_index)
-        # per column: the stack of categories at the shown event, in eighths of a row
+        # per column: the stack of categories at the shown event, as cumulative heights in eighths of a row
         scale = chart_h * 8 / top
         stacks = []
         for c, (ev, _) in enumerate(cols):
@@ -89,21 +90,26 @@ class MemoryView(Widget):
         cursor_line = Style(color="#ffffff", bgcolor="#444444")
         text = Text()
         for r in range(chart_h):
-            level8 = (chart_h - 1 - r) * 8  # this row's bottom, in eighths
+            lo = (chart_h - 1 - r) * 8  # this row's bottom, in eighths
             row_chars, row_styles = [], []
             for c in range(w):
+                parts = stacks[c] if c < len(stacks) else ()
                 ch, st = " ", None
-                for edge, k in (stacks[c] if c < len(stacks) else ()):
-                    if edge > level8:
-                        ch, st = EIGHTHS[min(8, int(round(edge - level8)))], styles[k]
-                        break
+                if parts and parts[-1][0] > lo:
+                    ch = EIGHTHS[max(1, min(8, int(round(parts[-1][0] - lo))))]
+                    # the cell takes the color of the category covering most of it
+                    best, below = -1.0, 0.0
+                    for edge, k in parts:
+                        cover = min(edge, lo + 8) - max(below, lo)
+                        if cover > best:
+                            best, st = cover, styles[k]
+                        below = edge
                 if c == cur_col:
-                    st = cursor_line if ch == " " else (st + cursor_bg if st else cursor_bg)
+                    st = cursor_line if ch == " " else st + cursor_bg
                     ch = "│" if ch == " " else ch
                 row_chars.append(ch)
                 row_styles.append(st)
-            # one span per run of equal styles
-            start = 0
+            start = 0  # one span per run of equal styles
             for c in range(1, w + 1):
                 if c == w or row_styles[c] is not row_styles[start]:
                     text.append("".join(row_chars[start:c]), row_styles[start])
@@ -118,11 +124,11 @@ class MemoryView(Widget):
         live = m.live_at(i)
         legend = Text()
         legend.append(f"now {human_bytes(m.total[i])} ", Style(bold=True))
-        legend.append(f"peak {human_bytes(m.peak_bytes)} @#{m.peak_index} ", Style(color="#ffcc00"))
+        legend.append(f"▲peak {human_bytes(m.peak_bytes)} ", Style(color="#ffcc00"))
         for cat in m.categories:
             if live.get(cat):
                 legend.append("■", Style(color=COLORS.get(cat, "#bbbbbb")))
-                legend.append(f"{cat} {human_bytes(live[cat])} ")
+                legend.append(f"{SHORT.get(cat, cat)} {human_bytes(live[cat])} ")
         legend.truncate(w)
         text.append_text(legend)
         return text

@@ -127,7 +127,7 @@ class TraceScreen(Screen):
             return f" {self.title_text} │ waiting for events…"
         i = m.clamp(self.index)
         e = m.events[i]
-        play = f"▶ {SPEEDS[self.speed]} ev/s" if self.playing else "⏸ paused"
+        play = f"▶ playing {SPEEDS[self.speed]} events/s" if self.playing else "paused"
         return (f" {self.title_text} │ event {i + 1}/{n} │ {PHASE_WORDS.get(e.get('phase'), e.get('phase'))}"
                 f" │ {human_bytes(m.total[i])} live │ {play} │ ? help")
 
@@ -139,8 +139,10 @@ class TraceScreen(Screen):
         self.query_one("#status", Static).update(self._status(), layout=False)
         e = self.model.events[i] if len(self.model) else {}
         nid = e.get("node", {}).get("id") if isinstance(e.get("node"), dict) else e.get("node")
+        graph = self.query_one("#graph", GraphView)
+        graph.current = nid if nid in self.model.nodes else None
         if nid in self.model.nodes:
-            self.query_one("#graph", GraphView).scroll_to_node(nid)
+            graph.scroll_to_node(nid)
         if self.lesson_run is not None:
             owner = self.lesson_run.step_of(i)
             if owner != self.step:
