@@ -29,9 +29,10 @@ def node_texts(rec, i: int) -> tuple:
         second = f"[{shape}] {'grad ✓' if rec.state(i) in ('executed', 'current') else 'leaf'}"
         return first, second
     st = rec.saved_state(i)
-    b = human_bytes(rec.saved_bytes())
+    b = human_bytes(rec.dropped_bytes if st == "dropped" else rec.saved_bytes())
+    dropped = f"✗ dropped {b}" if rec.dropped_bytes else "✗ not kept"
     second = {"none": "saves nothing", "kept": f"saved {b}", "released": f"freed {b}",
-              "dropped": f"✗ dropped {b}", "packed": f"packed {b}"}[st]
+              "dropped": dropped, "packed": f"packed {b}"}[st]
     if rec.recomputed:
         second = "↻ " + second
     return first, second
@@ -105,7 +106,8 @@ class GraphView(ScrollView, can_focus=True):
     def scroll_to_node(self, nid: int) -> None:
         self._ensure_layout()
         r = self._lay.rects.get(nid) if self._lay else None
-        if r:
+        rec = self._recs.get(nid)
+        if r and rec is not None and rec.created <= self.index:
             self.scroll_to_region(Region(*r), animate=False, force=True)
 
     # -------------------------------------------------------------- drawing
@@ -212,9 +214,9 @@ class GraphView(ScrollView, can_focus=True):
 
 def _widest(rec) -> str:
     """The longest text the node's box will ever hold (sets its width, so the layout never moves)."""
-    b = human_bytes(rec.saved_bytes())
     name = node_texts(rec, -1)[0]
-    second = ("↻ " if rec.recomputed else "") + f"✗ dropped {b}"
+    widest = "✗ dropped 999.9 KiB" if rec.region is not None or rec.dropped is not None else "freed 999.9 KiB"
+    second = ("↻ " if rec.recomputed else "") + widest
     if rec.is_leaf:
         second = node_texts(rec, 1 << 60)[1]
     return max(name, second, key=len) + " "

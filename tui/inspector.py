@@ -41,6 +41,9 @@ def describe_node(model: TraceModel, nid: int, i: int) -> Text:
     if rec.saved:
         st = rec.saved_state(i)
         out.append(f"saved     {human_bytes(rec.saved_bytes())} ({st})\n")
+        if rec.dropped is not None:
+            out.append(f"dropped   by checkpointing: {human_bytes(rec.dropped_bytes)} freed; "
+                       "recomputed in backward\n", style="red")
         for s in rec.saved:
             flag = " = its output" if s.get("is_output") else ""
             out.append(f"  · {s['name']}: {shape_str(s.get('shape'))} {s.get('dtype')} {human_bytes(s.get('bytes'))}"

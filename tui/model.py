@@ -27,7 +27,8 @@ class NodeRec:
     """A graph node as the trace tells it, with the event indices of what happened to it."""
 
     __slots__ = ("id", "name", "created", "next", "saved", "op", "inputs", "output", "tensor", "file", "line",
-                 "region", "attrs", "recomputed", "executed", "released", "dropped", "accumulated", "last")
+                 "region", "attrs", "recomputed", "executed", "released", "dropped", "dropped_bytes", "accumulated",
+                 "last")
 
     def __init__(self, id, name, created, next=(), saved=(), op=None, inputs=(), output=None, tensor=None,
                  file=None, line=None, region=None, attrs=None, recomputed=False, last=0):
@@ -47,7 +48,8 @@ class NodeRec:
         self.recomputed = recomputed
         self.executed = []               # event indices of execute events
         self.released = {}               # saved name -> event index
-        self.dropped = None              # event index of a checkpoint drop touching it
+        self.dropped = None              # event index of the first checkpoint drop of its saved tensors
+        self.dropped_bytes = 0           # bytes those drops really freed (not counting kept inputs/weights)
         self.accumulated = []
         self.last = last                 # last event index that touched it
 
@@ -74,7 +76,7 @@ class NodeRec:
         """kept | released | dropped | none for the node's saved tensors at step i."""
         if not self.saved:
             return "none"
-        if self.dropped is not None and self.dropped <= i:
+        if self.dropped is not None and self.created <= i:
             return "dropped"
         if self.released and min(self.released.values()) <= i:
             return "released"
@@ -106,6 +108,7 @@ class TraceModel:
         self._tot = sum(self._cur)
         self._parent: dict = {}           # union-find over non-leaf nodes
         self._comp_cache = None
+        self._early_drops: dict = {}      # node id -> drop events seen before the node's op event
         if events:
             self.extend(events)
 
@@ -172,6 +175,8 @@ class TraceModel:
                           None, e.get("file"), e.get("line"), e.get("region"), n.get("attrs"),
                           recomputed=e.get("phase") == "recompute", last=i)
             self.nodes[rec.id] = rec
+            for d_i, d in self._early_drops.pop(rec.id, ()):
+                self._drop(rec, d_i, d)
             self._parent.setdefault(rec.id, rec.id)
             for nid, _, _ in rec.next:
                 if nid is not None and nid in self.nodes and not self.nodes[nid].is_leaf:
@@ -198,10 +203,21 @@ class TraceModel:
             if rec is not None:
                 rec.released.setdefault(e.get("name"), i)
                 rec.last = i
-        elif "drop" in (k or "") and e.get("node") in self.nodes:
-            rec = self.nodes[e["node"]]
-            rec.dropped = i if rec.dropped is None else rec.dropped
-            rec.last = i
+        elif k == "checkpoint_drop":
+            # a checkpoint intercepts a save while the op runs, so the drop comes before the op event
+            rec = self.nodes.get(e.get("node"))
+            if rec is None:
+                self._early_drops.setdefault(e.get("node"), []).append((i, e))
+            else:
+                self._drop(rec, i, e)
+
+    @staticmethod
+    def _drop(rec, i, e):
+        if rec.dropped is None:
+            rec.dropped = i
+        if not e.get("kept"):
+            rec.dropped_bytes += e.get("bytes", 0) or 0
+        rec.last = max(rec.last, i)
 
     def _find(self, a):
         p = self._parent

@@ -29,3 +29,9 @@ def lesson_run(fixed_ids):
     def run(key):
         return _runner.run(lessons.get(key))
     return run
+
+
+@pytest.fixture(autouse=True)
+def _own_recent_list(monkeypatch, tmp_path):
+    """The app remembers opened traces in $GLASSGRAD_HOME: keep the user's list out of tests."""
+    monkeypatch.setenv("GLASSGRAD_HOME", str(tmp_path / "glassgrad-home"))
