@@ -257,10 +257,16 @@ class CachingAllocatorModel:
 
 
 class AllocatorHook:
-    """The ``_memstate.allocator_hooks`` entry: one model per device, fed by every storage."""
+    """The ``_memstate.allocator_hooks`` entry: one model per device, fed by every storage.
+
+    A free that arrives while the model is in the middle of an operation (the garbage
+    collector can finalize a storage while the model allocates) waits until it is done.
+    """
 
     def __init__(self):
         self.models: dict = {}
+        self._busy = False
+        self._pending: list = []
 
     def model(self, device: str) -> CachingAllocatorModel:
         m = self.models.get(device)
@@ -269,12 +275,27 @@ class AllocatorHook:
         return m
 
     def alloc(self, st) -> None:
-        self.model(str(st.device)).malloc(st.id, st.nbytes)
+        self._run(self.model(str(st.device)).malloc, st.id, st.nbytes)
 
     def free(self, st) -> None:
         m = self.models.get(str(st.device))
         if m is not None:
-            m.free(st.id)
+            self._run(m.free, st.id)
+
+    def _run(self, fn, *args):
+        """Run ``fn(*args)`` on a model, then any frees that arrived meanwhile; returns fn's result."""
+        if self._busy:
+            self._pending.append((fn, args))
+            return None
+        self._busy = True
+        try:
+            out = fn(*args)
+            while self._pending:
+                f, a = self._pending.pop()
+                f(*a)
+            return out
+        finally:
+            self._busy = False
 
 
 hook = AllocatorHook()

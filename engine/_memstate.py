@@ -11,7 +11,9 @@ import threading
 
 from . import _allocator, _events
 
-_lock = threading.Lock()
+# Reentrant: a storage allocated under the lock may make the garbage collector finalize
+# another storage (Storage.__del__ -> on_free) on this same thread.
+_lock = threading.RLock()
 # device string -> {"allocated", "peak", category -> bytes, "peak_by_cat": {...}}
 _devices: dict[str, dict] = {}
 allocator_hooks: list = [_allocator.hook]   # objects with alloc(storage) / free(storage)
@@ -94,7 +96,7 @@ def devices() -> list:
 def empty_cache(key: str) -> int:
     """Release the allocator model's fully free segments on ``key``; returns bytes released."""
     with _lock:
-        released = _allocator.hook.model(key).empty_cache()
+        released = _allocator.hook._run(_allocator.hook.model(key).empty_cache)
     if _events.active:
         _events.emit("empty_cache", device=key, bytes=released)
     return released

@@ -8,6 +8,9 @@ NOTE [ Storage lifetime and categories ]
 3. Its category is its ``base`` category (parameter, gradient, optimizer, input,
    other), except that an ``other`` storage held by at least one saved tensor counts
    as ``activation``. Every change of category is an event.
+4. A storage is freed once. In a reference cycle the garbage collector may finalize
+   it before a saved tensor that still names it; later changes to its saved count
+   then change nothing (no event, no counter).
 """
 from __future__ import annotations
 
@@ -17,7 +20,7 @@ CATEGORIES = ("parameter", "gradient", "activation", "optimizer", "input", "othe
 
 
 class Storage:
-    __slots__ = ("id", "array", "nbytes", "device", "xp", "base", "saved", "version", "__weakref__")
+    __slots__ = ("id", "array", "nbytes", "device", "xp", "base", "saved", "version", "freed", "__weakref__")
 
     def __init__(self, array, device, xp, base: str = "other"):
         self.id = _events.new_id()
@@ -28,6 +31,7 @@ class Storage:
         self.base = base
         self.saved = 0
         self.version = 0
+        self.freed = False
         _memstate.on_alloc(self)
 
     @property
@@ -46,10 +50,13 @@ class Storage:
 
     def _moved(self, old: str) -> None:
         new = self.category
-        if new != old:
+        if new != old and not self.freed:
             _memstate.on_move(self, old, new)
 
     def __del__(self):
+        if self.freed:
+            return
+        self.freed = True
         try:
             _memstate.on_free(self)
         except Exception:  # noqa: BLE001 - interpreter shutdown

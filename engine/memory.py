@@ -85,7 +85,8 @@ def memory_stats(device=None) -> dict:
     s = _memstate.stats(key)
     out = {"allocated_bytes.all.current": s["allocated"], "allocated_bytes.all.peak": s["peak"],
            "allocation.all.current": s["count"], "active.all.current": s["count"]}
-    out.update(_model(key).stats())
+    with _memstate._lock:
+        out.update(_allocator.hook._run(_model(key).stats))
     for cat, b in sorted(s["by_cat"].items()):
         out[f"allocated_bytes.{cat}.current"] = b
     for cat, b in sorted(s["peak_by_cat"].items()):
@@ -110,10 +111,14 @@ def memory_snapshot(device=None) -> list:
     if device is None:
         out = []
         for key in sorted(_allocator.hook.models):
-            out.extend(_model(key).snapshot(_index(key)))
+            out.extend(_snapshot(key))
         return out
-    key = _key(device)
-    return _model(key).snapshot(_index(key))
+    return _snapshot(_key(device))
+
+
+def _snapshot(key: str) -> list:
+    with _memstate._lock:
+        return _allocator.hook._run(_model(key).snapshot, _index(key))
 
 
 def _index(key: str) -> int:
