@@ -129,7 +129,7 @@ class _Frame:
         return t
 
     def recompute(self, gid):
-        args = [a.unpack(self.node) if isinstance(a, SavedTensor) else a for a in self.saved_args]
+        args = [_input(a, self.node) if isinstance(a, SavedTensor) else a for a in self.saved_args]
         self.counter[gid] = 0
         self.stop_pending = False
         frame_ref = weakref.ref(self)
@@ -205,6 +205,17 @@ class _Frame:
 
 
 _MISSING = object()
+
+
+def _input(saved, node):
+    """A saved region input for the recompute. Inside an outer checkpoint it comes back from
+    the outer recompute detached; it must require grad as the original did, or the rerun
+    would save less than the forward (NOTE [ Non-reentrant checkpoint ] 2)."""
+    t = saved.unpack(node)
+    if saved.meta[2] and not t.requires_grad:
+        t = t.detach()
+        t.requires_grad = True
+    return t
 
 
 def _identity(x):

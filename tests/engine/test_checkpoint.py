@@ -1,0 +1,404 @@
+"""engine.utils.checkpoint: gradients, errors and warnings as PyTorch 2.13, RNG replay,
+the determinism check, selective checkpointing, events and exact memory figures."""
+from __future__ import annotations
+
+import gc
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import engine
+import engine.memory as M
+import engine.nn as nn
+import engine.nn.functional as F
+from engine.utils.checkpoint import (CheckpointError, CheckpointPolicy, checkpoint, checkpoint_sequential,
+                                     create_selective_checkpoint_contexts)
+
+REENTRANT_GRAD_ERROR = (
+    "When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad() or passing an `inputs` "
+    "parameter to .backward(). To resolve this error, you can either set use_reentrant=False, or call "
+    ".backward() without passing the `inputs` argument.")
+NONE_REQUIRES_GRAD = "None of the inputs have requires_grad=True. Gradients will be None"
+USE_REENTRANT_WARNING = (
+    "torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. Starting in PyTorch 2.9, "
+    "calling checkpoint without use_reentrant will raise an exception. use_reentrant=False is recommended, but "
+    "if you need to preserve the current default behavior, you can pass use_reentrant=True. Refer to docs for "
+    "more details on the differences between the two variants.")
+
+
+# ---- a small model with dropout ------------------------------------------------
+def _params(n=3, w=4):
+    engine.manual_seed(0)
+    return [(engine.randn(w, w, requires_grad=True), engine.randn(w, requires_grad=True)) for _ in range(n)]
+
+
+def _block(W, b, p=0.3):
+    def f(h):
+        return F.dropout(engine.tanh(F.linear(h, W, b)), p)
+    return f
+
+
+def _grads(tensors):
+    return [None if t.grad is None else t.grad.numpy().copy() for t in tensors]
+
+
+def _zero(tensors):
+    for t in tensors:
+        t.grad = None
+
+
+def _leaves(params, x):
+    return [t for pair in params for t in pair] + [x]
+
+
+def _run(params, x, how):
+    """Forward + backward of the 3-block net; ``how`` is None (plain) or a checkpoint variant."""
+    _zero(_leaves(params, x))
+    engine.manual_seed(1)
+    blocks = [_block(W, b) for W, b in params]
+
+    def net(h):
+        for blk in blocks:
+            h = blk(h)
+        return h
+    if how is None:
+        y = net(x)
+    elif how == "nested":
+        def outer(h):
+            h = checkpoint(blocks[0], h, use_reentrant=False)
+            h = checkpoint(lambda a: blocks[2](checkpoint(blocks[1], a, use_reentrant=False)), h,
+                           use_reentrant=False)
+            return h
+        y = checkpoint(outer, x, use_reentrant=False)
+    elif how == "nested_reentrant":
+        y = checkpoint(lambda h: blocks[2](checkpoint(lambda a: blocks[1](blocks[0](a)), h, use_reentrant=True)),
+                       x, use_reentrant=True)
+    else:
+        y = checkpoint(net, x, use_reentrant=how)
+    (y * y).sum().backward()
+    after = engine.rand(3).numpy().copy()   # the surrounding RNG stream continues as without checkpointing
+    return _grads(_leaves(params, x)), after
+
+
+@pytest.mark.parametrize("how", [True, False, "nested", "nested_reentrant"])
+def test_gradients_equal_unchekpointed_with_dropout_and_rng_untouched(how):
+    params = _params()
+    x = engine.randn(5, 4, requires_grad=True)
+    ref, ref_after = _run(params, x, None)
+    got, after = _run(params, x, how)
+    for a, b in zip(ref, got):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(ref_after, after)
+
+
+def test_without_preserve_rng_state_dropout_differs_and_default_check_catches_it():
+    params = _params()
+    x = engine.randn(5, 4, requires_grad=True)
+    blocks = [_block(W, b) for W, b in params]
+
+    def net(h):
+        for blk in blocks:
+            h = blk(h)
+        return h
+    ref, _ = _run(params, x, None)
+    # reentrant: no check (as PyTorch), the gradients silently differ
+    _zero(_leaves(params, x))
+    engine.manual_seed(1)
+    checkpoint(net, x, use_reentrant=True, preserve_rng_state=False).sum().backward()
+    assert not all(np.array_equal(a, b) for a, b in zip(ref, _grads(_leaves(params, x))))
+    # non-reentrant, default check: the value fingerprints differ -> CheckpointError naming the node
+    engine.manual_seed(1)
+    y = checkpoint(net, x, use_reentrant=False, preserve_rng_state=False)
+    with pytest.raises(CheckpointError, match=r"Recomputed values for the following tensors differ") as ei:
+        y.sum().backward()
+    assert "saved as 'other' by MulBackward0" in str(ei.value)   # the dropout mask, saved by the mul
+    # PyTorch's metadata-only check lets it through
+    engine.manual_seed(1)
+    y = checkpoint(net, x, use_reentrant=False, preserve_rng_state=False, determinism_check="metadata")
+    y.sum().backward()
+
+
+def test_determinism_check_fires_on_a_nondeterministic_function():
+    x = engine.randn(3, 4, requires_grad=True)
+    calls = []
+
+    def f(a):
+        calls.append(1)
+        return (a * float(len(calls))).exp()    # the recompute multiplies by 2, not 1
+
+    y = checkpoint(f, x, use_reentrant=False)
+    with pytest.raises(CheckpointError) as ei:
+        y.sum().backward()
+    msg = str(ei.value)
+    assert msg.startswith("torch.utils.checkpoint: Recomputed values for the following tensors differ")
+    assert "tensor at position 0 (saved as 'result' by ExpBackward0)" in msg
+    # "none": only the count is checked
+    calls.clear()
+    y = checkpoint(f, x, use_reentrant=False, determinism_check="none")
+    y.sum().backward()
+
+
+def test_determinism_check_metadata_and_count_errors_in_pytorch_words():
+    x = engine.randn(4, 4, requires_grad=True)
+    state = {"n": 0}
+
+    def shape_changes(a):
+        state["n"] += 1
+        return a.sin() if state["n"] == 1 else a[:2].sin()
+
+    y = checkpoint(shape_changes, x, use_reentrant=False, determinism_check="metadata")
+    with pytest.raises(CheckpointError) as ei:
+        y.sum().backward()
+    msg = str(ei.value)
+    assert msg.startswith("torch.utils.checkpoint: Recomputed values for the following tensors have different "
+                          "metadata than during the forward pass.\ntensor at position 0 (saved as 'self' by "
+                          "SinBackward0):\nsaved metadata: {'shape': torch.Size([4, 4])")
+    assert "recomputed metadata: {'shape': torch.Size([2, 4])" in msg
+
+    state["n"] = 0
+
+    def fewer(a):
+        state["n"] += 1
+        return a.sin().exp() if state["n"] == 1 else a.sin() * 1.0
+
+    y = checkpoint(fewer, x, use_reentrant=False)
+    with pytest.raises(CheckpointError, match="A different number of tensors was saved during the original "
+                       "forward and recomputation.\nNumber of tensors saved during forward: 2\nNumber of tensors "
+                       "saved during recomputation: 1."):
+        y.sum().backward()
+
+
+def test_autograd_grad_nonreentrant_and_reentrant_error():
+    params = _params()
+    x = engine.randn(5, 4, requires_grad=True)
+    blk = _block(*params[0], p=0.0)
+    gx_ref, gw_ref = engine.autograd.grad(blk(x).sum(), [x, params[0][0]])
+    gx, gw = engine.autograd.grad(checkpoint(blk, x, use_reentrant=False).sum(), [x, params[0][0]])
+    np.testing.assert_array_equal(gx.numpy(), gx_ref.numpy())
+    np.testing.assert_array_equal(gw.numpy(), gw_ref.numpy())
+    y = checkpoint(blk, x, use_reentrant=True)
+    with pytest.raises(RuntimeError) as ei:
+        engine.autograd.grad(y.sum(), [x])
+    assert str(ei.value) == REENTRANT_GRAD_ERROR
+    y = checkpoint(blk, x, use_reentrant=True)
+    with pytest.raises(RuntimeError) as ei:
+        y.sum().backward(inputs=[x])
+    assert str(ei.value) == REENTRANT_GRAD_ERROR
+
+
+def test_inputs_not_requiring_grad():
+    params = _params()
+    x = engine.randn(5, 4)                      # no grad: only the parameters learn
+    blk = _block(*params[0], p=0.0)
+    blk(x).sum().backward()
+    ref = _grads(params[0])
+    _zero(params[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        checkpoint(blk, x, use_reentrant=False).sum().backward()
+    assert all(np.array_equal(a, b) for a, b in zip(ref, _grads(params[0])))
+    # reentrant: PyTorch's warning, and the output has no graph (the parameters get nothing)
+    _zero(params[0])
+    with pytest.warns(UserWarning) as rec:
+        y = checkpoint(blk, x, use_reentrant=True)
+    assert [str(w.message) for w in rec] == [NONE_REQUIRES_GRAD]
+    assert not y.requires_grad and y.grad_fn is None
+
+
+def test_use_reentrant_none_warns_and_defaults_to_reentrant():
+    x = engine.randn(3, requires_grad=True)
+    with pytest.warns(UserWarning) as rec:
+        y = checkpoint(lambda a: a.sin(), x)
+    assert [str(w.message) for w in rec] == [USE_REENTRANT_WARNING]
+    assert y.grad_fn.name() == "CheckpointFunctionBackward"
+    with pytest.warns(UserWarning, match="checkpoint_sequential: the use_reentrant parameter should be passed"):
+        checkpoint_sequential([lambda a: a.sin(), lambda a: a.cos()], 2, x)
+
+
+def test_argument_errors_as_pytorch():
+    x = engine.randn(3, requires_grad=True)
+    with pytest.raises(ValueError, match="^Unexpected keyword arguments: foo$"):
+        checkpoint(lambda a: a.sin(), x, use_reentrant=True, foo=1)
+    with pytest.raises(ValueError, match=r"^Passing `context_fn` or `debug` is only supported when "
+                       r"use_reentrant=False.$"):
+        checkpoint(lambda a: a.sin(), x, use_reentrant=True, context_fn=lambda: None)
+    with pytest.raises(ValueError, match=r"^determinism_check should be one of \['default', 'metadata', "
+                       r"'none'\], but got foo$"):
+        checkpoint(lambda a: a.sin(), x, use_reentrant=False, determinism_check="foo")
+    with pytest.raises(ValueError, match="^Unexpected keyword arguments: bar$"):
+        checkpoint_sequential([lambda a: a], 1, x, use_reentrant=False, bar=2)
+    y = checkpoint(lambda a: a.detach(), x, use_reentrant=True)
+    with pytest.raises(RuntimeError, match="^none of output has requires_grad=True, this checkpoint\\(\\) is not "
+                       "necessary$"):
+        y.sum().backward()
+
+
+def test_nonreentrant_kwargs_and_non_tensor_outputs():
+    x = engine.randn(3, requires_grad=True)
+    out, tag = checkpoint(lambda a, scale=1.0: ((a * scale).exp(), "tag"), x, scale=2.0, use_reentrant=False)
+    assert tag == "tag"
+    out.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * np.exp(2 * x.detach().numpy()), rtol=1e-6)
+
+
+def test_retain_graph_recomputes_each_backward_and_grad_twice():
+    x = engine.randn(3, requires_grad=True)
+    runs = []
+
+    def f(a):
+        runs.append(1)
+        return a.sin().exp()
+    y = checkpoint(f, x, use_reentrant=False).sum()
+    y.backward(retain_graph=True)
+    g1 = x.grad.numpy().copy()
+    y.backward()
+    assert len(runs) == 3           # forward + one recompute per backward
+    np.testing.assert_allclose(x.grad.numpy(), 2 * g1, rtol=1e-6)
+
+
+def test_checkpoint_sequential_module_and_list():
+    engine.manual_seed(0)
+    model = nn.Sequential(*[nn.Sequential(nn.Linear(6, 6), nn.Tanh()) for _ in range(5)])
+    x = engine.randn(4, 6, requires_grad=True)
+    model(x).sum().backward()
+    leaves = list(model.parameters()) + [x]
+    ref = _grads(leaves)
+    for use_reentrant in (True, False):
+        for segments in (1, 2, 3, 5):
+            _zero(leaves)
+            checkpoint_sequential(model, segments, x, use_reentrant=use_reentrant).sum().backward()
+            for a, b in zip(ref, _grads(leaves)):
+                np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+    _zero(leaves)
+    checkpoint_sequential(list(model.children()), 2, x, use_reentrant=False).sum().backward()
+    for a, b in zip(ref, _grads(leaves)):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+
+
+# ---- selective checkpointing ---------------------------------------------------------
+def test_selective_checkpointing_saves_matmul_outputs_and_recomputes_pointwise():
+    params = _params(2, 5)
+    x = engine.randn(4, 5, requires_grad=True)
+
+    def net(h):
+        for W, b in params:
+            h = engine.relu(F.linear(h, W, b))
+        return h
+    net(x).sum().backward()
+    ref = _grads(_leaves(params, x))
+    _zero(_leaves(params, x))
+    seen = []
+
+    def policy(ctx, op, *args, **kwargs):
+        seen.append(op)
+        return CheckpointPolicy.MUST_SAVE if op == "addmm" else CheckpointPolicy.PREFER_RECOMPUTE
+
+    def ctx_fn():
+        return create_selective_checkpoint_contexts(policy)
+    with engine.record() as tr:
+        y = checkpoint(net, x, use_reentrant=False, context_fn=ctx_fn)
+        y.sum().backward()
+    for a, b in zip(ref, _grads(_leaves(params, x))):
+        np.testing.assert_array_equal(a, b)
+    assert seen == ["addmm", "relu", "addmm", "relu"]   # views (t) are never cached, never asked
+    ops = [e for e in tr.events if e["kind"] == "op"]
+    fwd_addmm = [e["output"]["storage"] for e in ops if e["phase"] == "forward" and e["op"] == "addmm"]
+    rec_addmm = [e["output"]["storage"] for e in ops if e["phase"] == "recompute" and e["op"] == "addmm"]
+    rec_relu = [e["output"]["storage"] for e in ops if e["phase"] == "recompute" and e["op"] == "relu"]
+    fwd_relu = [e["output"]["storage"] for e in ops if e["phase"] == "forward" and e["op"] == "relu"]
+    assert rec_addmm == fwd_addmm                        # the cached outputs: same storages, no new bytes
+    assert len(rec_relu) == 2 and not set(rec_relu) & set(fwd_relu)   # relu really ran again
+
+    # the list form is the same policy
+    _zero(_leaves(params, x))
+    y = checkpoint(net, x, use_reentrant=False,
+                   context_fn=lambda: create_selective_checkpoint_contexts(["addmm"]))
+    y.sum().backward()
+    for a, b in zip(ref, _grads(_leaves(params, x))):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_selective_checkpointing_errors():
+    with pytest.raises(TypeError, match="^policy_fn_or_list must be either a function or a list of ops.$"):
+        create_selective_checkpoint_contexts(3)
+    with pytest.raises(ValueError, match="Expected op in `op_list` to be an op name"):
+        create_selective_checkpoint_contexts([3])
+    x = engine.randn(3, requires_grad=True)
+    y = checkpoint(lambda a: a.exp().sin(), x, use_reentrant=False,
+                   context_fn=lambda: create_selective_checkpoint_contexts(["exp"]))
+    y.sum().backward(retain_graph=True)
+    with pytest.raises(RuntimeError, match="^Trying to backward an extra time. You are only allowed to backward "
+                       "once on any region computed under selective activation checkpoint.$"):
+        y.sum().backward()
+
+
+# ---- events ------------------------------------------------------------------------
+KINDS = {"checkpoint_enter", "checkpoint_exit", "checkpoint_drop", "recompute_begin", "recompute_end", "op",
+         "alloc", "free", "execute", "backward_begin", "backward_end"}
+
+
+def test_exact_event_sequence_of_a_small_region():
+    x = engine.randn(2, 3, requires_grad=True)
+
+    def f(a):
+        return a.sin().exp()
+    with engine.record() as tr:
+        y = checkpoint(f, x, use_reentrant=False)
+        loss = y.sum()
+        del y
+        loss.backward()
+    evs = [e for e in tr.events if e["kind"] in KINDS]
+    names = {x._storage.id: "x"}     # storages by order of appearance: x, s0, s1, ...
+
+    def st(i):
+        return names.setdefault(i, f"s{len(names) - 1}")
+    got = []
+    for e in evs:
+        item = (e["phase"], e["kind"])
+        if e["kind"] == "op":
+            item += (e["op"], e["region"])
+        elif e["kind"] == "checkpoint_drop":
+            item += (e["region"], e["name"], st(e["storage"]), e["bytes"], e["kept"])
+        elif e["kind"] in ("alloc", "free"):
+            item += (st(e["storage"]), e["bytes"])
+        elif e["kind"] == "execute":
+            item += (e["name"],)
+        elif e["kind"] in ("checkpoint_enter", "checkpoint_exit", "recompute_begin", "recompute_end"):
+            item += (e["region"],)
+        got.append(item)
+    R = evs[0]["region"]
+    assert evs[0]["fn"] == "test_exact_event_sequence_of_a_small_region.<locals>.f"
+    assert got == [
+        ("forward", "checkpoint_enter", R),
+        ("forward", "alloc", "s0", 24),                            # sin's output
+        ("forward", "checkpoint_drop", R, "self", "x", 24, True),  # sin would keep x; x stays (region input)
+        ("forward", "op", "sin", R),
+        ("forward", "alloc", "s1", 24),                            # exp's output y
+        ("forward", "checkpoint_drop", R, "result", "s1", 24, False),
+        ("forward", "op", "exp", R),
+        ("forward", "free", "s0", 24),                             # nothing keeps sin's output
+        ("forward", "checkpoint_exit", R),
+        ("forward", "alloc", "s2", 4),                             # loss
+        ("forward", "op", "sum", None),
+        ("forward", "free", "s1", 24),                             # del y: the region did not keep it
+        ("forward", "alloc", "s3", 4),                             # the gradient seed
+        ("forward", "backward_begin"),
+        ("backward", "execute", "SumBackward0"),
+        ("backward", "execute", "ExpBackward0"),                   # unpacking y starts the recompute
+        ("recompute", "recompute_begin", R),
+        ("recompute", "alloc", "s4", 24),
+        ("recompute", "op", "sin", R),
+        ("recompute", "alloc", "s5", 24),
+        ("recompute", "op", "exp", R),
+        ("recompute", "free", "s4", 24),                           # recomputed sin output: not needed
+        ("recompute", "recompute_end", R),
+        ("backward", "free", "s5", 24),                            # recomputed y: handed over, then gone
+        ("backward", "alloc", "s6", 24),                           # gradient for sin's output
+        ("backward", "execute", "SinBackward0"),
+        ("backward", "alloc", "s7", 24),                           # gradient for x (becomes x.grad)
+        ("backward", "free", "s6", 24),
+        ("backward", "backward_end"),
+        ("forward", "free", "s3", 4),
+    ]
