@@ -402,3 +402,105 @@ def test_exact_event_sequence_of_a_small_region():
         ("backward", "backward_end"),
         ("forward", "free", "s3", 4),
     ]
+
+
+# ---- memory: exact bytes -------------------------------------------------------------
+def test_dropped_activations_are_freed_in_forward():
+    x = engine.randn(16, 16, requires_grad=True)   # 1024 bytes
+
+    def f(a):
+        return a.tanh().tanh().tanh()              # each tanh saves its 1024-byte result
+    gc.collect()
+    base = M.memory_allocated()
+    y = f(x)
+    assert M.memory_allocated() - base == 3 * 1024   # three results, all kept for backward
+    del y
+    assert M.memory_allocated() == base
+    y = checkpoint(f, x, use_reentrant=False)
+    assert M.memory_allocated() - base == 1024       # only the output; x is the kept boundary input
+    y.sum().backward()
+    del y
+    assert M.memory_allocated() - base == 1024       # x.grad; recomputed tensors are gone again
+
+
+N_LAYERS, WIDTH, BATCH = 64, 8, 64
+
+
+def _mlp():
+    engine.manual_seed(0)
+    return nn.Sequential(*[nn.Sequential(nn.Linear(WIDTH, WIDTH), nn.ReLU()) for _ in range(N_LAYERS)])
+
+
+def test_checkpoint_sequential_sweep_exact_peak_bytes_and_recompute_ops():
+    """Peak bytes of one training step of a 64-layer MLP (Linear(8, 8) + ReLU blocks, batch 64,
+    float32), for every segment count, against the figure computed from the shapes.
+
+    Bytes: A = 64*8*4 = 2048 for one activation (batch x width), P = (8*8 + 8)*4 = 288 for one
+    layer's weight and bias gradients. With s segments of k = n // s blocks, the last
+    (not checkpointed) segment has L = n - (s-1)k blocks (PyTorch's checkpoint_sequential).
+
+    What lives, beyond what the step holds anyway (parameters, their .grad from a first
+    step, accumulated in place, and the input x -- measured as ``base``):
+      * s-1 boundary activations: the inputs of segments 2..s (x, the first input, is in base);
+      * forward, last block: the last segment's L-1 saved outputs, plus the block's Linear
+        output z and its ReLU output, both alive while the ReLU runs: (s-1) + (L-1) + 2 = s + L;
+      * backward of the last block's Linear (AddmmBackward0): the same count minus the ReLU
+        output (released by its node), plus the incoming gradient dz and the outgoing dx
+        (A each) and the layer's fresh dW and db (P), plus the 4-byte loss and the 4-byte
+        seed ones_like(loss): (s + L)A + P + 8 -- the peak of the step, for every s;
+      * during the recompute of segment j (the largest is j = s-1): the j-1 boundaries
+        h_k..h_(j-1)k, the gradient arriving for the segment's output, the segment's k
+        recomputed outputs and the last block's z: (j - 1) + 1 + k + 1 = (s + k)A + 8 for j = s-1,
+        which never exceeds the backward figure above, since L >= k.
+    """
+    gc.collect()
+    before = M.memory_allocated()
+    model = _mlp()
+    x = engine.randn(BATCH, WIDTH)
+    A, P = BATCH * WIDTH * 4, (WIDTH * WIDTH + WIDTH) * 4
+    n = N_LAYERS
+
+    def step(segments):
+        out = model(x) if segments is None else checkpoint_sequential(model, segments, x, use_reentrant=False)
+        loss = out.sum()
+        del out
+        loss.backward()
+
+    step(None)                                             # gradients exist from now on
+    with engine.record() as tr:
+        step(None)
+    ops_per_block = sum(1 for e in tr.events if e["kind"] == "op" and e["phase"] == "forward") - 1   # - sum
+    assert ops_per_block % n == 0
+    ops_per_block //= n                                     # t, addmm, relu
+    base = M.memory_allocated()
+    assert base - before == 2 * n * P + A                   # parameters + gradients + x
+    peaks = {}
+    for segments in (None, 1, 2, 4, 8, 16, 32, 64):
+        M.reset_peak_memory_stats()
+        with engine.record() as tr:
+            step(segments)
+        assert M.memory_allocated() == base                 # everything of the step is freed again
+        peak = M.max_memory_allocated() - base
+        s = segments or 1
+        k = n // s
+        L = n - (s - 1) * k
+        assert peak == (s + L) * A + P + 8, segments
+        peaks[segments] = peak
+        # the recompute phase: replay the trace's live bytes
+        live, rec_peak, rec_ops, ckpt_fwd_ops = 0, None, 0, 0
+        for e in tr.events:
+            live += e["bytes"] if e["kind"] == "alloc" else -e["bytes"] if e["kind"] == "free" else 0
+            if e["phase"] == "recompute" and e["kind"] in ("alloc", "free"):
+                rec_peak = live if rec_peak is None else max(rec_peak, live)
+            if e["kind"] == "op":
+                rec_ops += e["phase"] == "recompute"
+                ckpt_fwd_ops += e["phase"] == "forward" and e["region"] is not None
+        if s == 1:
+            assert rec_peak is None and rec_ops == 0
+        else:
+            assert rec_peak == (s + k) * A + 8
+        # one extra forward of the checkpointed segments, op for op
+        assert rec_ops == ckpt_fwd_ops == (s - 1) * k * ops_per_block
+    best = min(peaks, key=lambda c: (peaks[c], c or 0))
+    assert best == int(math.isqrt(n)) == 8
+    assert peaks[8] * 4 < peaks[None]
