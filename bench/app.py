@@ -33,8 +33,11 @@ async def _drive(path: str, presses: int) -> dict:
     from tui.app import GlassgradApp
     from tui.trace_screen import TraceScreen
 
+    from tui.gcpause import paused_gc
+
     t0 = time.perf_counter()
-    tr = Trace.load(path)
+    with paused_gc():                # as `glassgrad view` does (it also freezes; a benchmark must not)
+        tr = Trace.load(path)
     t_load = time.perf_counter() - t0
     app = GlassgradApp("trace", trace=tr, title="bench")
     out = {"load": t_load}

@@ -11,6 +11,7 @@ from collections import deque
 
 from textual.app import App
 
+from .gcpause import paused_gc
 from .home_screen import HomeScreen
 from .model import TraceModel
 from .trace_screen import TraceScreen
@@ -52,7 +53,9 @@ class GlassgradApp(App):
             else:
                 self.open_lesson(self.lesson_key)
         elif self.start == "trace":
-            self.push_screen(TraceScreen(TraceModel.from_trace(self.trace), title=self.trace_title or "trace"))
+            with paused_gc():
+                model = TraceModel.from_trace(self.trace)
+            self.push_screen(TraceScreen(model, title=self.trace_title or "trace"))
         elif self.start == "run":
             self._start_run()
 
@@ -73,11 +76,13 @@ class GlassgradApp(App):
         from engine.trace import Trace
 
         try:
-            tr = Trace.load(path)
+            with paused_gc():
+                tr = Trace.load(path)
+                model = TraceModel.from_trace(tr)
         except Exception as exc:
             self.notify(f"Cannot open {path}: {exc}", severity="error")
             return
-        self.push_screen(TraceScreen(TraceModel.from_trace(tr), title=os.path.basename(path)))
+        self.push_screen(TraceScreen(model, title=os.path.basename(path)))
 
     # ------------------------------------------------------------ glassgrad run
 

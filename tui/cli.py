@@ -158,7 +158,10 @@ def summary(trace, name: str) -> str:
 
 
 def cmd_view(path: str, text: bool) -> int:
-    tr = _load(path)
+    from .gcpause import paused_gc
+
+    with paused_gc(freeze=not text):   # NOTE [ GC while loading ]
+        tr = _load(path)
     if tr is None:
         return 2
     from . import recent

@@ -21,6 +21,7 @@ import bisect
 
 CATEGORIES = ["parameter", "gradient", "activation", "optimizer", "input", "other"]
 NODE_KINDS = ("op", "leaf", "execute")
+_ABOUT_NODES = frozenset(("op", "leaf", "execute", "accumulate", "release", "checkpoint_drop"))
 
 
 class NodeRec:
@@ -165,7 +166,8 @@ class TraceModel:
             self.phase_starts.append(i)
         if k == "mark":
             self.marks.append((i, e))
-        self._node_event(i, e, k)
+        if k in _ABOUT_NODES:
+            self._node_event(i, e, k)
 
     def _node_event(self, i, e, k):
         if k == "op" and e.get("node"):

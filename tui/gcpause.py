@@ -1,0 +1,26 @@
+"""Loading a big trace makes ~100k dicts at once; the cyclic GC would rescan them many times over.
+
+NOTE [ GC while loading ]
+1. ``paused_gc()`` turns the cyclic collector off while a trace is read and its
+   model built (reference counting still frees everything as usual).
+2. The real app then calls ``gc.freeze()`` (``freeze=True``) so the loaded
+   events, which live as long as the app, are left out of later collections.
+   Tests never freeze: a frozen cycle would never be collected in their process.
+"""
+from __future__ import annotations
+
+import gc
+from contextlib import contextmanager
+
+
+@contextmanager
+def paused_gc(freeze: bool = False):
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if freeze:
+            gc.freeze()
+        if was:
+            gc.enable()
