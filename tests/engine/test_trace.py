@@ -243,3 +243,39 @@ def test_summary():
     assert rows[[r[0] for r in rows].index(s["peak_seq"]["cpu"])][1]["cpu"] == peak
     assert s["final_bytes"] == rows[-1][1]
     assert s["phases"]["backward"] > 0 and s["warnings"] == 0
+
+
+def test_every_kind_the_engine_emits_is_known_documented_and_loads(tmp_path):
+    from pathlib import Path
+    from engine.utils.checkpoint import checkpoint
+    engine.manual_seed(0)
+    lin = engine.nn.Linear(3, 3)
+    opt = engine.optim.SGD(lin.parameters(), lr=0.1, momentum=0.9)
+    x = engine.randn(2, 3)
+    with record() as tr:
+        h = checkpoint(lambda a: lin(a).relu(), x, use_reentrant=False)
+        h.register_hook(lambda g: None)
+        loss = h.sum()
+        loss.backward()
+        opt.step()
+        with engine.no_grad():
+            x.mul_(2)
+        engine.save(lin.state_dict(), tmp_path / "m.pt")
+        engine.load(tmp_path / "m.pt")
+        memory.empty_cache()
+        mark("done")
+    kinds = {e["kind"] for e in tr}
+    assert kinds <= set(KINDS), kinds - set(KINDS)
+    assert {"alloc", "free", "category", "op", "leaf", "pack", "unpack", "release", "execute", "accumulate",
+            "hook", "version", "backward_begin", "backward_end", "optimizer_step", "checkpoint_enter",
+            "checkpoint_exit", "checkpoint_drop", "recompute_begin", "recompute_end", "save", "load",
+            "empty_cache", "mark"} <= kinds
+    assert {e["phase"] for e in tr} == {"forward", "backward", "recompute", "optimizer"}
+    tr.save(tmp_path / "all.jsonl")
+    assert Trace.load(tmp_path / "all.jsonl").warnings == []
+    doc = (Path(__file__).parents[2] / "docs" / "trace-format.md").read_text().split("## Event kinds")[1]
+    for kind, fields in KINDS.items():
+        row = [line for line in doc.splitlines() if line.startswith(f"| `{kind}` |")]
+        assert len(row) == 1, kind
+        for f in fields:
+            assert f"`{f}`" in row[0], (kind, f)
