@@ -51,6 +51,24 @@ def event_line(ev: dict) -> str:
         return "backward begins" + (" (retain_graph)" if ev.get("retain_graph") else "")
     if k == "backward_end":
         return "backward ends"
+    if k == "pack":
+        how = " through a saved_tensors hook" if ev.get("hooked") else ""
+        return f"save {ev.get('name')} for node {ev.get('node')} ({human_bytes(ev.get('bytes'))}){how}"
+    if k == "checkpoint_enter":
+        return f"checkpoint region {ev.get('region')} begins ({ev.get('fn')})"
+    if k == "checkpoint_exit":
+        return f"checkpoint region {ev.get('region')} ends"
+    if k == "checkpoint_drop":
+        what = "not kept (alive anyway)" if ev.get("kept") else f"dropped, {human_bytes(ev.get('bytes'))} freed"
+        return f"checkpoint: {ev.get('name')} of node {ev.get('node')} {what}"
+    if k == "recompute_begin":
+        return f"recompute region {ev.get('region')} (its forward runs again)"
+    if k == "recompute_end":
+        return f"recompute of region {ev.get('region')} done"
+    if k == "optimizer_step":
+        return f"{ev.get('optimizer')} step {ev.get('step')} ({ev.get('params')} parameters)"
+    if k == "hook":
+        return f"{ev.get('hook_kind', '')} hook {ev.get('hook')} on node {ev.get('node')}".strip()
     if k == "version":
         return f"version of storage {ev.get('storage')} -> {ev.get('version')} ({ev.get('op')})"
     fields = ", ".join(f"{a}={b}" for a, b in ev.items()

@@ -38,6 +38,9 @@ def node_texts(rec, i: int) -> tuple:
     return first, second
 
 
+MAX_NODES = 400   # more than this and the view lays out the part of the graph around the cursor
+
+
 class GraphView(ScrollView, can_focus=True):
     """The graph panel (a Line API widget: only visible rows are drawn)."""
 
@@ -67,10 +70,18 @@ class GraphView(ScrollView, can_focus=True):
 
     def _ensure_layout(self) -> None:
         ids = self.model.graph_at(self.index)
-        if ids == self._key and self._lay is not None:
+        key = (ids, self.index if len(ids) > MAX_NODES else None)
+        if key == self._key and self._lay is not None:
             return
-        self._key = ids
-        recs = {nid: self.model.nodes[nid] for nid in sorted(ids, key=lambda n: self.model.nodes[n].created)}
+        self._key = key
+        order = sorted(ids, key=lambda n: self.model.nodes[n].created)
+        if len(order) > MAX_NODES:  # a huge graph: the nodes created nearest the cursor
+            order.sort(key=lambda n: abs(self.model.nodes[n].created - self.index))
+            order = sorted(order[:MAX_NODES], key=lambda n: self.model.nodes[n].created)
+            self.border_subtitle = f"{MAX_NODES} of {len(ids)} nodes, nearest the cursor"
+        else:
+            self.border_subtitle = ""
+        recs = {nid: self.model.nodes[nid] for nid in order}
         graph = {nid: [c for c, _, _ in r.next if c is not None] for nid, r in recs.items()}
         labels = {nid: _widest(r) for nid, r in recs.items()}
         self._lay = layout(graph, labels)

@@ -279,7 +279,8 @@ class TraceModel:
                           if x is not None and x in self.nodes and self.nodes[x].is_leaf}
                 allm = members | leaves
                 first = min(self.nodes[m].created for m in members)
-                last = max(self.nodes[m].last for m in allm)
+                # leaves (parameters) are shared by every iteration's graph: they do not keep old graphs alive
+                last = max(self.nodes[m].last for m in members)
                 comps.append((first, last, frozenset(allm)))
             # leaves never joined to an op node form their own tiny graphs
             used = {m for c in comps for m in c[2]}
