@@ -52,3 +52,39 @@ def test_graph_at_shows_the_graph_being_built(mlp_trace):
     shown = m.graph_at(first_op)
     names = sorted(m.nodes[n].name for n in shown)
     assert "NllLossBackward0" in names and "AccumulateGrad" in names
+
+
+def test_memory_live_before_recording_is_the_starting_point():
+    events = [{"seq": 0, "t": 0, "phase": "forward", "kind": "free", "storage": 7, "bytes": 64, "device": "cpu",
+               "category": "parameter"}]
+    m = TraceModel(events, {"memory_at_start": {"cpu": {"allocated": 100, "by_category": {"parameter": 100}}}})
+    assert m.live_at(0)["parameter"] == 36
+    assert m.total == [36]
+
+
+def test_a_checkpoint_drop_before_its_op_marks_the_node():
+    node = {"id": 5, "name": "ReluBackward0", "next": [], "saved": [{"name": "result", "storage": None,
+                                                                      "bytes": 0, "shape": [4], "dtype": "float32",
+                                                                      "is_output": True, "packed": True}]}
+    events = [
+        {"kind": "checkpoint_enter", "phase": "forward", "region": 1, "fn": "f"},
+        {"kind": "checkpoint_drop", "phase": "forward", "region": 1, "node": 5, "name": "result", "storage": 3,
+         "bytes": 16, "kept": False},
+        {"kind": "op", "phase": "forward", "op": "relu", "inputs": [], "output": None, "node": node,
+         "file": None, "line": None, "region": 1},
+    ]
+    m = TraceModel(events)
+    rec = m.nodes[5]
+    assert rec.dropped == 1 and rec.dropped_bytes == 16
+    assert rec.saved_state(2) == "dropped"
+
+
+def test_event_lines_say_what_happened():
+    from tui.format import event_line, human_bytes
+
+    assert human_bytes(12) == "12 B" and human_bytes(2048) == "2.0 KiB" and human_bytes(3 << 20) == "3.00 MiB"
+    assert event_line({"kind": "execute", "name": "SinBackward0", "node": 4}) == "run SinBackward0 (node 4)"
+    assert event_line({"kind": "checkpoint_drop", "name": "result", "node": 9, "bytes": 1024, "kept": False}) == \
+        "checkpoint: result of node 9 dropped, 1.0 KiB freed"
+    assert event_line({"kind": "release", "name": "self", "node": 3, "bytes": 16}) == "release self of node 3 (16 B)"
+    assert event_line({"kind": "brand_new", "x": 1}) == "brand_new x=1"
