@@ -11,7 +11,8 @@ NOTE [ Dispatch ]
    output is floating point. It saves what the op's ``save`` table names, for the
    inputs whose gradients need it (see NOTE [ Saved tensors ]).
 5. An in-place op writes the output into its target's array, bumps the version and
-   gives the target the new node as its ``grad_fn`` (history rebase).
+   gives the target the new node as its ``grad_fn`` (history rebase). On a view, the
+   base's history is rebased too (NOTE [ In-place on a view ]).
 6. As in PyTorch, a node has one ``next_functions`` edge per differentiable argument:
    arguments an op declares ``nondiff`` (indices, targets, conditions, masks) get no
    edge, and the node hands backward one gradient per edge.
@@ -136,6 +137,8 @@ def apply(op: OpDef, inputs: list, attrs: dict | None = None, inplace: Tensor | 
     result.grad_fn = node  # before saving: a saved output unpacks with this history
     result._output_nr = 0
     _save(op, node, save_inputs, needs, result, aux)
+    if inplace is not None and inplace._base is not None:
+        rebase_view(inplace, node)
     if _events.active:
         _emit_op(op, inputs, result, node, attrs)
     if hooks:
@@ -174,6 +177,9 @@ def _cast(xp, t: Tensor, target):
 def _write_inplace(op, target: Tensor, out, grad_on: bool) -> Tensor:
     if grad_on and target.grad_fn is None and target._requires_grad:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    base = target._base
+    if grad_on and base is not None and base.grad_fn is None and base._requires_grad:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
     if tuple(out.shape) != tuple(target._data.shape):
         raise RuntimeError(f"output with shape [{', '.join(map(str, target._data.shape))}] doesn't match "
                            f"the broadcast shape [{', '.join(map(str, out.shape))}]")
@@ -276,6 +282,91 @@ class OpNode(Node):
             if op is not None and item.startswith("_saved_") and item[7:] in op.save:
                 return None
             raise
+
+
+class CopySlices(Node):
+    """The new grad_fn of a view's base after an in-place op on the view (NOTE [ In-place on a view ])."""
+
+    _name = "CopySlices"
+
+    def __init__(self, fn, base_edge, positions, base_shape):
+        super().__init__()
+        self._fn = fn
+        self._pos = positions
+        self._base_shape = base_shape
+        self.next_functions = (base_edge,) + tuple(fn.next_functions[1:])
+
+    def apply(self, grads, F=None):
+        g = grads[0]
+        n = _numel(self._base_shape)
+        flat = F.reshape(g, (n,))
+        idx = (_positions(self._pos, F),)
+        res = self._fn.apply([F.index(flat, idx)], F)
+        gbase = None
+        if self.next_functions[0][0] is not None:
+            gbase = F.fill_index(flat, idx, 0.0)
+            if res[0] is not None:
+                gbase = gbase + F.scatter_add((n,), idx, res[0], res[0])
+            gbase = F.reshape(gbase, self._base_shape)
+        return [gbase] + list(res[1:])
+
+
+class AsStridedBackward(Node):
+    """The new grad_fn of a view whose base was rebased: the view read back out of the base."""
+
+    _name = "AsStridedBackward0"
+
+    def __init__(self, base_node, positions, base_shape):
+        super().__init__()
+        self._pos = positions
+        self._base_shape = base_shape
+        self.next_functions = ((base_node, 0),)
+
+    def apply(self, grads, F=None):
+        g = grads[0]
+        n = _numel(self._base_shape)
+        return [F.reshape(F.scatter_add((n,), (_positions(self._pos, F),), g, g), self._base_shape)]
+
+
+def _numel(shape) -> int:
+    n = 1
+    for s in shape:
+        n *= int(s)
+    return n
+
+
+def _positions(pos, F):
+    return Tensor._wrap(pos) if F.differentiable else pos
+
+
+def rebase_view(view: Tensor, fn: Node) -> None:
+    """NOTE [ In-place on a view ]
+    1. An in-place op on a view changes its base too, so the base's history must learn of
+       it: the base gets a CopySlices node holding the in-place op's node ``fn``.
+    2. Which base elements the view covers is read off the strides: ``positions`` (int64,
+       the view's shape) holds each view element's flat index in the (contiguous) base.
+    3. CopySlices' backward takes the base gradient, hands the view's slice of it to
+       ``fn``, routes fn's gradient for the old view values back into the same slice of
+       the old base's gradient (the rest of which passes through unchanged), and fn's other
+       gradients to their own edges.
+    4. The view itself now reads from the rebased base: its grad_fn becomes
+       AsStridedBackward0 -> CopySlices.
+    """
+    from ._backend import from_numpy
+    from .autograd.engine import edge_of
+    import numpy as np
+    base = view._base
+    if not base.is_contiguous():
+        raise NotImplementedError("glassgrad: in-place on a view of a non-contiguous tensor that requires grad")
+    shape = tuple(view.shape)
+    pos = np.asarray(view.storage_offset() - base.storage_offset(), dtype=np.int64)
+    for k, (size, st) in enumerate(zip(shape, view.stride())):
+        pos = pos + np.arange(size, dtype=np.int64).reshape((size,) + (1,) * (len(shape) - k - 1)) * st
+    pos = from_numpy(view._storage.xp, np.ascontiguousarray(np.broadcast_to(pos, shape)))
+    base_edge = edge_of(base) if base.requires_grad else (None, 0)
+    cs = CopySlices(fn, base_edge, pos, tuple(base.shape))
+    base.grad_fn, base._output_nr = cs, 0
+    view.grad_fn, view._output_nr = AsStridedBackward(cs, pos, tuple(base.shape)), 0
 
 
 class _SavedView:

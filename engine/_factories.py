@@ -154,7 +154,7 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
 def _rand(kind, size, dtype, device, requires_grad, generator=None):
     dev, dt, xp = _resolve(dtype, device)
     if not dt.is_floating_point:
-        raise RuntimeError(f"\"{kind}\" not implemented for '{_short(dt)}'")
+        raise NotImplementedError(f"\"{kind}\" not implemented for '{_short(dt)}'")
     gen = generator or generator_for(dev)
     shape = _size(size)
     host = gen.normal(shape, _np_dtype(dt)) if kind == "normal_kernel_cpu" else gen.uniform(shape, _np_dtype(dt))

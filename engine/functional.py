@@ -6,7 +6,7 @@ import collections
 
 import numpy as np
 
-from . import _dtype
+from . import _backend, _dtype
 from ._dispatch import apply, bump_version
 from ._factories import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,  # noqa: F401
                          linspace, ones, ones_like, rand, rand_like, randint, randn, randn_like,
@@ -40,7 +40,8 @@ def _broadcast_check(a, b):
         return
     n = builtins.max(len(sa), len(sb))
     pa, pb = (1,) * (n - len(sa)) + sa, (1,) * (n - len(sb)) + sb
-    for i, (x, y) in enumerate(zip(pa, pb)):
+    for i in reversed(range(n)):  # PyTorch names the last mismatching dimension
+        x, y = pa[i], pb[i]
         if x != y and x != 1 and y != 1:
             raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
                                f"non-singleton dimension {i}")
@@ -125,7 +126,7 @@ def where(condition, input=None, other=None):
         return nonzero(condition, as_tuple=True)
     if not isinstance(condition, Tensor) or condition.dtype is not _dtype.bool_:
         raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor with dtype "
-                           f"{getattr(condition, 'dtype', type(condition).__name__)}")
+                           f"{_short(condition.dtype) if isinstance(condition, Tensor) else type(condition).__name__}")
     dt = _dtype.result_type([x for x in (input, other)])
     ref = input if isinstance(input, Tensor) else other if isinstance(other, Tensor) else condition
     a = input.to(dt) if isinstance(input, Tensor) else full((), input, dtype=dt, device=ref.device)
@@ -391,7 +392,8 @@ def unflatten(input, dim, sizes):
 def permute(input, *dims):
     if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
         dims = tuple(dims[0])
-    dims = tuple(_wrap_dim(d, input.ndim) for d in dims)
+    if len(dims) == input.ndim:
+        dims = tuple(_wrap_dim(d, input.ndim) for d in dims)
     if sorted(dims) != list(range(input.ndim)):
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
                            f"length of the desired ordering of dimensions i.e. input.dim() = {input.ndim} is not "
@@ -664,7 +666,30 @@ def _setitem(x, key, value):
                            f"{x.device} and {value.device}!")
     if not isinstance(value, Tensor):
         value = _scalar_ok(value, "setitem")
+    else:
+        _setitem_shape_check(x, parts, tensors, value)
     apply(_O["setitem"], [x, value] + tensors, {"template": parts}, inplace=x)
+
+
+def _setitem_shape_check(x, parts, tensors, value):
+    """PyTorch's expand error when ``value`` cannot broadcast to the indexed region."""
+    from .derivatives import _rebuild_index
+    proxy = np.broadcast_to(np.empty((), dtype=np.bool_), tuple(x.shape))  # no memory: zero strides
+    idx = _rebuild_index(parts, [t.detach().numpy(force=True) for t in tensors])
+    target = proxy[idx if builtins.any(p is Ellipsis for p in parts) else idx + (Ellipsis,)].shape
+    src = tuple(value.shape)
+    if len(src) > len(target):
+        src = src[len(src) - len(target):] if builtins.all(s == 1 for s in src[:len(src) - len(target)]) else src
+    lead = len(target) - len(src)
+    for i, s in enumerate(src):
+        if lead >= 0 and s != 1 and s != target[i + lead]:
+            raise RuntimeError(f"The expanded size of the tensor ({target[i + lead]}) must match the existing size "
+                               f"({s}) at non-singleton dimension {i + lead}.  Target sizes: {_shape_str(target)}.  "
+                               f"Tensor sizes: {_shape_str(value.shape)}")
+    if lead < 0:
+        raise RuntimeError(f"expand(torch.FloatTensor{{{_shape_str(value.shape)}}}, size={_shape_str(target)}): the "
+                           f"number of sizes provided ({len(target)}) must be greater or equal to the number of "
+                           f"dimensions in the tensor ({len(src)})")
 
 
 def _index_put_add_new(shape, idx, values):
@@ -756,7 +781,9 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
                            f"{mat2.shape[0]}x{mat2.shape[1]})")
     if beta != 1 or alpha != 1:
         return add(mul(input, beta), mul(mm(mat1, mat2), alpha))
-    return apply(_O["addmm"], [input, mat1, mat2])
+    # the backward forms mat2's gradient in mat2's layout (see _mm_mat2_grad in derivatives.py)
+    attrs = {"mat2_layout": "F"} if _backend.is_column_major(mat2._storage.xp, mat2._data) else None
+    return apply(_O["addmm"], [input, mat1, mat2], attrs)
 
 
 # ---- conversions used by Tensor.to ---------------------------------------------------------

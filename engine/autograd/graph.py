@@ -164,7 +164,7 @@ class SavedTensor:
                 f"inplace operation: [{_type_name(dt)} [{', '.join(map(str, shape))}]]{owner} is at "
                 f"version {st.version}; expected version {self.version} instead. Hint: enable anomaly "
                 "detection to find the operation that failed to compute its gradient, with "
-                "torch.autograd.set_detect_anomaly(True).")
+                "torch.autograd.set_detect_anomaly(True, check_nan=False).")
         if _events.active:
             _events.emit("unpack", node=self.node_id, name=self.name, storage=st.id)
         if self.tensor is not None:

@@ -117,8 +117,11 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """2-D convolution (cross-correlation) by im2col and one matrix product."""
     if groups != 1:
         raise NotImplementedError("glassgrad's conv2d supports groups=1 only")
+    if input.ndim == 3:  # unbatched (C, H, W), as PyTorch
+        return conv2d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups).squeeze(0)
     if input.ndim != 4:
-        raise RuntimeError(f"Expected 4D (batched) input to conv2d, but got input of size: {list(input.shape)}")
+        raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: "
+                           f"{list(input.shape)}")
     if weight.ndim != 4 or weight.shape[1] != input.shape[1]:
         raise RuntimeError(f"Given groups=1, weight of size {list(weight.shape)}, expected input{list(input.shape)} "
                            f"to have {weight.shape[1]} channels, but got {input.shape[1]} channels instead")
@@ -130,6 +133,10 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     (sh, sw), (ph, pw), (dh, dw) = _pair(stride), _pair(padding), _pair(dilation)
     n, c, h, w = input.shape
     geom = Geom(n, c, h, w, weight.shape[2], weight.shape[3], sh, sw, ph, pw, dh, dw)
+    kh, kw = dh * (geom.kh - 1) + 1, dw * (geom.kw - 1) + 1
+    if geom.hp < kh or geom.wp < kw:
+        raise RuntimeError(f"Calculated padded input size per channel: ({geom.hp} x {geom.wp}). Kernel size: "
+                           f"({kh} x {kw}). Kernel size can't be greater than actual input size")
     if geom.oh <= 0 or geom.ow <= 0:
         raise RuntimeError(f"Calculated output size: ({geom.oh}x{geom.ow}). Output size is too small")
     return apply(OPS["conv2d"], [input, weight, bias], {"geom": geom})
@@ -139,7 +146,7 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     if weight is not None:
         raise NotImplementedError("glassgrad's nll_loss does not take class weights")
     if target.dtype is not _dtype.int64:
-        raise RuntimeError(f"expected scalar type Long but found {target.type().split('.')[-1][:-6]}")
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {target.type().split('.')[-1][:-6]}")
     if input.ndim == 2 and target.ndim == 1 and input.shape[0] != target.shape[0]:
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
                          f"({target.shape[0]}).")
