@@ -64,7 +64,9 @@ def detach_variable(inputs):
 #    tensor (sum and sum of absolute values, in float64) instead of the tensor; the
 #    recomputed tensor's fingerprint must match within a tolerance (relative 1e-4 for
 #    float32, 1e-9 for float64, exact for integers and bools). Two reductions per
-#    saved tensor at forward; nothing else is kept.
+#    saved tensor at forward; nothing else is kept. Tensors whose storage is not an
+#    intermediate (parameters, inputs: category other than "other") get no fingerprint:
+#    the recompute hands back the same storage, and its version counter guards it.
 # 3. "none" checks only that the recompute saved as many tensors as the forward did.
 # 4. Errors name the position, the saved name and the node that saved the tensor.
 
@@ -77,13 +79,12 @@ def tensor_meta(x: Tensor) -> dict:
 
 
 def fingerprint(x: Tensor) -> tuple:
+    """(sum, sum of |x|) in float64, without a float64 copy of the tensor."""
     xp = x._storage.xp
     a = x._data
     if a.dtype == xp.bool:
         a = xp.astype(a, xp.int64)
-    s = float(xp.sum(xp.astype(a, xp.float64)))
-    s_abs = float(xp.sum(xp.abs(xp.astype(a, xp.float64))))
-    return s, s_abs
+    return float(xp.sum(a, dtype=xp.float64)), float(xp.sum(xp.abs(a), dtype=xp.float64))
 
 
 def values_match(fp_fwd: tuple, fp_rec: tuple, dtype) -> bool:

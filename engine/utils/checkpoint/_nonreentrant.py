@@ -100,7 +100,7 @@ class _Frame:
         saving = current_saving()
         node, name = saving if saving is not None else (None, "?")
         node_name = node.name() if node is not None else "?"
-        fp = _common.fingerprint(x) if self.check == "default" else None
+        fp = _common.fingerprint(x) if self.check == "default" and x._storage.base == "other" else None
         self.metas.append((_common.tensor_meta(x), fp, name, node_name))
         if _events.active:
             st = x._storage
