@@ -52,6 +52,8 @@ class Tensor:
         t._gg_name = None
         t._id = _events.new_id()
         t._is_param = False
+        if grad_mode.is_inference_mode_enabled():
+            t._inference = True
         return t
 
     _engine_dtype_of = staticmethod(lambda xp, adt: _engine_dtype(xp, adt))
@@ -179,9 +181,9 @@ class Tensor:
     def name(self):
         return self._gg_name
 
-    @property
     def is_inference(self) -> bool:
-        return False
+        """True for tensors made inside ``inference_mode()``."""
+        return self.__dict__.get("_inference", False)
 
     def untyped_storage(self):
         return self._storage

@@ -27,11 +27,11 @@ op("sub", "SubBackward0", ("self", "other"), lambda xp, a, b, alpha=1: a - b * a
    lambda F, g, s: (g, -g * s.alpha if s.alpha != 1 else -g))
 op("mul", "MulBackward0", ("self", "other"), lambda xp, a, b: a * b,
    lambda F, g, s: (g * s.other if s.needs[0] else None, g * s.self if s.needs[1] else None),
-   save={"self": ("other",), "other": ("self",)})
+   save={"other": ("self",), "self": ("other",)})  # PyTorch's packing order: other first
 op("div", "DivBackward0", ("self", "other"), lambda xp, a, b: a / b,
    lambda F, g, s: (g / s.other if s.needs[0] else None,
                     -g * s.self / (s.other * s.other) if s.needs[1] else None),
-   save={"self": ("other",), "other": ()}, float_op=True)
+   save={"other": (), "self": ("other",)}, float_op=True)
 op("pow_scalar", "PowBackward0", ("self",), lambda xp, a, exponent: a ** exponent,
    lambda F, g, s: (g * 0.0 if s.exponent == 0 else g * s.exponent * s.self ** (s.exponent - 1),),
    save={"self": ()})
@@ -51,7 +51,7 @@ def _pow_tensor_bwd(F, g, s):
 
 
 op("pow_tensor", "PowBackward1", ("self", "exponent"), lambda xp, a, b: a ** b, _pow_tensor_bwd,
-   save={"self": (), "exponent": (), "result": ()}, float_op=False)
+   save={"exponent": (), "self": (), "result": ()}, float_op=False)
 
 
 def _maxmin_bwd(F, g, s, pick_self):
@@ -63,9 +63,9 @@ def _maxmin_bwd(F, g, s, pick_self):
 
 
 op("maximum", "MaximumBackward0", ("self", "other"), lambda xp, a, b: xp.maximum(a, b),
-   lambda F, g, s: _maxmin_bwd(F, g, s, F.gt), save={"self": (), "other": ()})
+   lambda F, g, s: _maxmin_bwd(F, g, s, F.gt), save={"other": (), "self": ()})
 op("minimum", "MinimumBackward0", ("self", "other"), lambda xp, a, b: xp.minimum(a, b),
-   lambda F, g, s: _maxmin_bwd(F, g, s, F.lt), save={"self": (), "other": ()})
+   lambda F, g, s: _maxmin_bwd(F, g, s, F.lt), save={"other": (), "self": ()})
 op("where", "WhereBackward0", ("condition", "self", "other"), lambda xp, c, a, b: xp.where(c, a, b),
    lambda F, g, s: (None, F.where(s.condition, g, 0.0) if s.needs[1] else None,
                     F.where(s.condition, 0.0, g) if s.needs[2] else None),
@@ -360,7 +360,7 @@ op("dot", "DotBackward0", ("self", "tensor"), lambda xp, a, b: xp.sum(a * b),
 op("mm", "MmBackward0", ("self", "mat2"), lambda xp, a, b: xp.matmul(a, b),
    lambda F, g, s: (F.matmul(g, F.mT(s.mat2)) if s.needs[0] else None,
                     F.matmul(F.mT(s.self), g) if s.needs[1] else None),
-   save={"self": ("mat2",), "mat2": ("self",)}, promote=False)
+   save={"mat2": ("self",), "self": ("mat2",)}, promote=False)
 op("mv", "MvBackward0", ("self", "vec"), lambda xp, a, b: xp.matmul(a, b),
    lambda F, g, s: (F.reshape(g, (s.shapes[0][0], 1)) * F.reshape(s.vec, (1, s.shapes[1][0])) if s.needs[0] else None,
                     F.matmul(F.mT(s.self), g) if s.needs[1] else None),
@@ -368,7 +368,7 @@ op("mv", "MvBackward0", ("self", "vec"), lambda xp, a, b: xp.matmul(a, b),
 op("bmm", "BmmBackward0", ("self", "mat2"), lambda xp, a, b: xp.matmul(a, b),
    lambda F, g, s: (F.matmul(g, F.mT(s.mat2)) if s.needs[0] else None,
                     F.matmul(F.mT(s.self), g) if s.needs[1] else None),
-   save={"self": ("mat2",), "mat2": ("self",)}, promote=False)
+   save={"mat2": ("self",), "self": ("mat2",)}, promote=False)
 op("addmm", "AddmmBackward0", ("self", "mat1", "mat2"), lambda xp, c, a, b: c + xp.matmul(a, b),
    lambda F, g, s: (g if s.needs[0] else None,
                     F.matmul(g, F.mT(s.mat2)) if s.needs[1] else None,
@@ -432,7 +432,7 @@ def _ln_bwd(F, g, s):
 
 
 op("layer_norm", "NativeLayerNormBackward0", ("input", "weight", "bias"), _ln_fwd, _ln_bwd,
-   save={"input": (), "weight": (), "bias": (), "result1": (), "result2": ()}, aux=("result1", "result2"),
+   save={"bias": (), "input": (), "weight": (), "result1": (), "result2": ()}, aux=("result1", "result2"),
    promote=False)
 
 
