@@ -316,8 +316,9 @@ class record:
         start = {}
         for dev in _memstate.devices():
             s = _memstate.stats(dev)
-            start[dev] = {"allocated": s["allocated"],
-                          "by_category": {c: b for c, b in s["by_cat"].items() if b}}
+            if s["allocated"] or any(s["by_cat"].values()):
+                start[dev] = {"allocated": s["allocated"],
+                              "by_category": {c: b for c, b in s["by_cat"].items() if b}}
         self.trace.meta.setdefault("memory_at_start", start)
         _events.add_recorder(self.trace)
         return self.trace
