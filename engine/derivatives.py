@@ -103,7 +103,7 @@ op("tanh", "TanhBackward0", ("self",), lambda xp, a: xp.tanh(a),
    lambda F, g, s: (g * (1.0 - s.result * s.result),), save={"result": ()}, float_op=True)
 op("sigmoid", "SigmoidBackward0", ("self",), lambda xp, a: 1.0 / (1.0 + xp.exp(-a)),
    lambda F, g, s: (g * s.result * (1.0 - s.result),), save={"result": ()}, float_op=True)
-op("relu", "ReluBackward0", ("self",), lambda xp, a: xp.where(a > 0, a, xp.zeros_like(a)),
+op("relu", "ReluBackward0", ("self",), lambda xp, a: xp.maximum(a, xp.zeros((), dtype=a.dtype)),
    lambda F, g, s: (F.where(F.gt(s.result, 0), g, 0.0),), save={"result": ()})
 op("erf", "ErfBackward0", ("self",), lambda xp, a: _erf(xp, a),
    lambda F, g, s: (g * (2.0 / math.sqrt(math.pi)) * F.exp(-(s.self * s.self)),), save={"self": ()},
@@ -369,10 +369,26 @@ op("bmm", "BmmBackward0", ("self", "mat2"), lambda xp, a, b: xp.matmul(a, b),
    lambda F, g, s: (F.matmul(g, F.mT(s.mat2)) if s.needs[0] else None,
                     F.matmul(F.mT(s.self), g) if s.needs[1] else None),
    save={"mat2": ("self",), "self": ("mat2",)}, promote=False)
-op("addmm", "AddmmBackward0", ("self", "mat1", "mat2"), lambda xp, c, a, b: c + xp.matmul(a, b),
+def _addmm_fwd(xp, c, a, b, mat2_layout="C"):
+    out = xp.matmul(a, b)
+    if c.dtype == out.dtype and (tuple(c.shape) == tuple(out.shape) or len(c.shape) <= 1):
+        out += c            # in place: the matmul result is fresh (one pass, no temporary)
+        return out
+    return c + out
+
+
+def _mm_mat2_grad(F, g, s):
+    """``mat1.T @ g`` laid out as mat2 is (PyTorch's mm_mat2_backward): for nn.Linear's ``weight.t()``
+    the product is formed as ``(g.T @ mat1).T``, so the weight's gradient comes out contiguous."""
+    if s.mat2_layout == "F":
+        return F.mT(F.matmul(F.mT(g), s.mat1))
+    return F.matmul(F.mT(s.mat1), g)
+
+
+op("addmm", "AddmmBackward0", ("self", "mat1", "mat2"), _addmm_fwd,
    lambda F, g, s: (g if s.needs[0] else None,
                     F.matmul(g, F.mT(s.mat2)) if s.needs[1] else None,
-                    F.matmul(F.mT(s.mat1), g) if s.needs[2] else None),
+                    _mm_mat2_grad(F, g, s) if s.needs[2] else None),
    save={"mat1": ("mat2",), "mat2": ("mat1",)}, promote=False)
 
 

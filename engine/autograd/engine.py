@@ -357,7 +357,7 @@ def _release(node, retain_graph):
 
 
 def _accumulate(node, g, create_graph, claimed, made=()):
-    from .._backend import owns_memory
+    from .._backend import contiguous_copy, is_whole_view, owns_memory
     from .._tensor import Tensor
     if g is None:
         return
@@ -370,14 +370,15 @@ def _accumulate(node, g, create_graph, claimed, made=()):
             arr = g._data if isinstance(g, Tensor) else g
             xp = var._storage.xp
             st = g._storage if isinstance(g, Tensor) else None
-            if (st is not None and st.id in made and ("storage", st.id) not in claimed and arr is st.array
-                    and (owns_memory(xp, arr) or not hasattr(arr, "flags"))):
+            if (st is not None and st.id in made and ("storage", st.id) not in claimed
+                    and ((arr is st.array and (owns_memory(xp, arr) or not hasattr(arr, "flags")))
+                         or is_whole_view(xp, arr, st.array))):
                 claimed.add(("storage", st.id))      # steal the buffer (NOTE 7)
                 new = Tensor._wrap(arr, st)
                 st.set_base("gradient")
             else:
                 if isinstance(g, Tensor) or id(arr) in claimed or not owns_memory(xp, arr):
-                    arr = xp.asarray(arr, copy=True)
+                    arr = contiguous_copy(xp, arr)   # .grad is laid out as its variable, as in PyTorch
                 claimed.add(id(arr))
                 new = Tensor._wrap(arr, base="gradient")
         var._grad = new
