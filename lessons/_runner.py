@@ -169,3 +169,23 @@ def print_lesson(lesson: Lesson, outdir: str | None, stream=None) -> int:
             stream.write(f"could not write pictures to {outdir}: {exc}\n")
     stream.flush()
     return 0 if lr.ok else 1
+
+
+def main(argv=None) -> int:
+    """``python -m lessons._runner N|NAME [--out DIR] [--no-pictures]``: any lesson as text."""
+    import lessons
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0].startswith("-"):
+        print("usage: python -m lessons._runner N|NAME [--out DIR] [--no-pictures]", file=sys.stderr)
+        return 2
+    try:
+        lesson = lessons.get(argv[0])
+    except KeyError as exc:
+        print(exc.args[0], file=sys.stderr)
+        return 2
+    return main_for(lesson, argv[1:])
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

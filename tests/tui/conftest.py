@@ -27,7 +27,16 @@ def lesson_run(fixed_ids):
     from lessons import _runner
 
     def run(key):
-        return _runner.run(lessons.get(key))
+        import gc
+
+        from tui.gcpause import paused_gc
+
+        gc.collect()  # garbage from earlier tests must not be freed (and recorded) during the lesson
+        with paused_gc():
+            lr = _runner.run(lessons.get(key))
+        # bytes earlier tests left alive are no part of the lesson's picture
+        lr.trace.meta.pop("memory_at_start", None)
+        return lr
     return run
 
 
