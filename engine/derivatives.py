@@ -175,7 +175,9 @@ def _keep(F, g, s, shape):
 
 
 def _sum_fwd(xp, a, dim=None, keepdim=False):
-    kw = {"dtype": xp.int64} if a.dtype in (xp.bool, xp.int64) else {}
+    if a.dtype == xp.bool:
+        a = xp.astype(a, xp.int64)  # the array API sums numbers only
+    kw = {"dtype": xp.int64} if a.dtype == xp.int64 else {}
     return xp.sum(a, axis=dim, keepdims=keepdim, **kw)
 
 
