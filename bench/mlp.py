@@ -1,0 +1,63 @@
+"""MLP training step (784-1024-1024-10, batch 256, float32, SGD): glassgrad vs NumPy vs PyTorch."""
+from __future__ import annotations
+
+from . import _torch_side
+from ._mlp_numpy import NumpyMLP
+from ._timing import interleaved
+from .registry import Row, goal_row, section
+
+SIZES = (784, 1024, 1024, 10)
+BATCH = 256
+LR = 0.01
+
+
+def build(sizes=SIZES, batch=BATCH, seed=0):
+    """The glassgrad model, optimizer, data and a ``step()``; plus the NumPy twin with equal weights."""
+    import engine
+    from engine import nn
+    engine.manual_seed(seed)
+    layers = []
+    for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
+        layers.append(nn.Linear(a, b))
+        if i < len(sizes) - 2:
+            layers.append(nn.ReLU())
+    model = nn.Sequential(*layers)
+    opt = engine.optim.SGD(model.parameters(), lr=LR)
+    loss_fn = nn.CrossEntropyLoss()
+    x = engine.randn(batch, sizes[0])
+    y = engine.randint(0, sizes[-1], (batch,))
+
+    def step():
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    lins = [m for m in model if isinstance(m, nn.Linear)]
+    twin = NumpyMLP([m.weight.detach().numpy() for m in lins], [m.bias.detach().numpy() for m in lins], LR)
+    xn, yn = x.numpy(), y.numpy()
+    return step, (lambda: twin.step(xn, yn)), model
+
+
+@section("mlp", "MLP training step (784-1024-1024-10, batch 256, float32, SGD)", order=10)
+def run(cfg):
+    sizes, batch = (SIZES, BATCH) if not cfg.quick else ((784, 256, 256, 10), 64)
+    gg, npstep, _ = build(sizes, batch)
+    reps = max(cfg.reps, 3)
+    t = interleaved({"glassgrad": gg, "numpy": npstep}, reps=reps, warmup=2)
+    rows = [Row("glassgrad step", t["glassgrad"] * 1e3, "ms"),
+            Row("plain NumPy step (same process)", t["numpy"] * 1e3, "ms"),
+            goal_row("glassgrad / NumPy", t["glassgrad"] / t["numpy"], 1.10)]
+    try:
+        tr = _torch_side.run("mlp_step", reps, cfg.torch_python, sizes=list(sizes), batch=batch)
+    except Exception as e:  # noqa: BLE001 - reported in the table
+        rows.append(Row("PyTorch step", "failed", note=str(e)[:60]))
+        return rows
+    if tr is None:
+        rows.append(Row("PyTorch step", "n/a", note="PyTorch not importable (--torch-python PATH)"))
+    else:
+        rows.append(Row("PyTorch CPU step", tr["seconds"] * 1e3, "ms",
+                        note=f"torch {tr['version']}, {tr['threads']} threads"))
+        rows.append(Row("glassgrad / PyTorch", t["glassgrad"] / tr["seconds"], "x"))
+    return rows
