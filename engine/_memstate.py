@@ -22,7 +22,9 @@ allocator_hooks: list = [_allocator.hook]   # objects with alloc(storage) / free
 def _dev(key: str) -> dict:
     d = _devices.get(key)
     if d is None:
-        d = _devices[key] = {"allocated": 0, "peak": 0, "count": 0, "by_cat": {}, "peak_by_cat": {}}
+        d = _devices[key] = {"allocated": 0, "peak": 0, "count": 0, "count_peak": 0, "by_cat": {},
+                             "peak_by_cat": {}, "bytes_allocated": 0, "bytes_freed": 0, "n_allocated": 0,
+                             "n_freed": 0}
     return d
 
 
@@ -33,6 +35,10 @@ def on_alloc(st) -> None:
         d = _dev(key)
         d["allocated"] += st.nbytes
         d["count"] += 1
+        d["bytes_allocated"] += st.nbytes
+        d["n_allocated"] += 1
+        if d["count"] > d["count_peak"]:
+            d["count_peak"] = d["count"]
         bc = d["by_cat"]
         bc[cat] = bc.get(cat, 0) + st.nbytes
         if bc[cat] > d["peak_by_cat"].get(cat, 0):
@@ -52,6 +58,8 @@ def on_free(st) -> None:
         d = _dev(key)
         d["allocated"] -= st.nbytes
         d["count"] -= 1
+        d["bytes_freed"] += st.nbytes
+        d["n_freed"] += 1
         d["by_cat"][cat] = d["by_cat"].get(cat, 0) - st.nbytes
         for h in allocator_hooks:
             h.free(st)
@@ -75,16 +83,25 @@ def on_move(st, old: str, new: str) -> None:
 def stats(key: str) -> dict:
     with _lock:
         d = _dev(key)
-        return {"allocated": d["allocated"], "peak": d["peak"], "count": d["count"],
-                "by_cat": dict(d["by_cat"]), "peak_by_cat": dict(d["peak_by_cat"])}
+        out = dict(d)
+        out["by_cat"] = dict(d["by_cat"])
+        out["peak_by_cat"] = dict(d["peak_by_cat"])
+        return out
 
 
 def reset_peak(key: str) -> None:
     with _lock:
         d = _dev(key)
         d["peak"] = d["allocated"]
+        d["count_peak"] = d["count"]
         d["peak_by_cat"] = dict(d["by_cat"])
         _allocator.hook.model(key).reset_peak()
+
+
+def reset_accumulated(key: str) -> None:
+    with _lock:
+        d = _dev(key)
+        d["bytes_allocated"] = d["bytes_freed"] = d["n_allocated"] = d["n_freed"] = 0
 
 
 def devices() -> list:

@@ -45,7 +45,8 @@ def set_rng_state(state, device="cuda") -> None:
 
 def __getattr__(name):
     if name in ("memory_allocated", "max_memory_allocated", "reset_peak_memory_stats", "memory_reserved",
-                "memory_stats", "memory_snapshot", "empty_cache"):
+                "memory_stats", "memory_snapshot", "empty_cache", "max_memory_reserved", "memory_summary",
+                "reset_accumulated_memory_stats"):
         from . import memory
         fn = getattr(memory, name)
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 from . import _allocator, _memstate
 from ._device import as_device
 
-__all__ = ["memory_allocated", "max_memory_allocated", "reset_peak_memory_stats", "memory_reserved",
+__all__ = ["memory_allocated", "max_memory_allocated", "reset_peak_memory_stats",
+           "reset_accumulated_memory_stats", "memory_reserved",
            "max_memory_reserved", "memory_stats", "memory_snapshot", "empty_cache", "memory_summary"]
 
 
@@ -42,6 +43,11 @@ def max_memory_allocated(device=None) -> int:
 def reset_peak_memory_stats(device=None) -> None:
     """Make every ``*.peak`` figure equal to its current value."""
     _memstate.reset_peak(_key(device))
+
+
+def reset_accumulated_memory_stats(device=None) -> None:
+    """Zero the running totals (``*.allocated`` and ``*.freed`` keys of memory_stats)."""
+    _memstate.reset_accumulated(_key(device))
 
 
 def memory_reserved(device=None) -> int:
@@ -74,8 +80,8 @@ def _cupy_pool():
 def memory_stats(device=None) -> dict:
     """PyTorch's counters by their names, plus glassgrad's per-category ones.
 
-    ``allocated_bytes.all.current/peak`` and ``allocation.all.current`` are exact
-    (storage bytes and count); ``allocated_bytes.<category>.current/peak`` split them
+    ``allocated_bytes.all.*`` and ``allocation.all.*`` are exact (storage bytes and
+    count: ``current``, ``peak``, and the running totals ``allocated``/``freed``); ``allocated_bytes.<category>.current/peak`` split them
     by category (parameter, gradient, activation, optimizer, input, other).
     ``reserved_bytes.*``, ``active_bytes.*``, ``segment.*``, ``inactive_split*`` and
     ``requested_bytes.*`` come from the allocator model. On a real GPU,
@@ -84,7 +90,10 @@ def memory_stats(device=None) -> dict:
     key = _key(device)
     s = _memstate.stats(key)
     out = {"allocated_bytes.all.current": s["allocated"], "allocated_bytes.all.peak": s["peak"],
-           "allocation.all.current": s["count"], "active.all.current": s["count"]}
+           "allocated_bytes.all.allocated": s["bytes_allocated"], "allocated_bytes.all.freed": s["bytes_freed"],
+           "allocation.all.current": s["count"], "allocation.all.peak": s["count_peak"],
+           "allocation.all.allocated": s["n_allocated"], "allocation.all.freed": s["n_freed"],
+           "active.all.current": s["count"]}
     with _memstate._lock:
         out.update(_allocator.hook._run(_model(key).stats))
     for cat, b in sorted(s["by_cat"].items()):

@@ -231,6 +231,20 @@ def test_memory_stats_keys_and_snapshot_agree():
     del x
 
 
+def test_running_totals():
+    memory.reset_accumulated_memory_stats()
+    a = engine.zeros(10)
+    b = engine.zeros(5)
+    del a
+    st = memory.memory_stats()
+    assert (st["allocated_bytes.all.allocated"], st["allocated_bytes.all.freed"]) == (60, 40)
+    assert (st["allocation.all.allocated"], st["allocation.all.freed"]) == (2, 1)
+    assert st["allocation.all.peak"] >= st["allocation.all.current"]
+    memory.reset_accumulated_memory_stats()
+    assert memory.memory_stats()["allocation.all.allocated"] == 0
+    del b
+
+
 def test_memory_summary_is_a_table():
     text = memory.memory_summary()
     assert "glassgrad memory summary, device cpu" in text
@@ -255,6 +269,8 @@ def test_reset_peak_and_empty_cache():
 def test_cuda_functions_name_the_cuda_device():
     assert engine.cuda.memory_allocated() == memory.memory_allocated("cuda:0")
     assert engine.cuda.memory_reserved() == memory.memory_reserved("cuda:0")
+    assert engine.cuda.max_memory_reserved() == memory.max_memory_reserved("cuda:0")
+    assert "device cuda:0" in engine.cuda.memory_summary()
 
 
 @pytest.mark.skipif(not engine.cuda.is_available(), reason="no GPU: CuPy sees no CUDA device")
