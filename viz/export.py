@@ -29,6 +29,8 @@ Frames name the op that made the storage (``filename``/``line`` of the user's co
 PyTorch numbers them: ``cuda:i`` is i, the CPU comes after the last CUDA device (0 when
 there is none). A path ending in ``.json`` gets JSON, anything else a pickle of plain
 dicts, lists, ints and strings (what ``torch.cuda.memory._dump_snapshot`` writes).
+PyTorch's own reader, ``python -m torch.cuda._memory_viz stats|trace|trace_plot|
+segment_plot FILE``, accepts the pickle.
 """
 from __future__ import annotations
 
