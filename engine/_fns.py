@@ -47,7 +47,8 @@ class ArrayFns:
         if type(b) in (int, float) and b == 0 and hasattr(a, "shape") and hasattr(c, "shape") and a.shape == c.shape \
                 and xp.isdtype(a.dtype, "real floating") and bool(xp.all(xp.isfinite(a))):
             # where(mask, g, 0), as in ReLU's backward: a multiply by the mask is ~8x faster than
-            # NumPy's where and gives the same bits when g is finite (adding 0.0 turns -0.0 into 0.0)
+            # NumPy's where and gives the same values when g is finite (adding 0.0 turns the -0.0
+            # of masked negatives into 0.0; a -0.0 gradient that passes comes out as 0.0)
             out = a * xp.astype(c, a.dtype)
             out += 0.0
             return out

@@ -278,6 +278,10 @@ def _topo(nodes):
 def _call(node, outs, F_tensor):
     from .._tensor import Tensor
     if F_tensor is None:
+        if getattr(node, "takes_tensors", False):
+            # a custom Function's backward gets the gradient tensors themselves: wrapping their
+            # arrays again would count the same bytes under a second storage
+            return node.apply(list(outs), None)
         # array currency: unwrap any tensor a hook returned
         outs = [o._data if isinstance(o, Tensor) else o for o in outs]
         xp = None

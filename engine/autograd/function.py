@@ -41,6 +41,8 @@ class FunctionCtx:
 class BackwardCFunction(Node):
     """The grad_fn of a custom Function: calls the Function's backward."""
 
+    takes_tensors = True   # the engine hands it gradient tensors, not arrays (one storage each)
+
     def __init__(self, cls, ctx, inputs, needs):
         super().__init__()
         self._cls = cls

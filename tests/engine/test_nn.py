@@ -395,3 +395,22 @@ def test_transformer_block_backward_reaches_every_parameter():
 
 def test_functional_is_still_exported():
     assert nn.functional is F and callable(F.linear)
+
+
+def test_linear_weight_grad_contiguous_exact_and_counted_once():
+    lin = nn.Linear(5, 4)
+    x = engine.randn(3, 5)
+    g = engine.randn(3, 4)
+    lin(x).backward(g)
+    wg = lin.weight.grad
+    assert wg.is_contiguous() and wg.stride() == (5, 1)              # laid out as the weight, as in PyTorch
+    assert np.allclose(wg.numpy(), g.numpy().T @ x.numpy(), atol=1e-6)
+    assert wg._storage.category == "gradient" and wg._storage.nbytes == 4 * 4 * 5
+    assert np.allclose(lin.bias.grad.numpy(), g.numpy().sum(0), atol=1e-6)
+    lin.weight.grad = None
+    lin(x).backward(g)                                             # a second backward: same numbers
+    assert np.allclose(lin.weight.grad.numpy(), wg.numpy())
+    nb = nn.Linear(5, 4, bias=False)
+    nb(x).backward(g)
+    assert nb.weight.grad.is_contiguous()
+    assert np.allclose(nb.weight.grad.numpy(), g.numpy().T @ x.numpy(), atol=1e-6)
