@@ -34,11 +34,20 @@ class EventLog(ScrollView, can_focus=True):
         self.refresh()
 
     def watch_index(self, old: int, new: int) -> None:
-        top = int(self.scroll_offset.y)
-        h = max(1, self.scrollable_content_region.height)
-        if not top + 1 <= new < top + h - 1:   # keep the cursor off the edges: center it
-            self.scroll_to(y=max(0, new - h // 2), animate=False, force=True)
+        self._keep_in_view()
         self.refresh()
+
+    def on_resize(self) -> None:
+        self._keep_in_view(center=True)
+
+    def _keep_in_view(self, center: bool = False) -> None:
+        """Keep the cursor row off the panel's edges (center it when it would leave)."""
+        h = self.scrollable_content_region.height
+        if h <= 0:
+            return
+        top = int(self.scroll_offset.y)
+        if center or not top + 1 <= self.index < top + h - 1:
+            self.scroll_to(y=max(0, self.index - h // 2), animate=False, force=True)
 
     def line_text(self, i: int) -> str:
         e = self.model.events[i]

@@ -12,8 +12,9 @@ NOTE [ Layered layout on a character grid ]
 4. Between two layers is a 3-row channel: down from the parent's bottom, across,
    down into the child. Every cell keeps direction bits (up/down/left/right);
    lines that meet merge into one box-drawing character (├ ┬ ┼ ...).
-5. The layout does not depend on the step; the view draws each node's box with
-   the text and style of its state at the current step.
+5. The layout depends only on which nodes are given: the view lays out the nodes
+   that exist at the cursor (so the graph grows as forward runs, and stays put
+   through backward) and draws each box with its state at the cursor.
 """
 from __future__ import annotations
 

@@ -69,8 +69,9 @@ class GraphView(ScrollView, can_focus=True):
     # -------------------------------------------------------------- layout
 
     def _ensure_layout(self) -> None:
-        ids = self.model.graph_at(self.index)
-        key = (ids, self.index if len(ids) > MAX_NODES else None)
+        nodes, i = self.model.nodes, self.index
+        ids = frozenset(n for n in self.model.graph_at(i) if nodes[n].created <= i)  # the graph grows as forward runs
+        key = (ids, i if len(ids) > MAX_NODES else None)
         if key == self._key and self._lay is not None:
             return
         self._key = key

@@ -15,7 +15,7 @@ def step_markdown(lr, k: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-class Narrative(VerticalScroll, can_focus=False):
+class Narrative(VerticalScroll, can_focus=True):
     """The lesson panel: step k of n, Markdown text, code and checks."""
 
     step: reactive[int] = reactive(0)
