@@ -48,8 +48,12 @@ def main(argv=None) -> int:
         ap.error(f"unknown section(s): {', '.join(unknown)} (choose from {', '.join(sections)})")
     cfg = Config(reps=args.reps, quick=args.quick, torch_python=args.torch_python)
     import numpy
+    blas = os.environ.get("OPENBLAS_NUM_THREADS") or os.environ.get("OMP_NUM_THREADS") or "default"
     print(f"glassgrad benchmarks  (python {sys.version.split()[0]}, numpy {numpy.__version__}, "
-          f"{os.cpu_count()} cpus; medians of {cfg.reps} runs)")
+          f"{os.cpu_count()} cpus, BLAS threads {blas}; medians of {cfg.reps} runs)")
+    if os.getloadavg()[0] > 0.5 * (os.cpu_count() or 1):
+        print(f"note: load average {os.getloadavg()[0]:.1f}: other processes compete for the cpus; "
+              "OPENBLAS_NUM_THREADS=1 gives steadier ratios")
     missed = 0
     for name in (args.names or list(sections)):
         s = sections[name]

@@ -25,8 +25,17 @@ def _median(fn, reps, warmup=2):
     return statistics.median(out)
 
 
+def _threads(torch):
+    """Match the BLAS thread count NumPy was given (OPENBLAS_NUM_THREADS / OMP_NUM_THREADS), if any."""
+    import os
+    n = os.environ.get("OPENBLAS_NUM_THREADS") or os.environ.get("OMP_NUM_THREADS")
+    if n and n.isdigit():
+        torch.set_num_threads(int(n))
+
+
 def mlp_step(reps: int, sizes=(784, 1024, 1024, 10), batch=256) -> dict:
     import torch
+    _threads(torch)
     torch.manual_seed(0)
     layers = []
     for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
@@ -48,6 +57,7 @@ def mlp_step(reps: int, sizes=(784, 1024, 1024, 10), batch=256) -> dict:
 
 def tiny_ops(reps: int, n_ops=10_000) -> dict:
     import torch
+    _threads(torch)
     from bench._tiny import chain
     a = torch.randn(16, requires_grad=True)
 

@@ -46,7 +46,8 @@ def run(cfg):
     gg, npstep, _ = build(sizes, batch)
     reps = max(cfg.reps, 3)
     t = interleaved({"glassgrad": gg, "numpy": npstep}, reps=reps, warmup=2)
-    rows = [Row("glassgrad step", t["glassgrad"] * 1e3, "ms"),
+    note = "" if not cfg.quick else f"--quick: {'-'.join(map(str, sizes))}, batch {batch}"
+    rows = [Row("glassgrad step", t["glassgrad"] * 1e3, "ms", note=note),
             Row("plain NumPy step (same process)", t["numpy"] * 1e3, "ms"),
             goal_row("glassgrad / NumPy", t["glassgrad"] / t["numpy"], 1.10)]
     try:
