@@ -282,23 +282,18 @@ class Tensor:
 
     def __repr__(self):
         a = _backend.to_numpy(self._storage.xp, self._data)
-        if a.dtype.kind == "f":
-            integral = a.size > 0 and bool(np.all(np.isfinite(a)) and np.all(a == np.round(a)))
-            body = np.array2string(a, separator=", ", precision=4, floatmode="unique" if integral else "fixed",
-                                   prefix="tensor(", suppress_small=True)
-        else:
-            body = np.array2string(a, separator=", ", prefix="tensor(")
+        body = _format_body(a)
         extras = []
+        if a.size == 0 and a.ndim != 1:
+            extras.append(f"size={tuple(a.shape)}")
         if self.device.type != "cpu":
             extras.append(f"device='{self.device}'")
-        if a.size == 0 or (self.dtype not in (_dtype.get_default_dtype(), _dtype.int64, _dtype.bool_)):
+        if self.dtype not in (_dtype.get_default_dtype(), _dtype.int64, _dtype.bool_):
             extras.append(f"dtype={self.dtype!r}")
         if self.grad_fn is not None:
             extras.append(f"grad_fn=<{self.grad_fn.name()}>")
         elif self._requires_grad:
             extras.append("requires_grad=True")
-        if a.size == 0:
-            body = "[]" if a.ndim == 1 else f"size={tuple(a.shape)}"
         return "tensor(" + body + "".join(", " + e for e in extras) + ")"
 
     __str__ = __repr__
@@ -310,6 +305,38 @@ class Tensor:
 
     def __reduce_ex__(self, proto):
         raise TypeError("pickling glassgrad tensors is not supported; use engine.save(obj, f)")
+
+
+def _format_body(a: np.ndarray) -> str:
+    """The values part of a tensor's repr, laid out as PyTorch's printer does.
+
+    Floats: integral values print as ``1.``; otherwise 4 decimals, or ``1.0000e+02``
+    style when the finite non-zero magnitudes span more than 1000x, exceed 1e8 or go
+    below 1e-4. Every element is padded to the widest finite non-zero one. Bools pad to
+    the widest too.
+    """
+    if a.size == 0:
+        return "[]"
+    opts = dict(separator=", ", prefix="tensor(", threshold=1000, edgeitems=3, max_line_width=80)
+    if a.dtype.kind == "f":
+        seen = a if a.size <= 1000 else np.concatenate([a.reshape(-1)[:3], a.reshape(-1)[-3:]])
+        finite = seen[np.isfinite(seen)]
+        nz = np.abs(finite[finite != 0])
+        signed = finite[finite != 0]
+        integral = bool(np.all(finite == np.ceil(finite)))
+        sci = nz.size > 0 and (nz.max() / nz.min() > 1000.0 or nz.max() > 1e8 or (not integral and nz.min() < 1e-4))
+        if sci:
+            one = "{:.4e}".format
+        elif integral:
+            one = lambda v: f"{v:.0f}." if np.isfinite(v) else str(v)  # noqa: E731
+        else:
+            one = "{:.4f}".format
+        width = max([1] + [len(one(v)) for v in signed])  # as PyTorch: widest finite non-zero value
+        return np.array2string(a, formatter={"float_kind": lambda v: one(v).rjust(width)}, **opts)
+    if a.dtype.kind == "b":
+        width = max(len(str(bool(v))) for v in a.reshape(-1))
+        return np.array2string(a, formatter={"bool": lambda v: str(bool(v)).rjust(width)}, **opts)
+    return np.array2string(a, **opts)
 
 
 def _xp_of(array):

@@ -160,8 +160,14 @@ def _clamp_bwd(F, g, s):
 op("clamp", "ClampBackward1", ("self",), _clamp_fwd, _clamp_bwd, save={"self": ()})
 op("to_dtype", "ToCopyBackward0", ("self",), lambda xp, a, dtype: xp.astype(a, dtype),
    lambda F, g, s: (g,), promote=False)
-op("clone", "CloneBackward0", ("self",), lambda xp, a: xp.asarray(a, copy=True), lambda F, g, s: (g,),
-   promote=False)
+def _clone_fwd(xp, a):
+    """A C-contiguous copy (NumPy's copy would keep a transposed layout; reshape and
+    contiguous() rely on the clone being contiguous, so a view of it shares its storage)."""
+    flat = xp.reshape(a, (-1,))          # already a copy when ``a`` is not contiguous
+    return xp.reshape(xp.asarray(flat, copy=True), tuple(a.shape))
+
+
+op("clone", "CloneBackward0", ("self",), _clone_fwd, lambda F, g, s: (g,), promote=False)
 
 
 # ---- reductions ----------------------------------------------------------------------------

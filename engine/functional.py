@@ -69,7 +69,17 @@ def add(input, other, *, alpha=1):
     return _binary("add", input, other, **({"alpha": alpha} if alpha != 1 else {}))
 
 
+def _is_bool(x):
+    return x.dtype is _dtype.bool_ if isinstance(x, Tensor) else isinstance(x, builtins.bool)
+
+
 def sub(input, other, *, alpha=1):
+    if _is_bool(input) or _is_bool(other):
+        if _is_bool(input) and _is_bool(other):
+            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+                               "`logical_xor()` operator instead.")
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+                           "invert a mask, use the `~` or `logical_not()` operator instead.")
     return _binary("sub", input, other, **({"alpha": alpha} if alpha != 1 else {}))
 
 
@@ -84,6 +94,9 @@ multiply = mul
 
 
 def div(input, other, *, rounding_mode=None):
+    if rounding_mode is not None and not _dtype.result_type([_scalar_ok(input, "div"), _scalar_ok(other, "div")]) \
+            .is_floating_point:
+        return _int_div(input, other, rounding_mode)
     out = _binary("div", input, other)
     if rounding_mode == "floor":
         return _nondiff(out, lambda xp, a: xp.floor(a))
@@ -95,6 +108,19 @@ def div(input, other, *, rounding_mode=None):
 divide = true_divide = div
 
 
+def _int_div(input, other, rounding_mode):
+    """Integer division rounded down or toward zero stays integer (PyTorch's ``//`` on int64)."""
+    ref = input if isinstance(input, Tensor) else other
+    xp = ref._storage.xp
+    a, b = (x.to(_dtype.int64)._data if isinstance(x, Tensor) else int(x) for x in (input, other))
+    if builtins.bool(xp.any(xp.asarray(b) == 0)):
+        raise RuntimeError("ZeroDivisionError")
+    q = xp.floor_divide(a, b)
+    if rounding_mode == "trunc":
+        q = xp.where(xp.logical_and(q < 0, q * b != a), q + 1, q)
+    return Tensor._wrap(q if hasattr(q, "shape") else xp.asarray(q, dtype=xp.int64))
+
+
 def _nondiff(t, fn):
     xp = t._storage.xp
     return Tensor._wrap(fn(xp, t._data))
@@ -104,7 +130,10 @@ def pow(input, exponent):
     if isinstance(exponent, Tensor) or not isinstance(input, Tensor):
         _broadcast_check(input, exponent)
         return apply(_O["pow_tensor"], [_scalar_ok(input, "pow"), exponent])
-    return apply(_O["pow_scalar"], [input], {"exponent": _scalar_ok(exponent, "pow")})
+    exponent = _scalar_ok(exponent, "pow")
+    if type(exponent) is builtins.float and not input.dtype.is_floating_point:
+        input = input.to(_dtype.get_default_dtype())  # int ** float is a float tensor, as in PyTorch
+    return apply(_O["pow_scalar"], [input], {"exponent": exponent})
 
 
 def square(input):
@@ -160,7 +189,17 @@ def _unary(name):
     return f
 
 
-neg = negative = _unary("neg")
+_neg = _unary("neg")
+
+
+def neg(input):
+    if isinstance(input, Tensor) and input.dtype is _dtype.bool_:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert "
+                           "a mask, use the `~` or `logical_not()` operator instead.")
+    return _neg(input)
+
+
+negative = neg
 exp = _unary("exp")
 log = _unary("log")
 sqrt = _unary("sqrt")
