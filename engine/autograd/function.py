@@ -1,6 +1,8 @@
 """``autograd.Function``: user-defined ops with ``forward(ctx, ...)`` and ``backward(ctx, ...)``."""
 from __future__ import annotations
 
+import weakref
+
 from .. import _events
 from . import grad_mode
 from .graph import Node
@@ -31,7 +33,7 @@ class FunctionCtx:
 
     @property
     def saved_tensors(self):
-        node = self._node
+        node = self._node() if self._node is not None else None
         if node is None:
             return tuple(self.to_save)
         return tuple(node._saved[f"{i}"].unpack(node) if f"{i}" in node._saved else None
@@ -147,7 +149,10 @@ class Function:
                 continue
             node.save(f"{i}", t, is_output=any(t is w for w in outputs))
         node._n_saved = len(ctx.to_save)
-        ctx._node = node
+        # the node holds them now: ctx keeping them too would keep them alive after release, and a
+        # strong ctx -> node reference would close a cycle (node.ctx -> ctx) that only gc frees
+        ctx.to_save = ()
+        ctx._node = weakref.ref(node)
         if _events.active:
             from .._trace_info import node_info, tensor_info
             f, line = _events.user_frame()
