@@ -277,6 +277,44 @@ def test_checkpoint_sequential_module_and_list():
         np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
 
 
+def test_early_stop_ends_the_recompute_after_the_last_save():
+    from engine.utils.checkpoint import set_checkpoint_early_stop
+    x = engine.randn(3, requires_grad=True)
+
+    def f(a):
+        y = a.exp()            # saves its result: the last tensor the region saves
+        return y + 1.0, y * 2.0   # add saves nothing; mul by a number saves nothing
+
+    def recomputed_ops(early):
+        with set_checkpoint_early_stop(early):
+            out, twice = checkpoint(f, x, use_reentrant=False)
+        with engine.record() as tr:
+            (out + twice).sum().backward()
+        return [e["op"] for e in tr.events if e["kind"] == "op" and e["phase"] == "recompute"]
+    assert recomputed_ops(True) == ["exp"]
+    assert recomputed_ops(False) == ["exp", "add", "mul"]
+
+
+@pytest.mark.skipif(not engine.cuda.is_available(), reason="no GPU: CuPy sees no CUDA device")
+def test_dropout_on_the_gpu_replays_the_device_generator():
+    engine.manual_seed(0)
+    W = engine.randn(16, 16, device="cuda", requires_grad=True)
+    x = engine.randn(8, 16, device="cuda", requires_grad=True)
+
+    def f(h):
+        return F.dropout(engine.tanh(h @ W), 0.5)
+    grads = []
+    for how in (None, True, False):
+        W.grad = x.grad = None
+        engine.manual_seed(3)
+        y = f(x) if how is None else checkpoint(f, x, use_reentrant=how)
+        y.sum().backward()
+        grads.append((W.grad.cpu().numpy(), x.grad.cpu().numpy()))
+    for g in grads[1:]:
+        np.testing.assert_array_equal(g[0], grads[0][0])
+        np.testing.assert_array_equal(g[1], grads[0][1])
+
+
 # ---- selective checkpointing ---------------------------------------------------------
 def test_selective_checkpointing_saves_matmul_outputs_and_recomputes_pointwise():
     params = _params(2, 5)
@@ -431,7 +469,8 @@ def _mlp():
     return nn.Sequential(*[nn.Sequential(nn.Linear(WIDTH, WIDTH), nn.ReLU()) for _ in range(N_LAYERS)])
 
 
-def test_checkpoint_sequential_sweep_exact_peak_bytes_and_recompute_ops():
+@pytest.mark.parametrize("use_reentrant", [False, True])
+def test_checkpoint_sequential_sweep_exact_peak_bytes_and_recompute_ops(use_reentrant):
     """Peak bytes of one training step of a 64-layer MLP (Linear(8, 8) + ReLU blocks, batch 64,
     float32), for every segment count, against the figure computed from the shapes.
 
@@ -440,7 +479,7 @@ def test_checkpoint_sequential_sweep_exact_peak_bytes_and_recompute_ops():
     (not checkpointed) segment has L = n - (s-1)k blocks (PyTorch's checkpoint_sequential).
 
     What lives, beyond what the step holds anyway (parameters, their .grad from a first
-    step, accumulated in place, and the input x -- measured as ``base``):
+    step, accumulated in place, the input x and its .grad -- measured as ``base``):
       * s-1 boundary activations: the inputs of segments 2..s (x, the first input, is in base);
       * forward, last block: the last segment's L-1 saved outputs, plus the block's Linear
         output z and its ReLU output, both alive while the ReLU runs: (s-1) + (L-1) + 2 = s + L;
@@ -452,16 +491,20 @@ def test_checkpoint_sequential_sweep_exact_peak_bytes_and_recompute_ops():
         h_k..h_(j-1)k, the gradient arriving for the segment's output, the segment's k
         recomputed outputs and the last block's z: (j - 1) + 1 + k + 1 = (s + k)A + 8 for j = s-1,
         which never exceeds the backward figure above, since L >= k.
+    The reentrant variant (s > 1) holds one activation more at the peak: the Function's
+    backward keeps the rerun's output alive (its ``outputs``) during its nested backward, and
+    the peak moves there: (s + L + 1)A + P + 8.
     """
     gc.collect()
     before = M.memory_allocated()
     model = _mlp()
-    x = engine.randn(BATCH, WIDTH)
+    x = engine.randn(BATCH, WIDTH, requires_grad=True)   # the reentrant variant needs it
     A, P = BATCH * WIDTH * 4, (WIDTH * WIDTH + WIDTH) * 4
     n = N_LAYERS
 
     def step(segments):
-        out = model(x) if segments is None else checkpoint_sequential(model, segments, x, use_reentrant=False)
+        out = model(x) if segments is None else checkpoint_sequential(model, segments, x,
+                                                                      use_reentrant=use_reentrant)
         loss = out.sum()
         del out
         loss.backward()
@@ -473,7 +516,7 @@ def test_checkpoint_sequential_sweep_exact_peak_bytes_and_recompute_ops():
     assert ops_per_block % n == 0
     ops_per_block //= n                                     # t, addmm, relu
     base = M.memory_allocated()
-    assert base - before == 2 * n * P + A                   # parameters + gradients + x
+    assert base - before == 2 * n * P + 2 * A               # parameters + gradients + x + x.grad
     peaks = {}
     for segments in (None, 1, 2, 4, 8, 16, 32, 64):
         M.reset_peak_memory_stats()
@@ -484,7 +527,8 @@ def test_checkpoint_sequential_sweep_exact_peak_bytes_and_recompute_ops():
         s = segments or 1
         k = n // s
         L = n - (s - 1) * k
-        assert peak == (s + L) * A + P + 8, segments
+        extra = 1 if use_reentrant and s > 1 else 0
+        assert peak == (s + L + extra) * A + P + 8, segments
         peaks[segments] = peak
         # the recompute phase: replay the trace's live bytes
         live, rec_peak, rec_ops, ckpt_fwd_ops = 0, None, 0, 0
@@ -503,4 +547,4 @@ def test_checkpoint_sequential_sweep_exact_peak_bytes_and_recompute_ops():
         assert rec_ops == ckpt_fwd_ops == (s - 1) * k * ops_per_block
     best = min(peaks, key=lambda c: (peaks[c], c or 0))
     assert best == int(math.isqrt(n)) == 8
-    assert peaks[8] * 4 < peaks[None]
+    assert peaks[8] * 3 < peaks[None]
