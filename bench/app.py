@@ -60,6 +60,10 @@ async def _drive(path: str, presses: int) -> dict:
                               (s.action_last, "end"), (lambda: s.action_step(-1), "step back")):
             times = []
             for _ in range(presses if label.startswith(("step", "next")) else 3):
+                if label in ("peak", "end"):   # from the start each time, so the jump really moves
+                    s.action_first()
+                    redraw()
+                    await pilot.pause()
                 t = time.perf_counter()
                 action()
                 redraw()
