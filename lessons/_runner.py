@@ -110,7 +110,7 @@ def render_text(lr: LessonRun) -> str:
     out = [f"Lesson {L.number} · {L.title}", L.summary, ""]
     for r in lr.steps:
         out.append(f"== Step {r.index + 1}/{len(lr.steps)}: {r.step.title} ==")
-        out.append(r.narrative().strip())
+        out.append(r.narrative().strip().replace("**", ""))  # plain text: no bold markers
         out.append("")
         out.append("Code (recorded):")
         out.append(textwrap.indent(r.step.source, "    ").rstrip())
