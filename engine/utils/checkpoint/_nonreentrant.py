@@ -148,7 +148,10 @@ class _Frame:
         finally:
             self.stop_pending = False
         self.recomputed.add(gid)
-        self._check(gid)
+        try:
+            self._check(gid)
+        finally:
+            del self.counter[gid]
 
     def _recompute_pack(self, x, gid):
         x = x.detach() if x.requires_grad else x
