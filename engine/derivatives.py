@@ -261,8 +261,6 @@ op("min_dim", "MinBackward0", ("self",), _maxdim_fwd("min"), _maxdim_bwd, save={
 # ---- shape and view ops --------------------------------------------------------------------
 op("view", "ViewBackward0", ("self",), lambda xp, a, shape: xp.reshape(a, shape),
    lambda F, g, s: (F.reshape(g, s.shapes[0]),), promote=False, view=True)
-op("reshape_copy", "UnsafeViewBackward0", ("self",), lambda xp, a, shape: xp.reshape(xp.asarray(a, copy=True), shape),
-   lambda F, g, s: (F.reshape(g, s.shapes[0]),), promote=False)
 op("permute", "PermuteBackward0", ("self",), lambda xp, a, dims: xp.permute_dims(a, dims),
    lambda F, g, s: (F.permute(g, _inverse(s.dims)),), promote=False, view=True)
 op("transpose", "TransposeBackward0", ("self",), lambda xp, a, dims: xp.permute_dims(a, dims),

@@ -200,6 +200,7 @@ def _drain(ready, buffers, deps, needed, capture, captured, claimed, accumulate,
                 continue
             if all(o is None for o in outs):
                 _release(node, retain_graph)
+                _pass_on_nothing(node, deps, ready)
                 continue
             if _events.active:
                 _events.emit("execute", node=node.id, name=node.name())
@@ -253,6 +254,16 @@ def _add_grads(a, b, create_graph, made):
     t = Tensor._wrap((a._data if isinstance(a, Tensor) else a) + (b._data if isinstance(b, Tensor) else b))
     made.add(t._storage.id)
     return t
+
+
+def _pass_on_nothing(node, deps, ready):
+    """A node that got no gradient sends none, yet its consumers must count the edge as
+    delivered, or a leaf also reached another way would never become ready."""
+    for nxt, _ in node.next_functions:
+        if nxt is not None:
+            deps[nxt] -= 1
+            if deps[nxt] == 0:
+                heapq.heappush(ready, (-nxt.id, nxt))
 
 
 def _topo(nodes):

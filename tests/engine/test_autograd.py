@@ -516,3 +516,23 @@ def test_grad_mode_is_per_thread():
         t.start()
         t.join()
     assert seen == [True]
+
+
+def test_branch_that_carries_no_gradient_does_not_block_a_leaf():
+    x = leaf(1.0, 2.0, 3.0)
+    y = (x * 1.0).fill_(2.0)          # the history through fill_ carries no gradient back to x
+    (y * x).sum().backward()          # ... but x is also reached directly
+    assert x.grad.tolist() == [2.0, 2.0, 2.0]
+
+    class NoGrad(autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return None
+
+    z = leaf(1.0, 1.0)
+    (NoGrad.apply(z * 3) + z).sum().backward()
+    assert z.grad.tolist() == [1.0, 1.0]
