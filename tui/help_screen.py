@@ -1,45 +1,55 @@
 """HelpScreen: every key, what the panels show, how to leave (press ? or escape)."""
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Markdown
+from textual.widgets import Static
 
-HELP = """\
-# glassgrad — keys
+KEYS = [
+    ("→ ←  l h", "one event forward / back"),
+    (". ,", "next / previous event about a graph node (created, run)"),
+    ("} {", "next / previous phase (forward, backward, recompute)"),
+    ("g G  home end", "first / last event"),
+    ("space", "play / pause;  + -  faster / slower"),
+    ("p", "jump to the memory peak"),
+    ("] [", "next / previous lesson step"),
+    ("/", "search events; Enter finds, n N next / previous match"),
+    ("i", "lesson text <-> inspector (on small screens)"),
+    ("w", "write the Graphviz picture of this step to a file"),
+    ("tab", "next panel (the arrows then scroll it)"),
+    ("escape", "clear the selected node, close the search"),
+    ("?", "this help"),
+    ("q", "quit (back to the home screen from a lesson)"),
+]
 
-| key | does |
-| --- | --- |
-| → / ← (or l / h) | one event forward / back |
-| . / , | to the next / previous graph node event (created or executed) |
-| } / { | to the next / previous phase (forward, backward, recompute) |
-| g / G (home / end) | first / last event |
-| space | play / pause; + / - play faster / slower |
-| p | jump to the memory peak |
-| ] / [ | next / previous lesson step (in a lesson) |
-| / | search events (Enter to find); n / N next / previous match |
-| tab | move between panels; arrows then scroll the focused panel |
-| escape | clear the selected node |
-| w | write the Graphviz picture of the current step to a file |
-| ? | this help |
-| q | quit (back to the home screen from a lesson) |
+PANELS = [
+    ("Graph", "the autograd graph at the cursor: loss on top, leaves below, arrows are next_functions "
+              "(where gradients flow). Yellow: the node this event is about. Green: executed by backward. "
+              "Red: its saved tensors were dropped by checkpointing. ↻: made by a recompute. The second line "
+              "of a box is what the node saved for backward, and whether it was freed. Click a box to inspect it."),
+    ("Memory", "live bytes over the whole run, stacked by category (param, grad, act = activations, optim, "
+               "input, other). ┃ is the cursor, ▲ the peak; the last line gives the bytes at the cursor."),
+    ("Events", "every recorded event; F/B/R/O is its phase. Click a row to move there."),
+    ("Inspector", "the selected node (op, shapes, dtype, bytes, source line, saved tensors, gradient shape), "
+                  "or the event at the cursor."),
+]
 
-Mouse: click a box in the graph to inspect that node; click a row of the log
-to move there; the wheel scrolls.
 
-## The panels
-- **Graph**: the autograd graph at the current event, the loss on top, leaves
-  below; arrows are `next_functions` (where gradients flow). Dim = created,
-  yellow = running now, green = executed by backward, red = its saved tensors
-  were dropped by checkpointing, magenta = recomputed. The second line of a box
-  is what the node saved for backward, and whether it was freed.
-- **Memory**: live bytes by category over the whole run (parameter, gradient,
-  activation, optimizer, input, other). ┃ marks the current event, ▲ the peak.
-- **Events**: every recorded event; F/B/R/O is the phase.
-- **Inspector**: the selected node (op, shapes, dtype, bytes, source line,
-  saved tensors, gradient shape), or the event at the cursor.
-"""
+def help_text() -> Text:
+    t = Text()
+    t.append("glassgrad — keys\n\n", style="bold")
+    for keys, does in KEYS:
+        t.append(f"  {keys:<14}", style="bold #ffcc00")
+        t.append(does + "\n")
+    t.append("\nMouse: click a graph box or a log row; the wheel scrolls.\n\n")
+    t.append("The panels\n\n", style="bold")
+    for name, what in PANELS:
+        t.append(f"  {name}: ", style="bold")
+        t.append(what + "\n\n")
+    t.append("escape or ? closes this help.", style="dim")
+    return t
 
 
 class HelpScreen(ModalScreen):
@@ -47,7 +57,7 @@ class HelpScreen(ModalScreen):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-box"):
-            yield Markdown(HELP)
+            yield Static(help_text())
 
     def action_dismiss(self, result=None) -> None:
         self.dismiss(result)
