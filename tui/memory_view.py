@@ -41,7 +41,7 @@ def column_of(model: TraceModel, width: int, i: int) -> int:
     return min(width - 1, i * width // n)
 
 
-class MemoryView(Widget):
+class MemoryView(Widget, can_focus=True):
     """The memory panel: a stacked chart in characters, a legend with the bytes at the cursor."""
 
     index: reactive[int] = reactive(0)

@@ -232,14 +232,20 @@ class TraceScreen(Screen):
         self.set_reactive(TraceScreen.index, target)
         self._push_index()
         panel = r.step.focus.panel
-        self.show_inspector = panel == "inspector"
-        widget = {"graph": "#graph", "memory": "#graph", "log": "#log", "inspector": "#graph",
-                  "narrative": "#graph"}[panel]
+        self.show_inspector = False
+        widget = {"graph": "#graph", "memory": "#memory", "log": "#log", "inspector": "#graph",
+                  "narrative": "#narrative"}[panel]
         self.query_one(widget).focus()
         e = self.model.events[target]
         nid = e.get("node", {}).get("id") if isinstance(e.get("node"), dict) else e.get("node")
         if nid in self.model.nodes:
             self.query_one("#graph", GraphView).scroll_to_node(nid)
+            if panel == "inspector":  # select the node, keep the lesson text in view
+                self.set_reactive(TraceScreen.selected, nid)
+                self.query_one("#graph", GraphView).selected = nid
+                self.query_one("#inspector", Inspector).selected = nid
+                if not self.query_one("#inspector").display:
+                    self.notify("This step is about the selected node: press i to inspect it.", timeout=4)
 
     def action_toggle_inspector(self) -> None:
         if self.lesson_run is None:

@@ -250,3 +250,18 @@ async def test_run_command_streams_a_script(tmp_path):
         assert len(s.model) > 10 and s.index == len(s.model) - 1
         assert any(r.name == "SinBackward0" for r in s.model.nodes.values())
     assert out.exists() and not (tmp_path / "run.jsonl.part").exists()
+
+
+async def test_lesson_focus_on_memory_and_on_a_node(lesson_run):
+    lr = lesson_run(3)
+    async with GlassgradApp("lesson", lesson_run=lr).run_test(size=(80, 24)) as pilot:
+        s = pilot.app.screen
+        await pilot.press("right_square_bracket", "right_square_bracket")    # step 3 is about a node
+        assert lr.steps[2].step.focus.panel == "inspector"
+        nid = s.model.events[s.index]["node"]["id"]
+        assert s.selected == nid and s.query_one(Inspector).selected == nid
+        assert s.query_one(Narrative).display          # the lesson text stays
+        await pilot.press("i")
+        assert "SinBackward0" in str(s.query_one(Inspector).content())
+        await pilot.press("right_square_bracket")                            # step 4 looks at memory
+        assert s.query_one(MemoryView).has_focus
