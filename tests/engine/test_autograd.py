@@ -536,3 +536,30 @@ def test_branch_that_carries_no_gradient_does_not_block_a_leaf():
     z = leaf(1.0, 1.0)
     (NoGrad.apply(z * 3) + z).sum().backward()
     assert z.grad.tolist() == [1.0, 1.0]
+
+
+def test_storages_kept_only_by_the_graph_are_freed_at_release():
+    def build():
+        x = engine.randn(8, requires_grad=True)
+        a = x.exp()
+        b = a.sin()
+        c = a.cos()
+        loss = (b * c).sum()
+        return x, loss, {"a": a._storage.id, "b": b._storage.id, "c": c._storage.id}
+
+    x, loss, ids = build()            # a, b and c now live only inside the graph
+    gc.collect()
+    before = engine.memory.memory_allocated()
+    with engine.record() as tr:
+        loss.backward()
+    ev = [e for e in tr.events if e["kind"] in ("execute", "release", "free")]
+    for name, node in (("c", "MulBackward0"), ("b", "MulBackward0"), ("a", "ExpBackward0")):
+        k = next(i for i, e in enumerate(ev) if e["kind"] == "release" and e["storage"] == ids[name]
+                 and [x for x in ev[:i] if x["kind"] == "execute"][-1]["name"] == node)
+        assert ev[k + 1]["kind"] == "free" and ev[k + 1]["storage"] == ids[name]
+    # a is released three times (by Cos, Sin and Exp) and freed only after the last
+    assert [e["kind"] for e in ev if e.get("storage") == ids["a"]] == ["release", "release", "release", "free"]
+    gc.collect()
+    # a, b, c (3 x 32 bytes) gone, x.grad (32 bytes) made
+    assert engine.memory.memory_allocated() - before == -64
+    assert x.grad.nbytes == 32
