@@ -14,11 +14,17 @@ NOTE [ Saved tensors ]
 5. A graph dropped without a backward frees its saved tensors with it: a SavedTensor
    that dies unreleased gives its storage's saved count back (the storage stops
    counting as "activation" if nothing else keeps it saved).
+6. As PyTorch's SavedVariable, a tensor coming back from an unpack hook gets the saved
+   tensor's place in the graph (its grad_fn and output number, the node itself for an
+   output, the leaf's AccumulateGrad for a leaf), unless the hook returned a tensor that
+   requires grad. So a pack hook may return ``x.detach()`` and double backward through
+   the unpacked tensor still works (non-reentrant checkpointing relies on it).
 """
 from __future__ import annotations
 
 import contextlib
 import threading
+import weakref
 
 from .. import _events
 
@@ -94,7 +100,7 @@ class SavedTensor:
     """One tensor kept by a node for its backward (see NOTE [ Saved tensors ])."""
 
     __slots__ = ("name", "node_id", "tensor", "array", "storage", "meta", "version",
-                 "is_output", "packed", "unpack_hook", "released", "_grad_fn_ref", "counted")
+                 "is_output", "packed", "unpack_hook", "released", "_grad_fn_ref", "counted", "history")
 
     def __init__(self, tensor, name: str, node, is_output: bool):
         self.name = name
@@ -108,6 +114,7 @@ class SavedTensor:
         self.array = None
         self.storage = None
         self.counted = None
+        self.history = None
         self.meta = (tensor.dtype, tuple(tensor.shape), tensor.requires_grad, tensor._output_nr)
         hooks = current_hooks()
         if hooks is not None:
@@ -119,6 +126,8 @@ class SavedTensor:
             finally:
                 _hook_state.saving = prev
             self.unpack_hook = unpack
+            if tensor.requires_grad and not is_output:   # NOTE 6: where the tensor sits in the graph
+                self.history = tensor.grad_fn if tensor.grad_fn is not None else weakref.ref(tensor)
             inner = _first_tensor(self.packed)
             if inner is not None:
                 self.counted = inner._storage
@@ -152,7 +161,7 @@ class SavedTensor:
                                 f"result of type {type(out).__name__}")
             if _events.active:
                 _events.emit("unpack", node=self.node_id, name=self.name, storage=out._storage.id)
-            return out
+            return self._with_history(out, node)
         st = self.storage
         if st.version != self.version:
             dt, shape, _, out_nr = self.meta
@@ -185,6 +194,30 @@ class SavedTensor:
             except Exception:  # noqa: BLE001 - interpreter shutdown
                 pass
 
+    def _with_history(self, out, node):
+        """NOTE 6: the hook's tensor, placed where the saved tensor was in the graph."""
+        from .._tensor import Tensor
+        if not self.meta[2] or out.requires_grad:
+            return out
+        if self.is_output:
+            grad_fn = node
+        elif isinstance(self.history, Node):
+            grad_fn = self.history
+        else:
+            leaf = self.history() if self.history is not None else None
+            if leaf is None:
+                return out
+            from .engine import edge_of
+            edge_of(leaf)   # the saving node needs the leaf's gradient, so it keeps this AccumulateGrad alive
+            t = Tensor._wrap(out._data, out._storage, base_tensor=out._base)
+            t._requires_grad = True
+            t._accum = leaf._accum             # gradients reach the leaf's .grad
+            return t
+        t = Tensor._wrap(out._data, out._storage, base_tensor=out._base)
+        t.grad_fn = grad_fn
+        t._output_nr = self.meta[3]
+        return t
+
     def release(self):
         if self.released:
             return
@@ -193,7 +226,7 @@ class SavedTensor:
         if _events.active and counted is not None:
             _events.emit("release", node=self.node_id, name=self.name, storage=counted.id,
                          bytes=counted.nbytes)
-        self.tensor = self.array = self.storage = self.packed = self.unpack_hook = None
+        self.tensor = self.array = self.storage = self.packed = self.unpack_hook = self.history = None
         if counted is not None:
             counted.add_saved(-1)
 

@@ -243,6 +243,20 @@ def test_nonreentrant_kwargs_and_non_tensor_outputs():
     np.testing.assert_allclose(x.grad.numpy(), 2 * np.exp(2 * x.detach().numpy()), rtol=1e-6)
 
 
+def test_double_backward_through_a_nonreentrant_checkpoint():
+    x = engine.randn(3, requires_grad=True)
+
+    def f(a):
+        return (a.sin() * a).exp()
+    g_ref, = engine.autograd.grad(f(x).sum(), [x], create_graph=True)
+    gg_ref, = engine.autograd.grad(g_ref.sum(), [x])
+    g, = engine.autograd.grad(checkpoint(f, x, use_reentrant=False).sum(), [x], create_graph=True)
+    assert g.requires_grad
+    gg, = engine.autograd.grad(g.sum(), [x])        # recomputes again, in the second backward
+    np.testing.assert_allclose(g.detach().numpy(), g_ref.detach().numpy(), rtol=1e-6)
+    np.testing.assert_allclose(gg.numpy(), gg_ref.numpy(), rtol=1e-5)
+
+
 def test_retain_graph_recomputes_each_backward_and_grad_twice():
     x = engine.randn(3, requires_grad=True)
     runs = []
