@@ -116,12 +116,14 @@ class Tensor:
 
     def storage_offset(self) -> int:
         xp = self._storage.xp
-        if not _backend._is_numpy(xp) and not _backend._is_cupy(xp):
+        data, base = self._data, self._storage.array
+        if _backend._is_strict(xp):
+            data, base = data._array, base._array   # the NumPy arrays array_api_strict wraps
+        elif not _backend._is_numpy(xp) and not _backend._is_cupy(xp):
             return 0
-        base = self._storage.array
         if hasattr(base, "__array_interface__"):
-            return (self._data.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // self.dtype.itemsize
-        return (self._data.data.ptr - base.data.ptr) // self.dtype.itemsize
+            return (data.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // self.dtype.itemsize
+        return (data.data.ptr - base.data.ptr) // self.dtype.itemsize
 
     @property
     def is_cuda(self) -> bool:
