@@ -143,7 +143,7 @@ The gradient is the same as without checkpointing: largest difference
 {max_grad_diff}.""",
             code=checkpointed,
             facts=ckpt_facts,
-            focus=Focus("graph", "first checkpoint_drop"),
+            focus=Focus("graph", "first backward_begin"),
             checks=(
                 Check("{n_regions} regions, each recomputed once in backward",
                       lambda r: r.values["n_regions"] == BLOCKS == r.values["n_recompute"]),
