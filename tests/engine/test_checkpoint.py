@@ -562,3 +562,19 @@ def test_checkpoint_sequential_sweep_exact_peak_bytes_and_recompute_ops(use_reen
     best = min(peaks, key=lambda c: (peaks[c], c or 0))
     assert best == int(math.isqrt(n)) == 8
     assert peaks[8] * 3 < peaks[None]
+
+
+def test_selective_cache_counts_as_activation_until_used():
+    x = engine.randn(16, 16, requires_grad=True)    # 1024 bytes each
+    gc.collect()
+    base = M.memory_stats()
+    act0 = base.get("allocated_bytes.activation.current", 0)
+    y = checkpoint(lambda a: a.exp().sin(), x, use_reentrant=False,
+                   context_fn=lambda: create_selective_checkpoint_contexts(["exp"]))
+    st = M.memory_stats()
+    # exp's output is cached (an activation); y is the region's output; x stays an "input"
+    assert st.get("allocated_bytes.activation.current", 0) - act0 == 1024
+    assert M.memory_allocated() - base["allocated_bytes.all.current"] == 2048      # the cache and y
+    del y
+    gc.collect()
+    assert M.memory_stats().get("allocated_bytes.activation.current", 0) == act0

@@ -49,6 +49,29 @@ _MISMATCH = ("This can happen if the operations in the checkpointed region are n
              "on global state that changed between forward and backward.")
 
 
+class _Entry:
+    """A cached output; its storage counts as an activation until consumed or dropped."""
+
+    __slots__ = ("kept", "version")
+
+    def __init__(self, result):
+        self.kept = result.detach()
+        self.version = self.kept._storage.version
+        self.kept._storage.add_saved(1)
+
+    def take(self):
+        kept, self.kept = self.kept, None
+        kept._storage.add_saved(-1)
+        return kept
+
+    def __del__(self):
+        if self.kept is not None:
+            try:
+                self.kept._storage.add_saved(-1)
+            except Exception:  # noqa: BLE001 - interpreter shutdown
+                pass
+
+
 def _cacheable(op, inplace) -> bool:
     return inplace is None and not op.view and not op.aux
 
@@ -75,9 +98,7 @@ class _Caching:
         if isinstance(policy, bool):
             policy = CheckpointPolicy.MUST_SAVE if policy else CheckpointPolicy.PREFER_RECOMPUTE
         if policy in _SAVE:
-            kept = result.detach()
-            kept._storage.add_saved(1)   # counts as an activation while cached
-            self.storage[op.name][idx] = (kept, kept._storage.version)
+            self.storage[op.name][idx] = _Entry(result)
         else:
             self.storage[op.name][idx] = _RECOMPUTE
 
@@ -115,12 +136,10 @@ class _Cached:
                                "region computed under selective activation checkpoint.")
         if entry is _RECOMPUTE:
             return None
-        kept, version = entry
-        if not self.allow_mutation and kept._storage.version != version:
+        if not self.allow_mutation and entry.kept._storage.version != entry.version:
             raise RuntimeError("Tensor cached during selective activation checkpoint has been mutated")
         entries[idx] = _CONSUMED
-        kept._storage.add_saved(-1)
-        return kept
+        return entry.take()
 
     def after(self, op, inputs, attrs, result):
         pass
