@@ -74,7 +74,7 @@ def describe_event(model: TraceModel, i: int) -> Text:
             v = os.path.basename(str(v))
         if k == "bytes":
             v = f"{v} ({human_bytes(v)})"
-        out.append(f"{k:<10}{v}\n")
+        out.append(f"{k:<10} {v}\n" if len(k) >= 10 else f"{k:<10}{v}\n")
     return out
 
 

@@ -128,7 +128,7 @@ class TraceScreen(Screen):
         i = m.clamp(self.index)
         e = m.events[i]
         play = f"▶ playing {SPEEDS[self.speed]} events/s" if self.playing else "paused"
-        return (f" {self.title_text} │ event {i + 1}/{n} │ {PHASE_WORDS.get(e.get('phase'), e.get('phase'))}"
+        return (f" {self.title_text} │ event #{i} of {n} │ {PHASE_WORDS.get(e.get('phase'), e.get('phase'))}"
                 f" │ {human_bytes(m.total[i])} live │ {play} │ ? help")
 
     def _push_index(self) -> None:

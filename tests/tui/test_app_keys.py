@@ -28,7 +28,7 @@ async def test_view_has_every_panel_with_a_title(mlp_trace):
         assert titles["memory"].startswith("Memory")
         assert titles["log"] == "Events" and titles["inspector"] == "Inspector"
         assert s.query_one("#inspector").display
-        assert "event 1/133" in str(s.query_one("#status").render())
+        assert "event #0 of 133" in str(s.query_one("#status").render())
 
 
 async def test_stepping_keys(mlp_trace):
