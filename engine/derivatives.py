@@ -205,17 +205,51 @@ def _var_fwd(xp, a, dim=None, correction=1, keepdim=False):
     n = _count(a.shape, dim)
     m = xp.mean(a, axis=dim, keepdims=True)
     d = a - m
-    return xp.sum(d * d, axis=dim, keepdims=keepdim) / max(n - correction, 0)
+    return xp.sum(d * d, axis=dim, keepdims=keepdim) * _dof_inverse(n, correction)
+
+
+def _dof_inverse(n, correction):
+    """1 / (n - correction); NaN when there are no degrees of freedom left (PyTorch's var of one value)."""
+    return 1.0 / (n - correction) if n - correction > 0 else math.nan
 
 
 def _var_bwd(F, g, s):
     x = s.self
     n = _count(s.shapes[0], s.dim)
     mean = F.sum(x, axis=s.dim, keepdims=True) * (1.0 / n)
-    return (_keep(F, g, s, s.shapes[0]) * (2.0 / max(n - s.correction, 0)) * (x - mean),)
+    return (_keep(F, g, s, s.shapes[0]) * (2.0 * _dof_inverse(n, s.correction)) * (x - mean),)
 
 
 op("var", "VarBackward0", ("self",), _var_fwd, _var_bwd, save={"self": ()}, promote=False)
+
+
+def _std_bwd(F, g, s):
+    """d std = d var / (2 std); where std is 0 the gradient is 0, as in PyTorch (not 0/0)."""
+    res = _keep(F, s.result, s, s.shapes[0])
+    gv = F.where(F.eq(res, 0.0), 0.0, _keep(F, g, s, s.shapes[0]) / (2.0 * F.where(F.eq(res, 0.0), 1.0, res)))
+    x = s.self
+    n = _count(s.shapes[0], s.dim)
+    mean = F.sum(x, axis=s.dim, keepdims=True) * (1.0 / n)
+    return (gv * (2.0 * _dof_inverse(n, s.correction)) * (x - mean),)
+
+
+op("std", "StdBackward0", ("self",), lambda xp, a, dim=None, correction=1, keepdim=False:
+   xp.sqrt(_var_fwd(xp, a, dim, correction, keepdim)), _std_bwd, save={"self": (), "result": ()}, promote=False)
+
+
+def _amax_bwd(F, g, s):
+    """Ties share the gradient evenly (as PyTorch's amax/amin)."""
+    shape = s.shapes[0]
+    res, g = _keep(F, s.result, s, shape), _keep(F, g, s, shape)
+    mask = F.eq(s.self, res)
+    count = F.sum(F.astype(mask, F.dtype(g)), axis=s.dim, keepdims=True)
+    return (F.where(mask, g / count, 0.0),)
+
+
+op("amax", "AmaxBackward0", ("self",), lambda xp, a, dim=None, keepdim=False: xp.max(a, axis=dim, keepdims=keepdim),
+   _amax_bwd, save={"self": (), "result": ()}, promote=False)
+op("amin", "AminBackward0", ("self",), lambda xp, a, dim=None, keepdim=False: xp.min(a, axis=dim, keepdims=keepdim),
+   _amax_bwd, save={"self": (), "result": ()}, promote=False)
 
 
 def _amax_all_bwd(F, g, s):

@@ -292,7 +292,9 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return sqrt(var(input, dim, unbiased, keepdim, correction=correction))
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    return apply(_O["std"], [input], {"dim": _dims(dim, input.ndim), "correction": correction, "keepdim": keepdim})
 
 
 MaxMin = collections.namedtuple("MaxMin", ["values", "indices"])
@@ -319,8 +321,15 @@ def min(input, dim=None, keepdim=False):
     return _maxmin("min", input, dim, keepdim)
 
 
-def amax(input, dim=None, keepdim=False):
-    return max(input, dim, keepdim).values if dim is not None else max(input)
+def amax(input, dim=(), keepdim=False):
+    """Largest value over ``dim`` (all dims when empty); ties share the gradient evenly."""
+    dims = _dims(dim, input.ndim) if dim != () else None
+    return apply(_O["amax"], [input], {"dim": dims, "keepdim": keepdim})
+
+
+def amin(input, dim=(), keepdim=False):
+    dims = _dims(dim, input.ndim) if dim != () else None
+    return apply(_O["amin"], [input], {"dim": dims, "keepdim": keepdim})
 
 
 def argmax(input, dim=None, keepdim=False):

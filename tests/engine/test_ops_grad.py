@@ -180,6 +180,7 @@ REDUCTIONS = {
     "min_dim": lambda x: x.min(dim=0).values,
     "min_dim_neg_keepdim": lambda x: x.min(-1, keepdim=True).values,
     "amax": lambda x: engine.amax(x, 1),
+    "amin_keepdim": lambda x: x.amin((0, 2), keepdim=True),
     "logsumexp": lambda x: engine.logsumexp(x, 1),
     "logsumexp_keepdim": lambda x: x.logsumexp(-1, keepdim=True),
 }
@@ -546,3 +547,64 @@ def test_every_table_op_is_exercised():
     seen = {e["op"] for e in tr.of_kind("op")}
     table = {n for n, o in OPS.items() if o.differentiable}
     assert table - seen == set()
+
+
+# ---- conventions at kinks, ties and singular points (values from PyTorch 2.13) -------------
+D = engine.float64
+CONVENTIONS = {
+    "relu_at_0": (engine.relu, [0.0, -1.0, 2.0], [0.0, 0.0, 1.0]),
+    "abs_at_0": (engine.abs, [0.0, -1.0, 2.0], [0.0, -1.0, 1.0]),
+    "clamp_at_bounds": (lambda x: x.clamp(0.0, 1.0), [0.0, 1.0, 0.5, 2.0], [1.0, 1.0, 1.0, 0.0]),
+    "clamp_min_at_bound": (lambda x: x.clamp(min=0.0), [0.0, -1.0], [1.0, 0.0]),
+    "max_ties_even": (lambda x: x.max(), [1.0, 3.0, 3.0], [0.0, 0.5, 0.5]),
+    "min_ties_even": (lambda x: x.min(), [1.0, 1.0, 3.0], [0.5, 0.5, 0.0]),
+    "max_dim_ties_to_index": (lambda x: x.reshape(1, 3).max(1).values, [3.0, 1.0, 3.0], [1.0, 0.0, 0.0]),
+    "amax_ties_even": (lambda x: engine.amax(x.reshape(1, 3), 1), [3.0, 1.0, 3.0], [0.5, 0.0, 0.5]),
+    "amin_ties_even": (lambda x: x.reshape(3, 1).amin(0), [1.0, 1.0, 2.0], [0.5, 0.5, 0.0]),
+    "maximum_ties_half": (lambda x: engine.maximum(x, engine.tensor([1.0, 0.0, 5.0], dtype=D)), [1.0, 2.0, 3.0],
+                          [0.5, 1.0, 0.0]),
+    "sqrt_at_0": (engine.sqrt, [0.0, 4.0], [np.inf, 0.25]),
+    "pow2_at_0": (lambda x: x ** 2, [0.0, 3.0], [0.0, 6.0]),
+    "pow0": (lambda x: x ** 0, [0.0, 3.0], [0.0, 0.0]),
+    "pow_half_at_0": (lambda x: x ** 0.5, [0.0, 4.0], [np.inf, 0.25]),
+    "pow_tensor_base_0": (lambda x: engine.pow(x, engine.tensor([2.0, 0.5], dtype=D)), [0.0, 4.0], [0.0, 0.25]),
+    "pow_tensor_exponent_base_0": (lambda x: engine.pow(engine.tensor([0.0, 2.0], dtype=D), x), [2.0, 3.0],
+                                   [0.0, 5.545177]),
+    "scalar_base_0": (lambda x: 0.0 ** x, [1.0, 3.0], [0.0, 0.0]),
+    "log_at_0": (engine.log, [0.0, 1.0], [np.inf, 1.0]),
+    "sign": (lambda x: engine.sign(x) * x, [0.0, -2.0], [0.0, -1.0]),
+    "var_of_one_value": (lambda x: x.var(), [1.0], [np.nan]),
+    "std_of_constant": (lambda x: x.std(), [2.0, 2.0], [0.0, 0.0]),
+    "std_dim_of_constant_rows": (lambda x: x.reshape(2, 2).std(1), [2.0, 2.0, 1.0, 3.0], [0.0, 0.0, -0.707107, 0.707107]),
+    "where_masks_nan_branch_value_not_grad": (lambda x: engine.where(x > 0, x.sqrt(), engine.zeros_like(x)),
+                                              [-1.0, 4.0], [np.nan, 0.25]),
+    "softmax_minus_inf": (lambda x: F.softmax(x, 0), [float("-inf"), 1.0, 2.0], [0.0, 0.0, 0.0]),
+    "log_softmax_large": (lambda x: F.log_softmax(x, 0), [1000.0, 0.0], [-1.0, 1.0]),
+    "logsumexp_large": (lambda x: engine.logsumexp(x, 0), [1000.0, 1000.0], [0.5, 0.5]),
+    "gelu": (F.gelu, [0.0, -3.0, 3.0], [0.5, -0.011946, 1.011946]),
+    "reciprocal_at_0": (lambda x: 1.0 / x, [0.0, 2.0], [-np.inf, -0.25]),
+    "cross_entropy_all_ignored": (lambda x: F.cross_entropy(x.reshape(1, 2), engine.tensor([-100])), [1.0, 2.0],
+                                  [0.0, 0.0]),
+    "tanh_saturated": (engine.tanh, [30.0, -30.0], [0.0, 0.0]),
+    "sigmoid_saturated": (engine.sigmoid, [-800.0, 800.0], [0.0, 0.0]),
+    "layer_norm_constant_row": (lambda x: F.layer_norm(x.reshape(1, 3), (3,)), [1.0, 1.0, 1.0], [0.0, 0.0, 0.0]),
+    "index_negative_repeated": (lambda x: x[engine.tensor([-1, -1])], [1.0, 2.0, 3.0], [0.0, 0.0, 2.0]),
+    "cat_with_empty": (lambda x: engine.cat([x, x[:0]]), [1.0, 2.0], [1.0, 1.0]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONVENTIONS))
+def test_gradient_conventions_match_pytorch(name):
+    fn, values, expected = CONVENTIONS[name]
+    x = engine.tensor(values, dtype=D, requires_grad=True)
+    with np.errstate(all="ignore"):
+        fn(x).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-5, atol=1e-6)
+
+
+def test_amax_std_nodes_as_pytorch():
+    x = distinct(2, 3)
+    assert engine.amax(x, 1).grad_fn.name() == "AmaxBackward0" and x.std().grad_fn.name() == "StdBackward0"
+    assert sorted(k for k, _ in x.std(1).grad_fn.saved_tensors_info) == ["result", "self"]
+    gradcheck(lambda x: engine.amin(x, (0, 1)), [x])
+    gradcheck(lambda x: x.amax(), [x])
