@@ -3,7 +3,7 @@ import engine as torch
 import engine.nn.functional as F
 from engine import nn
 
-from lessons._facts import live_by_category, nbytes, nodes, released_bytes, saved_bytes
+from lessons._facts import live_by_category, nodes, released_bytes, saved_bytes
 from lessons._format import Check, Focus, Lesson, Step
 
 

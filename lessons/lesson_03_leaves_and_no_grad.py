@@ -1,7 +1,7 @@
 """Lesson 3: leaves, requires_grad, no_grad and detach; the graph lives as long as its tensors; hooks."""
 import engine as torch
 
-from lessons._facts import live_by_category, nodes
+from lessons._facts import live_by_category
 from lessons._format import Check, Focus, Lesson, Step
 
 

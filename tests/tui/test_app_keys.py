@@ -1,7 +1,6 @@
 """The app under Textual's Pilot: every key, every panel, the mouse."""
 import os
 
-import pytest
 
 from tui.app import GlassgradApp
 from tui.event_log import EventLog
