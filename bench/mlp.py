@@ -50,6 +50,8 @@ def run(cfg):
     rows = [Row("glassgrad step", t["glassgrad"] * 1e3, "ms", note=note),
             Row("plain NumPy step (same process)", t["numpy"] * 1e3, "ms"),
             goal_row("glassgrad / NumPy", t["glassgrad"] / t["numpy"], 1.10)]
+    if not cfg.quick:
+        rows.append(_untrimmed(reps))
     try:
         tr = _torch_side.run("mlp_step", reps, cfg.torch_python, sizes=list(sizes), batch=batch)
     except Exception as e:  # noqa: BLE001 - reported in the table
@@ -62,3 +64,23 @@ def run(cfg):
                         note=f"torch {tr['version']}, {tr['threads']} threads"))
         rows.append(Row("glassgrad / PyTorch", t["glassgrad"] / tr["seconds"], "x"))
     return rows
+
+
+
+def _untrimmed(reps: int) -> Row:
+    """The same ratio with NOTE [ Host allocator tuning ] (engine/_malloc.py) turned off."""
+    import json
+    import os
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""),
+               GLASSGRAD_MALLOC_TUNING="0")
+    label = "glassgrad / NumPy, host allocator tuning off"
+    try:
+        res = subprocess.run([sys.executable, "-m", "bench._mlp_ratio", str(reps)], capture_output=True, text=True,
+                             cwd=root, env=env, timeout=600)
+        t = json.loads(res.stdout)
+    except Exception as e:  # noqa: BLE001 - reported in the table
+        return Row(label, "failed", note=str(e)[:60])
+    return Row(label, t["glassgrad"] / t["numpy"], "x", note="GLASSGRAD_MALLOC_TUNING=0 (both sides pay the faults)")

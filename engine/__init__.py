@@ -4,6 +4,8 @@
 """
 from __future__ import annotations
 
+from . import _malloc
+_malloc.tune()  # NOTE [ Host allocator tuning ]
 from . import _dtype
 from ._device import device, get_default_device, set_default_device
 from ._dtype import dtype, get_default_dtype, promote_types, set_default_dtype

@@ -118,6 +118,11 @@ def is_whole_view(xp, a, b) -> bool:
     return bool(a.flags.c_contiguous and a.size == root.size and a.dtype == root.dtype)
 
 
+def mixes_bool(xp) -> bool:
+    """True when ``float_array * bool_array`` works directly (NumPy, CuPy; the array API forbids it)."""
+    return _is_numpy(xp) or _is_cupy(xp)
+
+
 def owns_memory(xp, a) -> bool:
     """True when ``a`` is a writeable array that is not a view of another."""
     if _is_numpy(xp):

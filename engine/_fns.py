@@ -49,7 +49,7 @@ class ArrayFns:
             # where(mask, g, 0), as in ReLU's backward: a multiply by the mask is ~8x faster than
             # NumPy's where and gives the same values when g is finite (adding 0.0 turns the -0.0
             # of masked negatives into 0.0; a -0.0 gradient that passes comes out as 0.0)
-            out = a * xp.astype(c, a.dtype)
+            out = a * (c if _backend.mixes_bool(xp) else xp.astype(c, a.dtype))
             out += 0.0
             return out
         # NumPy hands back 0-d results as np.float64, a float subclass: test the exact type
