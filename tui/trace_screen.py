@@ -24,7 +24,8 @@ from .memory_view import MemoryView
 from .model import TraceModel
 from .narrative import Narrative
 
-SPEEDS = [1, 2, 5, 10, 25, 50, 100, 250]
+SPEEDS = [1, 2, 5, 10, 25, 50, 100, 250, 1000, 5000, 20000]   # events a second
+FPS = 30                                                        # at most this many redraws a second
 PHASE_WORDS = {"forward": "forward", "backward": "backward", "recompute": "recompute", "optimizer": "optimizer"}
 
 
@@ -170,7 +171,7 @@ class TraceScreen(Screen):
             self._timer.stop()
             self._timer = None
         if playing:
-            self._timer = self.set_interval(1 / SPEEDS[self.speed], self._tick)
+            self._timer = self.set_interval(max(1 / SPEEDS[self.speed], 1 / FPS), self._tick)
         if self.is_mounted:
             self.query_one("#status", Static).update(self._status(), layout=False)
 
@@ -183,8 +184,8 @@ class TraceScreen(Screen):
     def _tick(self) -> None:
         if self.index >= len(self.model) - 1:
             self.playing = False
-        else:
-            self.index += 1
+        else:  # fast speeds move several events per redraw
+            self.index = self.model.clamp(self.index + max(1, SPEEDS[self.speed] // FPS))
 
     # ------------------------------------------------------------ actions
 
