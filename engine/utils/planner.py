@@ -149,10 +149,9 @@ def evaluate(stats, segments) -> tuple:
                 peak = max(peak, H + stats[b].u + kept + stats[t].m + stats[t].p)
                 kept += stats[t].m
                 cost += stats[t].cost
-            kept = 0
             for t in range(b, a - 1, -1):    # backward through the recomputed segment
-                kept_t = sum(stats[j].m for j in range(a, t + 1))
-                peak = max(peak, H + kept_t + stats[t].e)
+                peak = max(peak, H + kept + stats[t].e)    # kept: m_a + ... + m_t
+                kept -= stats[t].m
     return peak, cost
 
 
@@ -209,7 +208,7 @@ def _solve(stats, budget, table=None):
     final = _pareto(fronts[n])
     if not final:
         return None
-    H_end, (c_best, _) = min(final.items(), key=lambda kv: (kv[1][0], kv[0]))
+    H_end = min(final.items(), key=lambda kv: (kv[1][0], kv[0]))[0]
     segments, pos, H = [], n, H_end
     while pos > 0:
         i, H_prev, b = fronts[pos][H][1]
