@@ -25,7 +25,17 @@ def interleaved(fns: dict, reps: int, warmup: int = 1, inner: int = 1) -> dict:
     for _ in range(reps):
         for k, fn in fns.items():
             times[k].append(_once(fn, inner))
+    last_minima.clear()
+    last_minima.update({k: min(v) for k, v in times.items()})
     return {k: statistics.median(v) for k, v in times.items()}
+
+
+last_minima: dict = {}   # the fastest run of each function in the last ``interleaved`` call
+
+
+def min_ratio(a: str, b: str) -> str:
+    """A note with the ratio of the fastest runs (steadier than medians on a busy machine)."""
+    return f"fastest runs: {last_minima[a] / last_minima[b]:.3f}x"
 
 
 def _once(fn, inner: int) -> float:
