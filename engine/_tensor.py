@@ -140,7 +140,8 @@ class Tensor:
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
         if self.grad_fn is not None:
-            raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want "
+            raise RuntimeError("you can only change requires_grad flags of leaf variables." if value else
+                               "you can only change requires_grad flags of leaf variables. If you want "
                                "to use a computed variable in a subgraph that doesn't require differentiation "
                                "use var_no_grad = var.detach().")
         if value and not self.dtype.is_floating_point:
@@ -148,11 +149,19 @@ class Tensor:
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True):
-        self.requires_grad = requires_grad
+        if not (requires_grad and self.grad_fn is not None):  # a non-leaf already requires grad
+            self.requires_grad = requires_grad
         return self
 
     @property
     def grad(self):
+        if self.grad_fn is not None and not self._retains_grad and self._grad is None:
+            import warnings
+            warnings.warn("The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+                          "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+                          "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+                          "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+                          "instead.", UserWarning, stacklevel=2)
         return self._grad
 
     @grad.setter

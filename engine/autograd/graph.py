@@ -277,7 +277,13 @@ class Node:
         return f"<{self.name()} object at {hex(id(self))}>"
 
     def __call__(self, *grads):
-        return self.apply(list(grads))
+        """``grad_fn(*grad_outputs)``: run this node's backward on tensors and return tensors."""
+        from .._fns import array_fns
+        from .._tensor import Tensor, _xp_of
+        arrays = [g._data if isinstance(g, Tensor) else g for g in grads]
+        xp = next((_xp_of(a) for a in arrays if a is not None), None)
+        out = self.apply(arrays, array_fns(xp) if xp is not None else None)
+        return tuple(Tensor._wrap(o) if o is not None and not isinstance(o, Tensor) else o for o in out)
 
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs."""

@@ -195,7 +195,7 @@ def test_make_dot_live_graph():
     y.backward()
     after = viz.make_dot(y).source
     mul = _ids(viz.make_dot(y))["MulBackward0"]
-    assert "MulBackward0._saved_other · (3,) float32\\nreleased" in _node_line(after, f"r{mul}_1")
+    assert "MulBackward0._saved_self · (3,) float32\\nreleased" in _node_line(after, f"r{mul}_1")  # other, self
     with pytest.raises(ValueError, match="no grad_fn"):
         viz.make_dot(x)
 
