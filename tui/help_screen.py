@@ -16,6 +16,7 @@ KEYS = [
     ("p", "jump to the memory peak"),
     ("] [", "next / previous lesson step"),
     ("/", "search events; Enter finds, n N next / previous match"),
+    ("enter", "inspect the node this event is about"),
     ("i", "lesson text <-> inspector (on small screens)"),
     ("w", "write the Graphviz picture of this step to a file"),
     ("tab", "next panel (the arrows then scroll it)"),

@@ -50,6 +50,7 @@ class TraceScreen(Screen):
         Binding("N", "search_next(-1)", "Prev match", show=False),
         Binding("i", "toggle_inspector", "Inspector", show=False),
         Binding("w", "write_graph", "Write .dot", show=False),
+        Binding("enter", "select_current", "Inspect node", show=False),
         Binding("escape", "deselect", "Deselect", show=False),
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("q", "close", "Quit"),
@@ -247,6 +248,14 @@ class TraceScreen(Screen):
                 self.query_one("#inspector", Inspector).selected = nid
                 if not self.query_one("#inspector").display:
                     self.notify("This step is about the selected node: press i to inspect it.", timeout=4)
+
+    def action_select_current(self) -> None:
+        """Select (and inspect) the node the event at the cursor is about."""
+        nid = self.query_one("#graph", GraphView).current
+        if nid is None:
+            self.notify("This event is not about a graph node.", timeout=3)
+            return
+        self.selected = nid
 
     def action_toggle_inspector(self) -> None:
         if self.lesson_run is None:

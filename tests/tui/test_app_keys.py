@@ -139,6 +139,11 @@ async def test_mouse_selects_nodes_and_events(mlp_trace):
         assert m.nodes[nid].name in str(s.query_one(Inspector).content())
         await pilot.press("escape")
         assert s.selected is None
+        await pilot.press("comma")                     # back to an event about a node; enter selects it
+        await pilot.press("enter")
+        about = s.model.events[s.index]
+        assert s.selected == (about["node"]["id"] if isinstance(about["node"], dict) else about["node"])
+        await pilot.press("escape")
         log = s.query_one(EventLog)
         top = int(log.scroll_offset.y)
         await pilot.click(EventLog, offset=(5, 3))   # content row 2 (row 0 of the widget is its border)
