@@ -331,13 +331,13 @@ def _pre_hooks(node, outs, create_graph):
         for h in list(hooks):
             g = outs[nr] if isinstance(outs[nr], Tensor) else _wrap_grad(outs[nr])
             if _events.active:
-                _events.emit("hook", node=node.id, kind="tensor", hook=getattr(h, "__name__", "hook"))
+                _events.emit("hook", node=node.id, hook_kind="tensor", hook=getattr(h, "__name__", "hook"))
             r = h(g)
             outs[nr] = r if r is not None else g
     for h in list(node._pre_hooks):
         wrapped = tuple(_wrap_grad(o) if o is not None and not isinstance(o, Tensor) else o for o in outs)
         if _events.active:
-            _events.emit("hook", node=node.id, kind="pre", hook=getattr(h, "__name__", "hook"))
+            _events.emit("hook", node=node.id, hook_kind="pre", hook=getattr(h, "__name__", "hook"))
         r = h(wrapped)
         if r is not None:
             outs = list(r)
@@ -359,7 +359,7 @@ def _post_hooks(node, gin, outs):
     w_out = tuple(_wrap_grad(g) if g is not None and not isinstance(g, Tensor) else g for g in outs)
     for h in list(node._post_hooks):
         if _events.active:
-            _events.emit("hook", node=node.id, kind="post", hook=getattr(h, "__name__", "hook"))
+            _events.emit("hook", node=node.id, hook_kind="post", hook=getattr(h, "__name__", "hook"))
         r = h(w_in, w_out)
         if r is not None:
             w_in = tuple(r)
