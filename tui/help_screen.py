@@ -9,7 +9,7 @@ from textual.widgets import Static
 
 KEYS = [
     ("→ ←  l h", "one event forward / back"),
-    (". ,", "next / previous event about a graph node (created, run)"),
+    (". ,", "next / previous event about a graph node (about the selected one, if any)"),
     ("} {", "next / previous phase (forward, backward, recompute)"),
     ("g G  home end", "first / last event"),
     ("space", "play / pause;  + -  faster / slower"),

@@ -70,6 +70,13 @@ class NodeRec:
             return "executed"
         return "alive"
 
+    def event_indices(self) -> list:
+        """Every event index known to be about this node, in order."""
+        idx = {self.created, *self.executed, *self.released.values(), *self.accumulated}
+        if self.dropped is not None:
+            idx.add(self.dropped)
+        return sorted(idx)
+
     def saved_bytes(self) -> int:
         return sum(s.get("bytes", 0) or 0 for s in self.saved)
 

@@ -194,7 +194,17 @@ class TraceScreen(Screen):
         self.index = self.model.clamp(self.index + d)
 
     def action_node(self, d: int) -> None:
-        self.index = self.model.next_node_event(self.index, d)
+        """To the next/previous event about a graph node; with a node selected, about that node."""
+        rec = self.model.nodes.get(self.selected) if self.selected is not None else None
+        if rec is None:
+            self.index = self.model.next_node_event(self.index, d)
+            return
+        idx = rec.event_indices()
+        later = [k for k in idx if k > self.index] if d > 0 else [k for k in idx if k < self.index]
+        if later:
+            self.index = later[0] if d > 0 else later[-1]
+        else:
+            self.notify(f"No {'later' if d > 0 else 'earlier'} event about {rec.name}.", timeout=3)
 
     def action_phase(self, d: int) -> None:
         self.index = self.model.next_phase(self.index, d)

@@ -143,6 +143,12 @@ async def test_mouse_selects_nodes_and_events(mlp_trace):
         await pilot.press("enter")
         about = s.model.events[s.index]
         assert s.selected == (about["node"]["id"] if isinstance(about["node"], dict) else about["node"])
+        # with a node selected, . and , move between the events about it
+        rec = s.model.nodes[s.selected]
+        await pilot.press("home", "full_stop")
+        assert s.index == rec.created
+        await pilot.press("full_stop")
+        assert s.index == rec.event_indices()[1]
         await pilot.press("escape")
         log = s.query_one(EventLog)
         top = int(log.scroll_offset.y)
