@@ -608,3 +608,90 @@ def test_amax_std_nodes_as_pytorch():
     assert sorted(k for k, _ in x.std(1).grad_fn.saved_tensors_info) == ["result", "self"]
     gradcheck(lambda x: engine.amin(x, (0, 1)), [x])
     gradcheck(lambda x: x.amax(), [x])
+
+
+# ---- forward values against independent NumPy references ----------------------------------
+def _np_conv2d(x, w, b, stride, padding, dilation):
+    (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
+    n, c, h, wd = x.shape
+    o, _, kh, kw = w.shape
+    xp = np.zeros((n, c, h + 2 * ph, wd + 2 * pw))
+    xp[:, :, ph:ph + h, pw:pw + wd] = x
+    oh = (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1
+    ow = (wd + 2 * pw - dw * (kw - 1) - 1) // sw + 1
+    out = np.zeros((n, o, oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            patch = xp[:, :, i * sh:i * sh + dh * (kh - 1) + 1:dh, j * sw:j * sw + dw * (kw - 1) + 1:dw]
+            out[:, :, i, j] = np.einsum("nckl,ockl->no", patch, w)
+    return out + (0 if b is None else b.reshape(1, -1, 1, 1))
+
+
+def _np_log_softmax(x, axis):
+    m = x.max(axis=axis, keepdims=True)
+    return x - m - np.log(np.exp(x - m).sum(axis=axis, keepdims=True))
+
+
+def _v(t):
+    return t.detach().numpy()
+
+
+def test_forward_values_match_numpy_references():
+    import math
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((2, 3, 5, 6))
+    w = rng.standard_normal((4, 3, 3, 2))
+    b = rng.standard_normal(4)
+    for stride, padding, dilation in (((1, 1), (0, 0), (1, 1)), ((2, 1), (1, 2), (1, 2)), ((1, 2), (2, 0), (2, 1))):
+        got = F.conv2d(leaf(x, False), leaf(w, False), leaf(b, False), stride, padding, dilation)
+        np.testing.assert_allclose(_v(got), _np_conv2d(x, w, b, stride, padding, dilation), rtol=1e-12, atol=1e-12)
+
+    z = rng.standard_normal((4, 5))
+    t = np.array([1, 0, 4, 2])
+    np.testing.assert_allclose(_v(F.softmax(leaf(z), 1)), np.exp(_np_log_softmax(z, 1)), rtol=1e-12)
+    np.testing.assert_allclose(_v(F.log_softmax(leaf(z), 0)), _np_log_softmax(z, 0), rtol=1e-12)
+    ce = -_np_log_softmax(z, 1)[np.arange(4), t]
+    np.testing.assert_allclose(_v(F.cross_entropy(leaf(z), engine.tensor(t))), ce.mean(), rtol=1e-12)
+    np.testing.assert_allclose(_v(F.cross_entropy(leaf(z), engine.tensor(t), reduction="none")), ce, rtol=1e-12)
+    t_ign = engine.tensor([1, -100, 4, -100])
+    np.testing.assert_allclose(_v(F.cross_entropy(leaf(z), t_ign)), (ce[0] + ce[2]) / 2, rtol=1e-12)
+    np.testing.assert_allclose(_v(F.cross_entropy(leaf(z), t_ign, reduction="sum")), ce[0] + ce[2], rtol=1e-12)
+
+    ln_w, ln_b = rng.standard_normal(5), rng.standard_normal(5)
+    mu, var = z.mean(1, keepdims=True), z.var(1, keepdims=True)
+    np.testing.assert_allclose(_v(F.layer_norm(leaf(z), (5,), leaf(ln_w), leaf(ln_b), eps=1e-5)),
+                               (z - mu) / np.sqrt(var + 1e-5) * ln_w + ln_b, rtol=1e-10)
+    erf = np.vectorize(math.erf)
+    np.testing.assert_allclose(_v(F.gelu(leaf(z))), 0.5 * z * (1 + erf(z / math.sqrt(2))), rtol=1e-12)
+    np.testing.assert_allclose(_v(F.gelu(leaf(z), approximate="tanh")),
+                               0.5 * z * (1 + np.tanh(math.sqrt(2 / math.pi) * (z + 0.044715 * z ** 3))), rtol=1e-12)
+    np.testing.assert_allclose(_v(engine.logsumexp(leaf(z), 1)), np.log(np.exp(z).sum(1)), rtol=1e-12)
+    np.testing.assert_allclose(_v(leaf(z).var(0)), z.var(0, ddof=1), rtol=1e-12)
+    np.testing.assert_allclose(_v(leaf(z).std(1, unbiased=False)), z.std(1), rtol=1e-12)
+    np.testing.assert_allclose(_v(F.mse_loss(leaf(z), leaf(z[::-1]))), ((z - z[::-1]) ** 2).mean(), rtol=1e-12)
+    lw, lb = rng.standard_normal((3, 5)), rng.standard_normal(3)
+    np.testing.assert_allclose(_v(F.linear(leaf(z), leaf(lw), leaf(lb))), z @ lw.T + lb, rtol=1e-12)
+    a3, b3 = rng.standard_normal((2, 1, 3, 4)), rng.standard_normal((5, 4, 2))
+    np.testing.assert_allclose(_v(leaf(a3) @ leaf(b3)), np.matmul(a3, b3), rtol=1e-12)
+    emb = rng.standard_normal((6, 3))
+    idx = np.array([[5, 0], [0, 2]])
+    np.testing.assert_allclose(_v(F.embedding(engine.tensor(idx), leaf(emb))), emb[idx], rtol=0)
+    np.testing.assert_array_equal(_v(leaf(z)[leaf(z).detach() > 0]), z[z > 0])
+    np.testing.assert_array_equal(_v(leaf(z)[engine.tensor([3, 3, 0]), 1:4:2]), z[[3, 3, 0], 1:4:2])
+    q, k, v = rng.standard_normal((2, 3, 4)), rng.standard_normal((2, 5, 4)), rng.standard_normal((2, 5, 4))
+    s = q @ k.transpose(0, 2, 1) / 2.0
+    att = np.exp(_np_log_softmax(s, -1)) @ v
+    np.testing.assert_allclose(_v(F.scaled_dot_product_attention(leaf(q), leaf(k), leaf(v))), att, rtol=1e-12)
+
+
+def test_dropout_mask_statistics_and_scaling():
+    engine.manual_seed(0)
+    x = engine.ones(200, 100, requires_grad=True)
+    y = F.dropout(x, p=0.3)
+    np.testing.assert_allclose(np.unique(_v(y)), [0.0, 1 / 0.7], rtol=1e-6)   # dropped, or scaled by 1/(1-p)
+    kept = float((_v(y) != 0).mean())
+    assert abs(kept - 0.7) < 0.02                    # 20,000 draws: 4.5 standard deviations of slack
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), _v(y))   # gradient is the same scaled mask
+    assert F.dropout(x, p=0.0) is x and F.dropout(x, 0.5, training=False) is x
+    assert float(F.dropout(x, p=1.0).abs().sum()) == 0.0
