@@ -9,8 +9,6 @@ from textual.widget import Widget
 from .format import human_bytes
 from .model import TraceModel
 
-COLORS = {"parameter": "#4e79a7", "gradient": "#f28e2b", "activation": "#e15759", "optimizer": "#76b7b2",
-          "input": "#59a14f", "other": "#9c9c9c"}
 EIGHTHS = " ▁▂▃▄▅▆▇█"
 SHORT = {"parameter": "param", "gradient": "grad", "activation": "act", "optimizer": "optim"}
 
@@ -43,6 +41,15 @@ def column_of(model: TraceModel, width: int, i: int) -> int:
 
 class MemoryView(Widget, can_focus=True):
     """The memory panel: a stacked chart in characters, a legend with the bytes at the cursor."""
+
+    # colors live in glassgrad.tcss; a category without its own class uses memory--unknown
+    COMPONENT_CLASSES = {"memory--parameter", "memory--gradient", "memory--activation", "memory--optimizer",
+                         "memory--input", "memory--other", "memory--unknown", "memory--cursor", "memory--axis",
+                         "memory--now", "memory--peak"}
+
+    def _cat_style(self, cat):
+        name = f"memory--{cat}"
+        return self.get_component_rich_style(name if name in self.COMPONENT_CLASSES else "memory--unknown")
 
     index: reactive[int] = reactive(0)
 
@@ -85,9 +92,9 @@ class MemoryView(Widget, can_focus=True):
                     acc += v
                     parts.append((acc * scale, k))
             stacks.append(parts)
-        styles = [Style(color=COLORS.get(cat, "#bbbbbb")) for cat in m.categories]
-        cursor_bg = Style(bgcolor="#444444")
-        cursor_line = Style(color="#ffffff", bgcolor="#444444")
+        styles = [self._cat_style(cat) for cat in m.categories]
+        cursor_line = self.get_component_rich_style("memory--cursor")
+        cursor_bg = Style(bgcolor=cursor_line.bgcolor)
         text = Text()
         for r in range(chart_h):
             lo = (chart_h - 1 - r) * 8  # this row's bottom, in eighths
@@ -119,15 +126,15 @@ class MemoryView(Widget, can_focus=True):
         axis = ["─"] * w
         axis[min(peak_col, w - 1)] = "▲"
         axis[min(cur_col, w - 1)] = "┃"
-        text.append("".join(axis), Style(color="#888888"))
+        text.append("".join(axis), self.get_component_rich_style("memory--axis"))
         text.append("\n")
         live = m.live_at(i)
         legend = Text()
-        legend.append(f"now {human_bytes(m.total[i])} ", Style(bold=True))
-        legend.append(f"▲peak {human_bytes(m.peak_bytes)} ", Style(color="#ffcc00"))
+        legend.append(f"now {human_bytes(m.total[i])} ", self.get_component_rich_style("memory--now"))
+        legend.append(f"▲peak {human_bytes(m.peak_bytes)} ", self.get_component_rich_style("memory--peak"))
         for cat in m.categories:
             if live.get(cat):
-                legend.append("■", Style(color=COLORS.get(cat, "#bbbbbb")))
+                legend.append("■", self._cat_style(cat))
                 legend.append(f"{SHORT.get(cat, cat)} {human_bytes(live[cat])} ")
         legend.truncate(w)
         text.append_text(legend)
