@@ -638,8 +638,10 @@ def _normalize_index(x, key):
                 parts.append(int(k.item()))
                 continue
             if k.device != x.device:
-                raise RuntimeError(f"indices should be either on cpu or on the same device as the indexed tensor "
-                                   f"({x.device})")
+                if k.device.type != "cpu":
+                    raise RuntimeError(f"indices should be either on cpu or on the same device as the indexed "
+                                       f"tensor ({x.device})")
+                k = k.to(x.device)  # CPU indices may index a CUDA tensor, as in PyTorch
             parts.append(_SLOT)
             tensors.append(k)
         elif isinstance(k, (list, np.ndarray)):

@@ -584,3 +584,11 @@ def test_requires_grad_on_non_leaf():
     assert str(info.value) == "you can only change requires_grad flags of leaf variables."
     with pytest.raises(RuntimeError, match="use var_no_grad = var.detach\\(\\)"):
         y.requires_grad_(False)
+
+
+def test_custom_function_twice_differentiable():
+    x = engine.tensor([1.0, 2.0], dtype=engine.float64, requires_grad=True)
+    (g,) = autograd.grad(Cube.apply(x, 2.0).sum(), x, create_graph=True)
+    assert g.tolist() == [6.0, 24.0] and g.requires_grad
+    (gg,) = autograd.grad(g.sum(), x)
+    assert gg.tolist() == [12.0, 24.0]

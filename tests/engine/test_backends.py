@@ -51,7 +51,7 @@ OPS = {
     "expand": lambda a, b: a[:1].expand(3, 4) * b,
     "slice": lambda a, b: a[1:, ::2],
     "select": lambda a, b: a[1] * b[2],
-    "index_repeated": lambda a, b: a[engine.tensor([0, 2, 2])],
+    "index_repeated": lambda a, b: a[engine.tensor([0, 2, 2])],  # CPU indices also index CUDA tensors
     "index_list": lambda a, b: a[:, [3, 3, 0]],
     "bool_mask": lambda a, b: a[a > 0],
     "setitem": lambda a, b: _setitem(a, b),
@@ -67,10 +67,10 @@ OPS = {
     "softmax": lambda a, b: F.softmax(a, -1) * b,
     "log_softmax": lambda a, b: F.log_softmax(a, 0) * b,
     "layer_norm": lambda a, b: F.layer_norm(a, (4,), b[0], b[1]),
-    "cross_entropy": lambda a, b: F.cross_entropy(a, engine.tensor([0, 3, 1])),
-    "nll_none": lambda a, b: F.nll_loss(F.log_softmax(a, 1), engine.tensor([2, -100, 1]), reduction="none"),
+    "cross_entropy": lambda a, b: F.cross_entropy(a, engine.tensor([0, 3, 1], device=a.device)),
+    "nll_none": lambda a, b: F.nll_loss(F.log_softmax(a, 1), engine.tensor([2, -100, 1], device=a.device), reduction="none"),
     "mse": lambda a, b: F.mse_loss(a, b),
-    "embedding": lambda a, b: F.embedding(engine.tensor([2, 0, 2]), a),
+    "embedding": lambda a, b: F.embedding(engine.tensor([2, 0, 2], device=a.device), a),
     "conv2d": lambda a, b: F.conv2d(a.reshape(1, 1, 3, 4), b.reshape(3, 1, 2, 2)[:2], b[0, :2], padding=1),
     "conv2d_stride_dilation": lambda a, b: F.conv2d(a.reshape(1, 2, 2, 3), b.reshape(2, 2, 3)[:, :, :2].reshape(2, 2, 1, 2),
                                                     stride=(1, 2), dilation=(1, 2)),
@@ -94,7 +94,7 @@ ERF_BASED = {"erf", "gelu"}
 def _setitem(a, b):
     y = a * 1
     y[0] = b[1]
-    y[engine.tensor([2])] = 0.0
+    y[engine.tensor([2], device=a.device)] = 0.0
     return y
 
 
