@@ -1,6 +1,7 @@
 """The app under Textual's Pilot: every key, every panel, the mouse."""
 import os
 
+import pytest
 
 from tui.app import GlassgradApp
 from tui.event_log import EventLog
@@ -275,3 +276,15 @@ async def test_lesson_focus_on_memory_and_on_a_node(lesson_run):
         assert "SinBackward0" in str(s.query_one(Inspector).content())
         await pilot.press("right_square_bracket")                            # step 4 looks at memory
         assert s.query_one(MemoryView).has_focus
+
+
+@pytest.mark.parametrize("name", __import__("lessons").module_names())
+async def test_every_lesson_plays_in_the_app(name, lesson_run):
+    lr = lesson_run(name)
+    async with GlassgradApp("lesson", lesson_run=lr).run_test(size=(100, 30)) as pilot:
+        s = pilot.app.screen
+        for k in range(1, len(lr.steps)):
+            await pilot.press("right_square_bracket")
+            assert s.step == k and s.index == lr.steps[k].focus_index()
+        await pilot.press("p", "end", "full_stop", "comma", "left_curly_bracket", "enter")
+        assert s.index < len(s.model)
