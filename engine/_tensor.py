@@ -57,6 +57,7 @@ class Tensor:
         return t
 
     _engine_dtype_of = staticmethod(lambda xp, adt: _engine_dtype(xp, adt))
+    _post_acc_hooks = ()   # register_post_accumulate_grad_hook gives a tensor its own list
 
     def __init__(self, *args, **kwargs):
         raise TypeError("use engine.tensor(data) or a factory such as engine.zeros(...) to make a tensor")
@@ -230,6 +231,19 @@ class Tensor:
             lst = self._hooks
         lst.append(hook)
         return _Handle(lst, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Run ``hook(tensor)`` each time a backward has accumulated into this leaf's ``.grad``."""
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        from .autograd.graph import _Handle
+        if not self._post_acc_hooks:
+            self._post_acc_hooks = []   # an instance list; the class default is an empty tuple
+        hooks = self._post_acc_hooks
+        hooks.append(hook)
+        return _Handle(hooks, hook)
 
     def detach(self):
         t = Tensor._wrap(self._data, self._storage)

@@ -129,7 +129,8 @@ def _nondiff(t, fn):
 def pow(input, exponent):
     if isinstance(exponent, Tensor) or not isinstance(input, Tensor):
         _broadcast_check(input, exponent)
-        return apply(_O["pow_tensor"], [_scalar_ok(input, "pow"), exponent])
+        return apply(_O["pow_tensor"], [_scalar_ok(input, "pow"), exponent],
+                     node_name=None if isinstance(input, Tensor) else "PowBackward2")  # number ** tensor
     exponent = _scalar_ok(exponent, "pow")
     if type(exponent) is builtins.float and not input.dtype.is_floating_point:
         input = input.to(_dtype.get_default_dtype())  # int ** float is a float tensor, as in PyTorch

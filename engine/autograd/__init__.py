@@ -61,10 +61,15 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     ins = _as_list(inputs)
     if ins is not None and len(ins) == 0:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-    run_backward(outs, grads, retain_graph=retain_graph, create_graph=create_graph, inputs=ins,
-                 accumulate=True, allow_unused=True)
-    if ins is not None:
-        pass
+    captured = run_backward(outs, grads, retain_graph=retain_graph, create_graph=create_graph, inputs=ins,
+                            accumulate=True, allow_unused=True)
+    for t, g in zip(ins or (), captured):
+        if t.grad_fn is not None and g is not None:  # a non-leaf named in inputs gets its .grad, as in PyTorch
+            if not create_graph:
+                with grad_mode.no_grad():
+                    g = g.detach().clone()
+            t._grad = g if t._grad is None else t._grad + g
+            t._grad._storage.set_base("gradient")
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,

@@ -592,3 +592,25 @@ def test_custom_function_twice_differentiable():
     assert g.tolist() == [6.0, 24.0] and g.requires_grad
     (gg,) = autograd.grad(g.sum(), x)
     assert gg.tolist() == [12.0, 24.0]
+
+
+def test_backward_inputs_may_name_non_leaves():
+    x = leaf(1.0, 2.0)
+    h = x * 3
+    (h * h).sum().backward(inputs=[h, x])
+    assert h.grad.tolist() == [6.0, 12.0] and x.grad.tolist() == [18.0, 36.0]
+    assert h.grad._storage.category == "gradient"
+
+
+def test_post_accumulate_grad_hook():
+    x = leaf(1.0)
+    seen = []
+    handle = x.register_post_accumulate_grad_hook(lambda t: seen.append(t.grad.item()))
+    (x * 2).sum().backward()
+    (x * 3).sum().backward()
+    assert seen == [2.0, 5.0]
+    handle.remove()
+    (x * 1).sum().backward()
+    assert seen == [2.0, 5.0]
+    with pytest.raises(RuntimeError, match="cannot be registered on non-leaf tensors"):
+        (x * 2).register_post_accumulate_grad_hook(lambda t: None)
