@@ -41,7 +41,13 @@ _task_ids = itertools.count(1)
 def current_graph_task_id():
     """Id of the innermost backward/grad call running on this thread, else None."""
     ids = getattr(_task, "ids", None)
-    return ids[-1] if ids else None
+    return ids[-1][0] if ids else None
+
+
+def current_graph_task_retains_graph() -> bool:
+    """Whether the innermost running backward/grad call keeps the graph (retain_graph)."""
+    ids = getattr(_task, "ids", None)
+    return bool(ids) and ids[-1][1]
 
 
 def current_task_has_inputs() -> bool:
@@ -160,7 +166,7 @@ def run_backward(roots, grads, retain_graph: bool, create_graph: bool, inputs=No
     ids = getattr(_task, "ids", None)
     if ids is None:
         ids = _task.ids = []
-    ids.append(next(_task_ids))
+    ids.append((next(_task_ids), retain_graph))
     try:
         _drain(ready, buffers, deps, needed, capture, captured, claimed, accumulate, inputs,
                retain_graph, create_graph, F_tensor, phase, made)
@@ -407,6 +413,3 @@ def _accumulate(node, g, create_graph, claimed, made=()):
     if _events.active:
         _events.emit("accumulate", node=node.id, tensor=var._id, storage=var._grad._storage.id,
                      bytes=var._grad._storage.nbytes)
-    if var._post_acc_hooks:   # register_post_accumulate_grad_hook
-        for h in list(var._post_acc_hooks):
-            h(var)

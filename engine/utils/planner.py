@@ -16,15 +16,24 @@ in a run with nothing checkpointed, per layer i:
   e_i  its backward peak minus (base + m_1 + ... + m_i): gradients in flight, new
        .grad storages, the loss and seed, minus what it already released;
   u_i  the same at the moment its backward starts (the gradient arriving for x_i, ...);
+  f_i  x_(i-1) if the layer's input was freed during its forward (nothing saves it), else 0:
+       a segment starting at layer i keeps that input as its boundary, so inside the
+       segment layer i holds m_i + f_i;
+  k_i  whether the layer saves its input itself (it then keeps x_(i-1) alive);
+  v_i  x_i if the output was already freed when the layer's backward started (nothing
+       saved it), else 0: u_i then lacks x_i, which a recompute does allocate again;
   c_i  its forward cost: FLOPs estimated from its ops' shapes (2*M*N*K for a matmul,
        2*out*C*kh*kw for conv2d, the output size for anything else).
 Walking the plan with H = bytes held by the blocks before the current one
 (a stored layer holds m_i, a checkpointed segment holds its output x_b):
-  1. stored layer i:      forward H + m_i + p_i;  backward H + m_i + e_i;  then H += m_i.
+  1. stored layer i:      forward H + m_i + p_i;  backward H + m_i - g_i + e_i;  then
+                          H += m_i - g_i, where g_i = x_(i-1) if the block before is a segment,
+                          f_i = 0 and not k_i (in the plain run x_(i-1) stayed alive only because
+                          layer i-1 saved it; checkpointed, nothing keeps it), else 0.
   2. segment [a, b]:      forward, layer t:  H + [t > a] x_(t-1) + m_t + p_t (the region keeps
-                          only its current tensor);  recompute, layer t:
-                          H + u_b + (m_a + ... + m_(t-1)) + m_t + p_t;  backward, layer t:
-                          H + (m_a + ... + m_t) + e_t;  then H += x_b.
+                          only its current tensor);  with K_t = (m_a + f_a) + m_(a+1) + ... + m_t,
+                          recompute, layer t: H + u_b + v_b + K_(t-1) + m_t + p_t;
+                          backward, layer t: H + K_t + e_t;  then H += x_b.
   3. peak(plan) = max of all those terms; cost(plan) = sum of c_t over checkpointed layers
      (with early stop a recompute reruns exactly its segment's forward once).
 The model is exact for chains whose layers add up (what the engine does for the MLPs of
@@ -32,10 +41,11 @@ the tests and lessons: predicted peaks equal measured ones to the byte).
 
 NOTE [ Optimal plan by dynamic programming ]
 1. Every term in NOTE [ Checkpoint plan cost model ] is H (bytes held before a block)
-   plus a number that depends only on the block; H only grows. So after a prefix of the
-   chain, a partial plan matters to the rest only through (H, cost so far).
-2. ``_solve`` sweeps positions 0..n keeping, per position, the Pareto front of (H, cost)
-   over feasible partial plans (no term above the budget); a pair with both no smaller
+   plus a number that depends only on the block (and, for a stored layer, on whether a
+   segment came right before it); H only grows. So after a prefix of the chain, a
+   partial plan matters to the rest only through (H, that flag, cost so far).
+2. ``_solve`` sweeps positions 0..n keeping, per position and flag, the Pareto front of
+   (H, cost) over feasible partial plans (no term above the budget); a pair with both no smaller
    than another's is dropped: it can never lead to a cheaper feasible plan. Extending a
    pair by a stored layer or by any segment starting there keeps the exact optimum
    (Chen et al.'s segment view of sublinear memory, solved exactly, as Griewank's revolve
@@ -68,6 +78,9 @@ class LayerStats:
     cost: float
     ops: int = 0
     name: str = ""
+    f: int = 0
+    k: bool = True
+    v: int = 0
 
 
 @dataclass
@@ -124,35 +137,43 @@ def evaluate(stats, segments) -> tuple:
     """(peak_bytes, cost) of checkpointing ``segments`` (NOTE [ Checkpoint plan cost model ]),
     by walking the plan forward then backward."""
     blocks = _blocks(segments, len(stats))
-    H, peak, held_before = 0, 0, []
+    H, peak, held_before, after_segment = 0, 0, [], False
     for blk in blocks:                       # forward
-        held_before.append(H)
+        held_before.append((H, after_segment))
         if blk[0] == "s":
             s = stats[blk[1]]
             peak = max(peak, H + s.m + s.p)
-            H += s.m
+            H += s.m - _g(stats, blk[1], after_segment)
+            after_segment = False
         else:
             _, a, b = blk
             for t in range(a, b + 1):
                 prev = stats[t - 1].x if t > a else 0
                 peak = max(peak, H + prev + stats[t].m + stats[t].p)
             H += stats[b].x
+            after_segment = True
     cost = 0.0
-    for blk, H in zip(reversed(blocks), reversed(held_before)):   # backward
+    for blk, (H, after) in zip(reversed(blocks), reversed(held_before)):   # backward
         if blk[0] == "s":
             s = stats[blk[1]]
-            peak = max(peak, H + s.m + s.e)
+            peak = max(peak, H + s.m - _g(stats, blk[1], after) + s.e)
         else:
             _, a, b = blk
             kept = 0
             for t in range(a, b + 1):        # recompute
-                peak = max(peak, H + stats[b].u + kept + stats[t].m + stats[t].p)
-                kept += stats[t].m
+                peak = max(peak, H + stats[b].u + stats[b].v + kept + stats[t].m + stats[t].p)
+                kept += stats[t].m + (stats[t].f if t == a else 0)
                 cost += stats[t].cost
             for t in range(b, a - 1, -1):    # backward through the recomputed segment
-                peak = max(peak, H + kept + stats[t].e)    # kept: m_a + ... + m_t
+                peak = max(peak, H + kept + stats[t].e)    # kept: K_t
                 kept -= stats[t].m
     return peak, cost
+
+
+def _g(stats, i, after_segment) -> int:
+    """g_i of NOTE [ Checkpoint plan cost model ] 1."""
+    s = stats[i]
+    return stats[i - 1].x if after_segment and i > 0 and not s.f and not s.k else 0
 
 
 def _segment_table(stats):
@@ -171,11 +192,11 @@ def _segment_table(stats):
             prev = stats[b - 1].x if b > a else 0
             fwd = max(fwd, prev + s.m + s.p)
             rec_core = max(rec_core, kept + s.m + s.p)
-            kept += s.m
+            kept += s.m + (s.f if b == a else 0)
             bwd = max(bwd, kept + s.e)
             cost += s.cost
             mono = max(fwd, bwd)
-            row.append((max(mono, s.u + rec_core), s.x, cost, mono))
+            row.append((max(mono, s.u + s.v + rec_core), s.x, cost, mono))
         table.append(row)
     return table
 
@@ -184,37 +205,37 @@ def _solve(stats, budget, table=None):
     """The cheapest plan whose peak is at most ``budget``: (segments, peak, cost) or None."""
     n = len(stats)
     table = table if table is not None else _segment_table(stats)
-    fronts = [dict() for _ in range(n + 1)]   # position -> {H: (cost, back pointer)}
-    fronts[0][0] = (0.0, None)
+    # fronts[position][flag]: {H: (cost, back pointer)}; flag: the last block was a segment
+    fronts = [(dict(), dict()) for _ in range(n + 1)]
+    fronts[0][0][0] = (0.0, None)
     for i in range(n):
-        front = _pareto(fronts[i])
-        fronts[i] = front
         s = stats[i]
-        stored = max(s.m + s.p, s.m + s.e)
         row = table[i]
-        nxt_front = fronts[i + 1]
-        for H, (c, _) in front.items():
-            if H + stored <= budget:                                     # stored layer i
-                _offer(nxt_front, H + s.m, c, (i, H, None))
-            room = budget - H
-            for k, (local, held, seg_cost, mono) in enumerate(row):      # segment [i, i + k]
-                if mono > room:
-                    break            # every longer segment is over budget too
-                if local <= room:
-                    target, key, cost = fronts[i + k + 1], H + held, c + seg_cost
-                    old = target.get(key)
-                    if old is None or cost < old[0]:
-                        target[key] = (cost, (i, H, i + k))
-    final = _pareto(fronts[n])
-    if not final:
+        for flag in (0, 1):
+            front = _pareto(fronts[i][flag])
+            fronts[i][flag].clear()
+            fronts[i][flag].update(front)
+            g = _g(stats, i, flag)
+            stored = max(s.m + s.p, s.m - g + s.e)
+            for H, (c, _) in front.items():
+                if H + stored <= budget:                                 # stored layer i
+                    _offer(fronts[i + 1][0], H + s.m - g, c, (i, H, flag, None))
+                room = budget - H
+                for k, (local, held, seg_cost, mono) in enumerate(row):  # segment [i, i + k]
+                    if mono > room:
+                        break            # every longer segment is over budget too
+                    if local <= room:
+                        _offer(fronts[i + k + 1][1], H + held, c + seg_cost, (i, H, flag, i + k))
+    finals = [(c, H, flag) for flag in (0, 1) for H, (c, _) in _pareto(fronts[n][flag]).items()]
+    if not finals:
         return None
-    H_end = min(final.items(), key=lambda kv: (kv[1][0], kv[0]))[0]
-    segments, pos, H = [], n, H_end
+    _, H, flag = min(finals)
+    segments, pos = [], n
     while pos > 0:
-        i, H_prev, b = fronts[pos][H][1]
+        i, H_prev, flag_prev, b = fronts[pos][flag][H][1]
         if b is not None:
             segments.append((i, b + 1))
-        pos, H = i, H_prev
+        pos, H, flag = i, H_prev, flag_prev
     segments.reverse()
     peak, cost = evaluate(stats, segments)
     return segments, peak, cost
@@ -318,7 +339,8 @@ def measure(model_or_layers, sample_input) -> list:
                 p.grad = g
                 g._data[...] = copy
     gc.collect()
-    return _stats_from_trace(tr.events, bounds, outs_new, bwd_start, base, str(device), layers)
+    return _stats_from_trace(tr.events, bounds, outs_new, bwd_start, base, str(device), layers,
+                             sample_input._storage.id)
 
 
 def _parameters(layers) -> list:
@@ -331,7 +353,7 @@ def _parameters(layers) -> list:
     return out
 
 
-def _stats_from_trace(events, bounds, out_storages, bwd_start, base, device, layers):
+def _stats_from_trace(events, bounds, out_storages, bwd_start, base, device, layers, input_storage=None):
     n = len(layers)
     live = [0] * (len(events) + 1)    # live[k]: bytes above base just before event k
     cur = 0
@@ -340,10 +362,15 @@ def _stats_from_trace(events, bounds, out_storages, bwd_start, base, device, lay
         if e["kind"] in ("alloc", "free") and e.get("device", device) == device:
             cur += e["bytes"] if e["kind"] == "alloc" else -e["bytes"]
     live[len(events)] = cur
-    node_layer, xs, ms, ps, costs, ops = {}, [], [], [], [], []
+    node_layer, xs, ms, ps, fs, ks, costs, ops = {}, [], [], [], [], [], [], []
     for i, (a, b) in enumerate(bounds):
         allocs = {e["storage"]: e["bytes"] for e in events[a:b] if e["kind"] == "alloc"}
         xs.append(allocs.get(out_storages[i], 0))
+        freed = {e["storage"] for e in events[a:b] if e["kind"] == "free"}
+        fs.append(xs[i - 1] if i > 0 and out_storages[i - 1] in freed else 0)
+        inp = out_storages[i - 1] if i > 0 else input_storage
+        ks.append(any(sv["storage"] == inp for e in events[a:b] if e["kind"] == "op" and e.get("node")
+                      for sv in e["node"]["saved"]))
         ms.append(live[b] - live[a])
         ps.append(max(live[a:b + 1]) - live[b])
         layer_ops = [e for e in events[a:b] if e["kind"] == "op"]
@@ -366,14 +393,16 @@ def _stats_from_trace(events, bounds, out_storages, bwd_start, base, device, lay
     prefix = [0]
     for m in ms:
         prefix.append(prefix[-1] + m)
-    es, us = [0] * n, [0] * n
+    freed_at = {e["storage"]: k for k, e in enumerate(events) if e["kind"] == "free"}
+    es, us, vs = [0] * n, [0] * n, [0] * n
     for i in range(n):
         k1 = _next_start(starts, i, end)          # where the next lower layer's backward begins
         k0 = starts.get(i, k1)                     # a layer without nodes has an empty window
         us[i] = live[k0] - prefix[i + 1]
         es[i] = max(live[k0:k1 + 1]) - prefix[i + 1]
+        vs[i] = xs[i] if freed_at.get(out_storages[i], len(events)) < k0 else 0
     return [LayerStats(x=xs[i], m=ms[i], p=ps[i], e=es[i], u=us[i], cost=costs[i], ops=ops[i],
-                       name=type(layers[i]).__name__) for i in range(n)]
+                       name=type(layers[i]).__name__, f=fs[i], k=ks[i], v=vs[i]) for i in range(n)]
 
 
 def _next_start(starts, i, end):

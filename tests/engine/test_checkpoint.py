@@ -446,8 +446,8 @@ def test_exact_event_sequence_of_a_small_region():
         ("recompute", "op", "exp", R),
         ("recompute", "free", "s4", 24),                           # recomputed sin output: not needed
         ("recompute", "recompute_end", R),
-        ("backward", "free", "s5", 24),                            # recomputed y: handed over, then gone
         ("backward", "alloc", "s6", 24),                           # gradient for sin's output
+        ("backward", "free", "s5", 24),                            # recomputed y: gone when its node releases it
         ("backward", "execute", "SinBackward0"),
         ("backward", "alloc", "s7", 24),                           # gradient for x (becomes x.grad)
         ("backward", "free", "s6", 24),

@@ -32,8 +32,10 @@ def _random_chain(rng, n):
     for _ in range(n):
         x = rng.choice([0, 64, 128, 256, 512, 1024])
         m = x + rng.choice([0, 0, 64, 512])
+        prev_x = stats[-1].x if stats else 0
         stats.append(LayerStats(x=x, m=m, p=rng.choice([0, 64, 1024]), e=rng.randrange(-64, 2048),
-                                u=rng.randrange(-64, 1024), cost=float(rng.randrange(1, 100))))
+                                u=rng.randrange(-64, 1024), cost=float(rng.randrange(1, 100)),
+                                f=rng.choice([0, prev_x]), k=rng.random() < 0.5, v=rng.choice([0, x])))
     return stats
 
 
@@ -193,3 +195,18 @@ def test_measure_leaves_gradients_and_rng_untouched():
         p.grad = None
     planner.measure(model, x)
     assert all(p.grad is None for p in model.parameters())
+
+
+def test_random_plans_predicted_to_the_byte():
+    """Not only the optimal plans: any set of segments is predicted exactly on the mixed chain."""
+    model = _mixed()
+    engine.manual_seed(1)
+    x = engine.randn(32, 8, requires_grad=True)
+    stats = planner.measure(model, x)
+    every = list(_all_plans(len(stats)))
+    rng = random.Random(0)
+    for segs in rng.sample(every, 60) + [[(0, 12)], [(i, i + 1) for i in range(12)]]:
+        p = planner.Plan(segments=segs, n=12, peak_bytes=0, cost=0.0)
+        _zero(model, x)
+        engine.manual_seed(5)
+        assert _measured_peak(p.apply(model), x) == planner.evaluate(stats, segs)[0], segs

@@ -17,20 +17,25 @@ NOTE [ Non-reentrant checkpoint ]
 4. Early stop: once the recompute has saved as many tensors as the forward did, the
    next op of the rerun raises a private exception that ends it (an op hook, NOTE
    [ Op hooks ]), so the recompute costs exactly the ops up to the last saving one.
-5. An unpack hands the holder's tensor over and forgets it, so a recomputed tensor is
-   freed once its node has run (even with retain_graph=True).
+5. An unpack hands the holder's tensor over. Without retain_graph the holder keeps it
+   until the node releases its saved tensors (the holder dies then), so a recomputed
+   tensor lives exactly as long as the stored one would have, and memory figures of a
+   checkpointed run add up like a stored run's. With retain_graph=True (or outside a
+   backward) the holder forgets it at once (PyTorch's rule), so a retained graph does
+   not keep recomputed tensors alive.
 6. After the recompute the determinism check compares counts, metadata and values.
 7. The frame holds no reference to its hooks, so no reference cycle delays a free.
 """
 from __future__ import annotations
 
+import contextlib
 import itertools
 import weakref
 
 from ... import _dispatch, _events
 from ..._tensor import Tensor
 from ...autograd import grad_mode
-from ...autograd.engine import current_graph_task_id
+from ...autograd.engine import current_graph_task_id, current_graph_task_retains_graph
 from ...autograd.graph import SavedTensor, current_saving, saved_tensors_hooks
 from . import _common
 from ._common import CheckpointError
@@ -112,6 +117,7 @@ class _Frame:
     # ---- backward -----------------------------------------------------------
     def unpack(self, h):
         gid = current_graph_task_id()
+        forget = gid is None or current_graph_task_retains_graph()
         if gid is None:
             gid = ("outside", next(_outside_ids))   # no backward running: recompute each time
         if gid not in self.recomputed:
@@ -125,7 +131,8 @@ class _Frame:
         if t is _MISSING:
             raise CheckpointError("torch.utils.checkpoint: the recomputation did not produce this saved "
                                   "tensor (it saved fewer tensors than the forward).")
-        h.handles[gid] = None     # NOTE 5
+        if forget:                # NOTE 5
+            h.handles[gid] = None
         return t
 
     def recompute(self, gid):
@@ -139,9 +146,9 @@ class _Frame:
 
         stopper = _EarlyStop(frame_ref)
         try:
-            with _common.recompute_scope(self.region), self.rng.replay() if self.rng else _null(), \
+            with _common.recompute_scope(self.region), self.rng.replay() if self.rng else contextlib.nullcontext(), \
                     saved_tensors_hooks(pack, _identity), grad_mode.enable_grad(), self.recompute_ctx, \
-                    _push_op_hook(stopper):
+                    push_op_hook(stopper):
                 self.fn(*args, **self.kwargs)
         except _StopRecomputation:
             pass
@@ -229,14 +236,6 @@ def _fmt_meta(meta) -> str:
     return f"{{'shape': {meta['shape']!r}, 'dtype': {meta['dtype']!r}, 'device': {meta['device']!r}}}"
 
 
-class _null:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-
 class _EarlyStop:
     """Op hook ending a recomputation at the op after the last needed save (NOTE 4)."""
 
@@ -255,7 +254,7 @@ class _EarlyStop:
         pass
 
 
-class _push_op_hook:
+class push_op_hook:
     """Push an op hook on this thread's stack for the block (NOTE [ Op hooks ])."""
 
     def __init__(self, hook):
@@ -270,9 +269,6 @@ class _push_op_hook:
     def __exit__(self, *exc):
         _dispatch.op_hooks.stack = self.old
         return False
-
-
-push_op_hook = _push_op_hook
 
 
 def checkpoint_without_reentrant(function, preserve_rng_state, context_fn, determinism_check,
