@@ -246,6 +246,16 @@ def _amax_bwd(F, g, s):
     return (F.where(mask, g / count, 0.0),)
 
 
+def _logsumexp_fwd(xp, a, dim, keepdim=False):
+    m = xp.max(a, axis=dim, keepdims=True)
+    m = xp.where(xp.isfinite(m), m, xp.zeros_like(m))    # all -inf (or inf) rows: no shift
+    out = xp.log(xp.sum(xp.exp(a - m), axis=dim, keepdims=True)) + m
+    return out if keepdim else xp.squeeze(out, axis=dim)
+
+
+op("logsumexp", "LogsumexpBackward0", ("self",), _logsumexp_fwd,
+   lambda F, g, s: (_keep(F, g, s, s.shapes[0]) * F.exp(s.self - _keep(F, s.result, s, s.shapes[0])),),
+   save={"self": (), "result": ()}, promote=False)
 op("amax", "AmaxBackward0", ("self",), lambda xp, a, dim=None, keepdim=False: xp.max(a, axis=dim, keepdims=keepdim),
    _amax_bwd, save={"self": (), "result": ()}, promote=False)
 op("amin", "AminBackward0", ("self",), lambda xp, a, dim=None, keepdim=False: xp.min(a, axis=dim, keepdims=keepdim),

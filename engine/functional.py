@@ -348,9 +348,10 @@ def argmin(input, dim=None, keepdim=False):
 
 
 def logsumexp(input, dim, keepdim=False):
-    m = amax(input.detach(), dim, keepdim=True)
-    out = log(sum(exp(input - m), dim, keepdim=True)) + m
-    return out if keepdim else squeeze(out, dim)
+    """log(sum(exp(x))) over ``dim``, computed stably (shifted by the max)."""
+    if not input.dtype.is_floating_point:
+        input = input.to(_dtype.get_default_dtype())
+    return apply(_O["logsumexp"], [input], {"dim": _dims(dim, input.ndim), "keepdim": keepdim})
 
 
 def all(input, dim=None):

@@ -227,3 +227,10 @@ def test_activation_bytes_layer_norm_and_dropout():
     assert activation_bytes() - base == 240 + 48 + 240
     del y, z
     assert activation_bytes() - base == 0
+
+
+def test_logsumexp_keeps_input_and_result_only():
+    x = engine.randn(4, 5, requires_grad=True)
+    node = engine.logsumexp(x * 1.0, 1).grad_fn
+    assert node.name() == "LogsumexpBackward0"
+    assert sorted((k, sv.nbytes) for k, sv in node.saved_tensors_info) == [("result", 16), ("self", 80)]
