@@ -4,6 +4,12 @@
 """
 from __future__ import annotations
 
+import warnings as _warnings
+
+# NumPy reports inf/nan arithmetic (log(0), x/0) as RuntimeWarnings from the engine's kernels and
+# formulas; PyTorch computes the same inf/nan silently, and so does glassgrad.
+_warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"engine\.")
+
 from . import _malloc
 _malloc.tune()  # NOTE [ Host allocator tuning ]
 from . import _dtype
