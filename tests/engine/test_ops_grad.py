@@ -695,3 +695,22 @@ def test_dropout_mask_statistics_and_scaling():
     np.testing.assert_array_equal(x.grad.numpy(), _v(y))   # gradient is the same scaled mask
     assert F.dropout(x, p=0.0) is x and F.dropout(x, 0.5, training=False) is x
     assert float(F.dropout(x, p=1.0).abs().sum()) == 0.0
+
+
+def test_inplace_through_views_gradcheck():
+    def setitem_on_views(x, v):
+        a = x * 1.0
+        a[0][1] = 5.0                    # setitem on a view of a
+        a[1][engine.tensor([0, 2])] = v  # advanced-index setitem on a view
+        a.T[2].mul_(v[0])                # in-place on a strided view
+        return a * x
+
+    def chained_views(x):
+        a = x * 1.0
+        a.view(9)[::2].add_(1.0)         # a view of a view
+        a[1:].exp_()                     # an op that saves its (pre-write) input
+        return a.sin()
+
+    gradcheck(setitem_on_views, [f64(3, 3), f64(2, seed=3)])
+    gradcheck(chained_views, [f64(3, 3)])
+    gradgradcheck(chained_views, [f64(3, 3)])
