@@ -578,3 +578,28 @@ def test_selective_cache_counts_as_activation_until_used():
     del y
     gc.collect()
     assert M.memory_stats().get("allocated_bytes.activation.current", 0) == act0
+
+
+def test_graph_exec_group_recomputes_once_for_several_backwards():
+    from engine.utils.checkpoint import GraphExecGroup
+    x = engine.randn(3, requires_grad=True)
+    calls = []
+
+    def f(a):
+        calls.append(1)
+        return a.sin().exp(), a.cos().exp()
+    y1, y2 = checkpoint(f, x, use_reentrant=False)
+    with GraphExecGroup():
+        y1.sum().backward()
+        y2.sum().backward()
+    assert len(calls) == 2                       # forward + one recompute for both backwards
+    np.testing.assert_allclose(x.grad.detach().numpy(), (np.cos(x.detach().numpy()) * np.exp(np.sin(x.detach().numpy()))
+                               - np.sin(x.detach().numpy()) * np.exp(np.cos(x.detach().numpy()))), rtol=1e-5)
+    with pytest.raises(RuntimeError, match="^GraphExecGroup contexts cannot be nested. Already inside group"):
+        with GraphExecGroup():
+            with GraphExecGroup():
+                pass
+    from engine.utils.checkpoint import set_checkpoint_debug_enabled
+    with pytest.raises(NotImplementedError):
+        with set_checkpoint_debug_enabled(True):
+            pass

@@ -16,7 +16,7 @@ import contextlib
 import warnings
 
 from ._common import CheckpointError, detach_variable
-from ._nonreentrant import checkpoint_without_reentrant
+from ._nonreentrant import GraphExecGroup, checkpoint_without_reentrant
 from ._reentrant import CheckpointFunction, check_backward_validity
 from ._rng import get_device_states, set_device_states
 from ._selective import CheckpointPolicy, SelectiveCheckpointContext, create_selective_checkpoint_contexts
@@ -24,7 +24,7 @@ from ._selective import CheckpointPolicy, SelectiveCheckpointContext, create_sel
 __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "CheckpointFunction", "CheckpointPolicy",
            "SelectiveCheckpointContext", "create_selective_checkpoint_contexts", "noop_context_fn",
            "set_checkpoint_early_stop", "detach_variable", "check_backward_validity", "get_device_states",
-           "set_device_states"]
+           "set_device_states", "GraphExecGroup", "DefaultDeviceType", "set_checkpoint_debug_enabled"]
 
 
 def noop_context_fn():
@@ -32,6 +32,33 @@ def noop_context_fn():
 
 
 _early_stop_override = None
+
+
+class DefaultDeviceType:
+    """The device type whose RNG state is stashed when no tensor argument names one (as PyTorch)."""
+
+    _default_device_type = None
+
+    @staticmethod
+    def set_device_type(device: str = "cuda") -> None:
+        DefaultDeviceType._default_device_type = device
+
+    @staticmethod
+    def get_device_type() -> str:
+        if DefaultDeviceType._default_device_type is None:
+            from ...cuda import is_available
+            DefaultDeviceType._default_device_type = "cuda" if is_available() else "cpu"
+        return DefaultDeviceType._default_device_type
+
+
+@contextlib.contextmanager
+def set_checkpoint_debug_enabled(enabled):
+    """PyTorch's switch for checkpoint(debug=True) everywhere; glassgrad has no debug mode
+    (record a trace with engine.record() instead), so enabling it raises."""
+    if enabled:
+        raise NotImplementedError("checkpoint debug mode is not supported by glassgrad; record the run with "
+                                  "engine.record() to see every op of the forward and the recomputation")
+    yield
 
 
 @contextlib.contextmanager

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import threading
 import weakref
 
 from ... import _dispatch, _events
@@ -46,6 +47,25 @@ _outside_ids = itertools.count(1)
 
 class _StopRecomputation(Exception):
     pass
+
+
+_group = threading.local()
+
+
+class GraphExecGroup:
+    """Backward calls inside one group recompute each checkpointed region at most once
+    (they must not need the same saved activation twice), as PyTorch's GraphExecGroup."""
+
+    def __enter__(self):
+        current = getattr(_group, "value", None)
+        if current is not None:
+            raise RuntimeError(f"GraphExecGroup contexts cannot be nested. Already inside group {current}")
+        _group.value = self
+        return self
+
+    def __exit__(self, *exc):
+        _group.value = None
+        return False
 
 
 class _Holder:
@@ -116,17 +136,23 @@ class _Frame:
 
     # ---- backward -----------------------------------------------------------
     def unpack(self, h):
+        group = getattr(_group, "value", None)
         gid = current_graph_task_id()
-        forget = gid is None or current_graph_task_retains_graph()
-        if gid is None:
+        forget = gid is None or group is not None or current_graph_task_retains_graph()
+        if group is not None:
+            gid = group                               # one recompute for the whole group
+        elif gid is None:
             gid = ("outside", next(_outside_ids))   # no backward running: recompute each time
         if gid not in self.recomputed:
             self.recompute(gid)
         t = h.handles.get(gid, _MISSING)
         if t is None:
+            extra = ("Performing two backward calls that overlap (i.e. require the same saved activation in "
+                     "order to compute gradients) is not allowed while under the "
+                     "torch.utils.checkpoint.GraphExecGroup context. " if group is not None else "")
             raise CheckpointError(
                 "torch.utils.checkpoint: Unpack is being triggered for a tensor that was already unpacked "
-                "once. If you are calling ctx.saved_tensors in backward, make sure to do so only once. "
+                f"once. {extra}If you are calling ctx.saved_tensors in backward, make sure to do so only once. "
                 "Otherwise please open an issue with details on your use case.")
         if t is _MISSING:
             raise CheckpointError("torch.utils.checkpoint: the recomputation did not produce this saved "
