@@ -18,6 +18,7 @@ KEYS = [
     ("/", "search events; Enter finds, n N next / previous match"),
     ("enter", "inspect the node this event is about"),
     ("i", "lesson text <-> inspector (on small screens)"),
+    ("z", "memory chart: this lesson step <-> the whole run"),
     ("w", "write the Graphviz picture of this step to a file"),
     ("tab", "next panel (the arrows then scroll it)"),
     ("escape", "clear the selected node, close the search"),

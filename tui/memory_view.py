@@ -1,6 +1,8 @@
 """MemoryView: live bytes by category over the whole trace, with the current step and the peak."""
 from __future__ import annotations
 
+import bisect
+
 from rich.style import Style
 from rich.text import Text
 from textual.reactive import reactive
@@ -13,30 +15,32 @@ EIGHTHS = " ▁▂▃▄▅▆▇█"
 SHORT = {"parameter": "param", "gradient": "grad", "activation": "act", "optimizer": "optim"}
 
 
-def columns(model: TraceModel, width: int) -> list:
-    """For each of ``width`` columns: (event index shown, total bytes) — the busiest event of its range."""
-    n = len(model)
-    if n == 0 or width <= 0:
+def column_starts(lo: int, hi: int, width: int) -> list:
+    """First event index of each of ``width`` columns over events [lo, hi) (short ranges repeat events)."""
+    n = hi - lo
+    return [lo + c * n // width for c in range(width)]
+
+
+def columns(model: TraceModel, width: int, lo: int = 0, hi: int | None = None) -> list:
+    """For each column over events [lo, hi): (event index shown, total bytes), the busiest event of its slice."""
+    hi = len(model) if hi is None else hi
+    if hi <= lo or width <= 0:
         return []
+    starts = column_starts(lo, hi, width)
     out = []
-    for c in range(width):
-        lo = c * n // width
-        hi = max(lo + 1, (c + 1) * n // width)
-        if n <= width:
-            lo, hi = min(c, n - 1), min(c, n - 1) + 1
-        seg = model.total[lo:hi]
+    for c, a in enumerate(starts):
+        b = max(a + 1, starts[c + 1] if c + 1 < width else hi)
+        seg = model.total[a:b]
         j = max(range(len(seg)), key=seg.__getitem__)
-        out.append((lo + j, seg[j]))
+        out.append((a + j, seg[j]))
     return out
 
 
-def column_of(model: TraceModel, width: int, i: int) -> int:
-    n = len(model)
-    if n == 0:
-        return 0
-    if n <= width:
-        return i
-    return min(width - 1, i * width // n)
+def column_of(width: int, i: int, lo: int, hi: int) -> int | None:
+    """The column showing event i, or None when i is outside [lo, hi)."""
+    if not lo <= i < hi or width <= 0:
+        return None
+    return bisect.bisect_right(column_starts(lo, hi, width), i) - 1
 
 
 class MemoryView(Widget, can_focus=True):
@@ -52,23 +56,44 @@ class MemoryView(Widget, can_focus=True):
         return self.get_component_rich_style(name if name in self.COMPONENT_CLASSES else "memory--unknown")
 
     index: reactive[int] = reactive(0)
+    window: reactive[tuple | None] = reactive(None)   # (lo, hi): show only events [lo, hi); None: the whole run
 
     def __init__(self, model: TraceModel, **kw) -> None:
         super().__init__(**kw)
         self.model = model
         self._cols_key = None
         self._cols = []
+        self._peak_key = None
+        self._peak = (0, 0)
 
     def reload(self) -> None:
         self._cols_key = None
         self.refresh()
 
-    def _columns(self, width):
-        key = (width, len(self.model))
+    def _range(self) -> tuple:
+        n = len(self.model)
+        if self.window is None:
+            return 0, n
+        lo, hi = self.window
+        return max(0, lo), min(n, hi)
+
+    def _columns(self, width, lo, hi):
+        key = (width, lo, hi, len(self.model))
         if key != self._cols_key:
-            self._cols = columns(self.model, width)
+            self._cols = columns(self.model, width, lo, hi)
             self._cols_key = key
         return self._cols
+
+    def peak_in(self, lo, hi) -> tuple:
+        """(event index, bytes) of the highest total in [lo, hi) (the whole run's peak is precomputed)."""
+        if (lo, hi) == (0, len(self.model)):
+            return self.model.peak_index, self.model.peak_bytes
+        if self._peak_key != (lo, hi):
+            seg = self.model.total[lo:hi]
+            j = max(range(len(seg)), key=seg.__getitem__) if seg else 0
+            self._peak = (lo + j, seg[j] if seg else 0)
+            self._peak_key = (lo, hi)
+        return self._peak
 
     def render(self) -> Text:
         m = self.model
@@ -77,10 +102,14 @@ class MemoryView(Widget, can_focus=True):
             return Text("No memory events yet.", style="dim")
         i = m.clamp(self.index)
         chart_h = max(1, h - 2)
-        cols = self._columns(w)
-        top = max(1, m.peak_bytes)
-        cur_col = column_of(m, w, i)
-        peak_col = column_of(m, w, m.peak_index)
+        lo, hi = self._range()
+        if hi <= lo:
+            lo, hi = 0, len(m)
+        cols = self._columns(w, lo, hi)
+        peak_i, peak_b = self.peak_in(lo, hi)
+        top = max(1, peak_b)
+        cur_col = column_of(w, i, lo, hi)
+        peak_col = column_of(w, peak_i, lo, hi)
         # per column: the stack of categories at the shown event, as cumulative heights in eighths of a row
         scale = chart_h * 8 / top
         stacks = []
@@ -124,14 +153,16 @@ class MemoryView(Widget, can_focus=True):
             text.append("\n")
         # axis line: cursor and peak markers
         axis = ["─"] * w
-        axis[min(peak_col, w - 1)] = "▲"
-        axis[min(cur_col, w - 1)] = "┃"
+        if peak_col is not None:
+            axis[peak_col] = "▲"
+        if cur_col is not None:
+            axis[cur_col] = "┃"
         text.append("".join(axis), self.get_component_rich_style("memory--axis"))
         text.append("\n")
         live = m.live_at(i)
         legend = Text()
         legend.append(f"now {human_bytes(m.total[i])} ", self.get_component_rich_style("memory--now"))
-        legend.append(f"▲peak {human_bytes(m.peak_bytes)} ", self.get_component_rich_style("memory--peak"))
+        legend.append(f"▲peak {human_bytes(peak_b)} ", self.get_component_rich_style("memory--peak"))
         for cat in m.categories:
             if live.get(cat):
                 legend.append("■", self._cat_style(cat))

@@ -49,6 +49,7 @@ class TraceScreen(Screen):
         Binding("n", "search_next(1)", "Next match", show=False),
         Binding("N", "search_next(-1)", "Prev match", show=False),
         Binding("i", "toggle_inspector", "Inspector", show=False),
+        Binding("z", "zoom", "Zoom memory", show=False),
         Binding("w", "write_graph", "Write .dot", show=False),
         Binding("enter", "select_current", "Inspect node", show=False),
         Binding("escape", "deselect", "Deselect", show=False),
@@ -62,6 +63,7 @@ class TraceScreen(Screen):
     speed: reactive[int] = reactive(3)          # index into SPEEDS
     step: reactive[int] = reactive(0)           # lesson step (lessons only)
     show_inspector: reactive[bool] = reactive(False)
+    zoom: reactive[bool] = reactive(True)        # lessons: the memory chart shows the current step only
 
     def __init__(self, model: TraceModel, title: str = "trace", lesson_run=None, follow: bool = False,
                  outdir: str = "glassgrad-out", **kw) -> None:
@@ -150,6 +152,23 @@ class TraceScreen(Screen):
             if owner != self.step:
                 self.set_reactive(TraceScreen.step, owner)
                 self.query_one("#narrative", Narrative).step = owner
+            self._memory_window()
+
+    def _memory_window(self) -> None:
+        """Lessons: the memory chart spans the current step (z shows the whole run)."""
+        mv = self.query_one("#memory", MemoryView)
+        if self.lesson_run is not None and self.zoom:
+            r = self.lesson_run.steps[self.step]
+            mv.window = (r.start, r.end)
+            mv.border_title = f"Memory · live bytes, step {self.step + 1} (z: all)"
+        else:
+            mv.window = None
+            mv.border_title = ("Memory · live bytes, whole run (z: step)" if self.lesson_run is not None
+                               else "Memory · live bytes by category")
+
+    def watch_zoom(self) -> None:
+        if self.is_mounted:
+            self._memory_window()
 
     def watch_index(self) -> None:
         if self.is_mounted:
@@ -224,9 +243,13 @@ class TraceScreen(Screen):
         self.speed = max(0, min(len(SPEEDS) - 1, self.speed + d))
 
     def action_peak(self) -> None:
-        self.index = self.model.peak_index
-        self.notify(f"Peak: {human_bytes(self.model.peak_bytes)} live after event #{self.model.peak_index}",
-                    timeout=3)
+        """To the memory peak of what the chart shows (a lesson step, or the whole run)."""
+        mv = self.query_one("#memory", MemoryView)
+        lo, hi = mv._range()
+        at, peak = mv.peak_in(lo, hi) if hi > lo else (self.model.peak_index, self.model.peak_bytes)
+        where = f"step {self.step + 1}" if mv.window is not None else "the run"
+        self.index = at
+        self.notify(f"Peak of {where}: {human_bytes(peak)} live after event #{at}", timeout=3)
 
     def action_lesson_step(self, d: int) -> None:
         if self.lesson_run is None:
@@ -266,6 +289,12 @@ class TraceScreen(Screen):
             self.notify("This event is not about a graph node.", timeout=3)
             return
         self.selected = nid
+
+    def action_zoom(self) -> None:
+        if self.lesson_run is None:
+            self.notify("z zooms the memory chart to a lesson step; this trace has no steps.", timeout=3)
+            return
+        self.zoom = not self.zoom
 
     def action_toggle_inspector(self) -> None:
         if self.lesson_run is None:

@@ -288,3 +288,24 @@ async def test_every_lesson_plays_in_the_app(name, lesson_run):
             assert s.step == k and s.index == lr.steps[k].focus_index()
         await pilot.press("p", "end", "full_stop", "comma", "left_curly_bracket", "enter")
         assert s.index < len(s.model)
+
+
+async def test_lesson_memory_chart_zooms_to_the_step(lesson_run):
+    from tui.memory_view import MemoryView
+
+    lr = lesson_run(1)
+    async with GlassgradApp("lesson", lesson_run=lr).run_test(size=(100, 30)) as pilot:
+        s = pilot.app.screen
+        mv = s.query_one(MemoryView)
+        r = lr.steps[0]
+        assert mv.window == (r.start, r.end)
+        await pilot.press("p")                       # the step's own peak
+        step_total = s.model.total[r.start:r.end]
+        assert s.index == r.start + step_total.index(max(step_total))
+        await pilot.press("z")
+        assert mv.window is None and "whole run" in str(mv.border_title)
+        await pilot.press("p")
+        assert s.index == s.model.peak_index
+        assert s.step == 2                            # the run's peak is in step 3; the step follows the cursor
+        await pilot.press("z", "left_square_bracket")
+        assert mv.window == (lr.steps[1].start, lr.steps[1].end)
