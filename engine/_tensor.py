@@ -52,7 +52,7 @@ class Tensor:
         t._gg_name = None
         t._id = _events.new_id()
         t._is_param = False
-        if grad_mode.is_inference_mode_enabled():
+        if grad_mode._inference_blocks and grad_mode.is_inference_mode_enabled():
             t._inference = True
         return t
 

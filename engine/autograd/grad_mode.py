@@ -5,6 +5,7 @@ import functools
 import threading
 
 _state = threading.local()
+_inference_blocks = 0   # inference_mode blocks open in any thread: a cheap pre-check for Tensor._wrap
 
 
 def is_grad_enabled() -> bool:
@@ -77,11 +78,16 @@ class inference_mode(_Mode):
         self.mode = mode
 
     def __enter__(self):
+        global _inference_blocks
         self.prev = (is_grad_enabled(), is_inference_mode_enabled())
         if self.mode:
             _set(False)
             _state.inference = True
+            _inference_blocks += 1
 
     def __exit__(self, *exc):
+        global _inference_blocks
         _set(self.prev[0])
         _state.inference = self.prev[1]
+        if self.mode:
+            _inference_blocks -= 1
