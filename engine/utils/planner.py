@@ -308,35 +308,43 @@ def measure(model_or_layers, sample_input) -> list:
     from ..autograd import backward
     from ..random import fork_rng
     from ..trace import record
+    from .._tensor import Tensor
     layers = layers_of(model_or_layers)
     if not layers:
         raise ValueError("plan(): the model has no layers")
+    if not isinstance(sample_input, Tensor):
+        raise TypeError(f"plan(): sample_input must be a Tensor, got {type(sample_input).__name__}")
     device = sample_input.device
-    params = _parameters(layers)
+    leaves = _parameters(layers)
+    if sample_input.requires_grad and sample_input.grad_fn is None:
+        leaves.append(sample_input)
     stash = [(p, p.grad, None if p.grad is None else p.grad._storage.xp.asarray(p.grad._data, copy=True))
-             for p in params]
+             for p in leaves]
     devs = [] if device.type == "cpu" else [device]
-    with fork_rng(devices=devs):
-        gc.collect()
-        base = memory.memory_allocated(device)
-        with record() as tr:
-            bounds, outs_new = [], []
-            h = sample_input
-            for layer in layers:
-                start = len(tr.events)
-                h = layer(h)
-                bounds.append((start, len(tr.events)))
-                outs_new.append(h._storage.id)
-            loss = h.sum()
-            del h
-            bwd_start = len(tr.events)
-            backward([loss])
-            del loss
-        for p, g, copy in stash:
-            if g is None:
-                p.grad = None
-            else:
-                p.grad = g
+    try:
+        with fork_rng(devices=devs):
+            gc.collect()
+            base = memory.memory_allocated(device)
+            with record() as tr:
+                bounds, outs_new = [], []
+                h = sample_input
+                for i, layer in enumerate(layers):
+                    start = len(tr.events)
+                    h = layer(h)
+                    if not isinstance(h, Tensor):
+                        raise TypeError(f"plan(): layer {i} ({type(layer).__name__}) returned "
+                                        f"{type(h).__name__}; the layers of a chain take and return one tensor")
+                    bounds.append((start, len(tr.events)))
+                    outs_new.append(h._storage.id)
+                loss = h.sum()
+                del h
+                bwd_start = len(tr.events)
+                backward([loss])
+                del loss
+    finally:
+        for p, g, copy in stash:       # gradients as they were (same tensors, same values)
+            p.grad = g
+            if g is not None:
                 g._data[...] = copy
     gc.collect()
     return _stats_from_trace(tr.events, bounds, outs_new, bwd_start, base, str(device), layers,

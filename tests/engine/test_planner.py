@@ -177,6 +177,11 @@ def test_budget_too_small_and_wrong_model():
         planner.apply(list(model.children())[:3], p)
     with pytest.raises(ValueError, match="^plan\\(\\): the model has no layers$"):
         planner.plan([], x)
+    with pytest.raises(TypeError, match="^plan\\(\\): sample_input must be a Tensor, got list$"):
+        planner.plan(model, [1.0])
+    with pytest.raises(TypeError, match="^plan\\(\\): layer 1 \\(function\\) returned tuple; the layers of a "
+                       "chain take and return one tensor$"):
+        planner.plan([lambda h: h * 2, lambda h: (h, h)], x)
 
 
 def test_measure_leaves_gradients_and_rng_untouched():
@@ -195,6 +200,9 @@ def test_measure_leaves_gradients_and_rng_untouched():
         p.grad = None
     planner.measure(model, x)
     assert all(p.grad is None for p in model.parameters())
+    xg = engine.randn(4, 8, requires_grad=True)      # an input that requires grad keeps its .grad too
+    planner.measure(model, xg)
+    assert xg.grad is None and all(p.grad is None for p in model.parameters())
 
 
 def test_random_plans_predicted_to_the_byte():
