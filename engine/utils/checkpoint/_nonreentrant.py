@@ -13,7 +13,8 @@ NOTE [ Non-reentrant checkpoint ]
    function on the saved inputs under grad mode, with the forward's RNG state, in
    phase "recompute", with the region stamped on its ops; the recompute's pack hook
    hands the k-th saved tensor (detached) to the k-th holder. Later unpacks in the same
-   backward reuse it; a new backward (retain_graph) recomputes again.
+   backward reuse it; a new backward (retain_graph) recomputes again, unless both run
+   inside one ``GraphExecGroup`` (the group then stands for the graph task id).
 4. Early stop: once the recompute has saved as many tensors as the forward did, the
    next op of the rerun raises a private exception that ends it (an op hook, NOTE
    [ Op hooks ]), so the recompute costs exactly the ops up to the last saving one.
