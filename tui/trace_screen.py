@@ -5,8 +5,6 @@ State lives in reactive attributes (``index``, ``selected``, ``playing``, ``spee
 """
 from __future__ import annotations
 
-import os
-
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -381,7 +379,3 @@ class TraceScreen(Screen):
     def set_title(self, text: str) -> None:
         self.title_text = text
         self.query_one("#status", Static).update(self._status(), layout=False)
-
-
-def _basename(p) -> str:
-    return os.path.basename(str(p))
