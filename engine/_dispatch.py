@@ -247,10 +247,14 @@ class OpNode(Node):
         self._needs = needs
         self._in_meta = [(tuple(t._data.shape), t.dtype) if isinstance(t, Tensor) else None for t in inputs]
         from .autograd.engine import edge_of
-        names = op.args + (op.args[-1],) * (len(inputs) - len(op.args)) if op.variadic else op.args
-        self._edge_pos = [i for i in range(len(inputs)) if names[i] not in op.nondiff]
-        self.next_functions = tuple(edge_of(inputs[i]) if (isinstance(inputs[i], Tensor) and needs[i]) else (None, 0)
-                                    for i in self._edge_pos)
+        if op.nondiff:  # NOTE [ Dispatch ] 6
+            names = op.args + (op.args[-1],) * (len(inputs) - len(op.args)) if op.variadic else op.args
+            self._edge_pos = [i for i in range(len(inputs)) if names[i] not in op.nondiff]
+        else:
+            self._edge_pos = None
+        self.next_functions = tuple(edge_of(t) if (isinstance(t, Tensor) and n) else (None, 0)
+                                    for k, (t, n) in enumerate(zip(inputs, needs))
+                                    if self._edge_pos is None or k in self._edge_pos)
 
     def apply(self, grads, F=None):
         from ._fns import array_fns
@@ -270,7 +274,7 @@ class OpNode(Node):
             if F.dtype(r) is not dt:
                 r = F.astype(r, dt)
             out.append(r)
-        return [out[i] for i in self._edge_pos] if len(self._edge_pos) != len(out) else out
+        return out if self._edge_pos is None else [out[i] for i in self._edge_pos]
 
 
     def __getattr__(self, item):
