@@ -103,10 +103,10 @@ class TraceScreen(Screen):
     def on_mount(self) -> None:
         self._apply_mode()
         if self.lesson_run is not None:
-            self.go_to_step(0)
+            self.go_to_step(0)          # also focuses the panel the first step is about
         else:
             self._push_index()
-        self.query_one("#graph").focus()
+            self.query_one("#graph").focus()
 
     def _apply_mode(self) -> None:
         lesson = self.lesson_run is not None
