@@ -134,8 +134,11 @@ def apply(op: OpDef, inputs: list, attrs: dict | None = None, inplace: Tensor | 
         return (result, aux) if return_aux else result
 
     node = OpNode(op, node_name or op.node, inputs, needs, attrs)
+    old_fn, old_nr = result.grad_fn, result._output_nr
     result.grad_fn = node  # before saving: a saved output unpacks with this history
     result._output_nr = 0
+    if inplace is not None:
+        _move_retain_grad(result, old_fn, old_nr)
     _save(op, node, save_inputs, needs, result, aux)
     if inplace is not None and inplace._base is not None:
         rebase_view(inplace, node)
@@ -158,6 +161,14 @@ def _hooks_before(hooks, op, inputs, attrs, inplace):
 def _hooks_after(hooks, op, inputs, attrs, result):
     for h in reversed(hooks):
         h.after(op, inputs, attrs, result)
+
+
+def _move_retain_grad(t: Tensor, old_fn, old_nr) -> None:
+    """retain_grad follows a tensor to the new history an in-place op gave it (as in PyTorch)."""
+    if t._retains_grad and old_fn is not None and old_fn is not t.grad_fn:
+        old_fn._retain_grad.pop(old_nr, None)
+        t._retains_grad = False
+        t.retain_grad()
 
 
 def _snapshot(t: Tensor) -> Tensor:
@@ -369,8 +380,11 @@ def rebase_view(view: Tensor, fn: Node) -> None:
     pos = from_numpy(view._storage.xp, np.ascontiguousarray(np.broadcast_to(pos, shape)))
     base_edge = edge_of(base) if base.requires_grad else (None, 0)
     cs = CopySlices(fn, base_edge, pos, tuple(base.shape))
+    old = base.grad_fn, base._output_nr
     base.grad_fn, base._output_nr = cs, 0
+    _move_retain_grad(base, *old)
     view.grad_fn, view._output_nr = AsStridedBackward(cs, pos, tuple(base.shape)), 0
+    _move_retain_grad(view, fn, 0)
 
 
 class _SavedView:

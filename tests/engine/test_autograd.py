@@ -614,3 +614,19 @@ def test_post_accumulate_grad_hook():
     assert seen == [2.0, 5.0]
     with pytest.raises(RuntimeError, match="cannot be registered on non-leaf tensors"):
         (x * 2).register_post_accumulate_grad_hook(lambda t: None)
+
+
+def test_retain_grad_follows_in_place_ops():
+    x = leaf(1.0, 2.0)
+    h = x * 2
+    h.retain_grad()
+    h.mul_(3)                                   # h now has a new grad_fn; its .grad is w.r.t. the new h
+    (h * h).sum().backward()
+    assert h.grad.tolist() == [12.0, 24.0] and x.grad.tolist() == [72.0, 144.0]
+
+    x = leaf(1.0, 2.0, 3.0)
+    a = x * 1
+    a.retain_grad()
+    a[:2].mul_(2)                               # rebased through a view: still retained
+    (a * a).sum().backward()
+    assert a.grad.tolist() == [4.0, 8.0, 6.0] and x.grad.tolist() == [8.0, 16.0, 6.0]
