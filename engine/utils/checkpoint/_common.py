@@ -61,12 +61,13 @@ def detach_variable(inputs):
 # 1. "metadata" (PyTorch's "default"): every tensor the recompute saves must have the
 #    shape, dtype and device its forward counterpart had.
 # 2. "default" adds values: at forward the pack hook keeps a fingerprint of each saved
-#    tensor (sum and sum of absolute values, in float64) instead of the tensor; the
-#    recomputed tensor's fingerprint must match within a tolerance (relative 1e-4 for
-#    float32, 1e-9 for float64, exact for integers and bools). Two reductions per
-#    saved tensor at forward; nothing else is kept. Tensors whose storage is not an
-#    intermediate (parameters, inputs: category other than "other") get no fingerprint:
-#    the recompute hands back the same storage, and its version counter guards it.
+#    tensor -- its sum and its sum of squares, in its own dtype (one reduction and one
+#    dot product) -- instead of the tensor; the recomputed tensor's fingerprint must
+#    match within a tolerance: relative 1e-4 (float32) or 1e-9 (float64) on the sum of
+#    squares, and on the sum against the scale sqrt(numel * sum of squares); integer and
+#    bool tensors must match exactly. Tensors whose storage is not an intermediate
+#    (parameters, inputs: category other than "other") get no fingerprint: the recompute
+#    hands back the same storage, and its version counter guards it.
 # 3. "none" checks only that the recompute saved as many tensors as the forward did.
 # 4. Errors name the position, the saved name and the node that saved the tensor.
 
@@ -79,15 +80,18 @@ def tensor_meta(x: Tensor) -> dict:
 
 
 def fingerprint(x: Tensor) -> tuple:
-    """(sum, sum of |x|) in float64, without a float64 copy of the tensor."""
+    """(sum, sum of squares, numel) of the tensor's values (NOTE 2)."""
     xp = x._storage.xp
     a = x._data
-    if a.dtype == xp.bool:
-        a = xp.astype(a, xp.int64)
-    return float(xp.sum(a, dtype=xp.float64)), float(xp.sum(xp.abs(a), dtype=xp.float64))
+    if not x.dtype.is_floating_point:
+        a = xp.astype(a, xp.float64)
+    flat = xp.reshape(a, (-1,))
+    return float(xp.sum(flat)), float(xp.vecdot(flat, flat)), int(flat.shape[0])
 
 
 def values_match(fp_fwd: tuple, fp_rec: tuple, dtype) -> bool:
     rtol = _RTOL.get(dtype.name, 0.0)
-    scale = max(abs(fp_fwd[1]), abs(fp_rec[1]))
-    return all(abs(a - b) <= rtol * scale for a, b in zip(fp_fwd, fp_rec))
+    (s_f, q_f, n), (s_r, q_r, _) = fp_fwd, fp_rec
+    scale_q = max(q_f, q_r)
+    scale_s = (n * scale_q) ** 0.5
+    return abs(q_f - q_r) <= rtol * scale_q and abs(s_f - s_r) <= rtol * scale_s

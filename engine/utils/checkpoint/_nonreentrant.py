@@ -228,15 +228,15 @@ class _Frame:
             elif fp is not None:
                 rec = _common.fingerprint(x)
                 if not _common.values_match(fp, rec, x.dtype):
-                    value_bad.append(f"{where}:\nforward: sum={fp[0]!r}, abs-sum={fp[1]!r}\n"
-                                     f"recomputed: sum={rec[0]!r}, abs-sum={rec[1]!r}\n")
+                    value_bad.append(f"{where}:\nforward: sum={fp[0]!r}, sum of squares={fp[1]!r}\n"
+                                     f"recomputed: sum={rec[0]!r}, sum of squares={rec[1]!r}\n")
         if meta_bad:
             raise CheckpointError("torch.utils.checkpoint: Recomputed values for the following tensors have "
                                   "different metadata than during the forward pass.\n" + "".join(meta_bad))
         if value_bad:
             raise CheckpointError(
                 "torch.utils.checkpoint: Recomputed values for the following tensors differ from the values "
-                "saved during the forward pass (compared by sum and absolute sum). The checkpointed function "
+                "saved during the forward pass (compared by sum and sum of squares). The checkpointed function "
                 "is not deterministic: it may use randomness with preserve_rng_state=False or global state "
                 "that changed between forward and backward.\n" + "".join(value_bad))
 
