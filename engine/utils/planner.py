@@ -304,7 +304,6 @@ def layers_of(model) -> list:
 def measure(model_or_layers, sample_input) -> list:
     """Run the chain once (forward, then ``out.sum().backward()``) and return one LayerStats per
     layer. Gradients, RNG state and everything else are restored afterwards."""
-    from .. import memory
     from ..autograd import backward
     from ..random import fork_rng
     from ..trace import record
@@ -323,8 +322,7 @@ def measure(model_or_layers, sample_input) -> list:
     devs = [] if device.type == "cpu" else [device]
     try:
         with fork_rng(devices=devs):
-            gc.collect()
-            base = memory.memory_allocated(device)
+            gc.collect()       # figures are relative to what is live now (the trace's alloc/free replay)
             with record() as tr:
                 bounds, outs_new = [], []
                 h = sample_input
@@ -347,8 +345,7 @@ def measure(model_or_layers, sample_input) -> list:
             if g is not None:
                 g._data[...] = copy
     gc.collect()
-    return _stats_from_trace(tr.events, bounds, outs_new, bwd_start, base, str(device), layers,
-                             sample_input._storage.id)
+    return _stats_from_trace(tr.events, bounds, outs_new, bwd_start, str(device), layers, sample_input._storage.id)
 
 
 def _parameters(layers) -> list:
@@ -361,7 +358,7 @@ def _parameters(layers) -> list:
     return out
 
 
-def _stats_from_trace(events, bounds, out_storages, bwd_start, base, device, layers, input_storage=None):
+def _stats_from_trace(events, bounds, out_storages, bwd_start, device, layers, input_storage=None):
     n = len(layers)
     live = [0] * (len(events) + 1)    # live[k]: bytes above base just before event k
     cur = 0
