@@ -584,6 +584,27 @@ def _mse_bwd(F, g, s):
 op("mse_loss", "MseLossBackward0", ("self", "target"), _mse_fwd, _mse_bwd, save={"self": (), "target": ()})
 
 
+def _bce_logits_fwd(xp, x, t, reduction="mean"):
+    # max(x, 0) - x t + log(1 + exp(-|x|)): stable for large |x|
+    loss = xp.maximum(x, xp.zeros_like(x)) - x * t + xp.log1p(xp.exp(-xp.abs(x)))
+    if reduction == "none":
+        return loss
+    return xp.sum(loss) if reduction == "sum" else xp.mean(loss)
+
+
+def _bce_logits_bwd(F, g, s):
+    x, t = s.self, s.target
+    shape = tuple(max(a, b) for a, b in zip(s.shapes[0], s.shapes[1]))
+    if s.reduction == "mean":
+        g = g * (1.0 / _count(shape, None))
+    sig = 1.0 / (1.0 + F.exp(-x))
+    return (g * (sig - t) if s.needs[0] else None, -g * x if s.needs[1] else None)
+
+
+op("binary_cross_entropy_with_logits", "BinaryCrossEntropyWithLogitsBackward0", ("self", "target"),
+   _bce_logits_fwd, _bce_logits_bwd, save={"self": (), "target": ()})
+
+
 def _conv_fwd(xp, x, w, b, geom):
     from .ops.conv import im2col_array
     n, o = x.shape[0], w.shape[0]

@@ -790,7 +790,10 @@ def matmul(input, other):
             raise RuntimeError(f"size mismatch, got input ({sa[0]}), mat ({sa[0]}x{sa[1]}), vec ({sb[0]})")
         return apply(_O["mv"], [input, other])
     if a == 1:
-        return squeeze(matmul(unsqueeze(input, 0), other), -2)
+        out = matmul(unsqueeze(input, 0), other)
+        shape = tuple(out.shape[:-2]) + (out.shape[-1],)
+        # vector @ matrix: PyTorch's graph reads SqueezeBackward4 -> MmBackward0 -> UnsqueezeBackward0
+        return apply(_O["squeeze"], [out], {"shape": shape}, node_name="SqueezeBackward4" if b == 2 else None)
     if b == 1:
         return squeeze(matmul(input, unsqueeze(other, -1)), -1)
     if sa[-1] != sb[-2]:

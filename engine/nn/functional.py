@@ -182,6 +182,16 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     return apply(OPS["mse_loss"], [input, target], {"reduction": reduction})
 
 
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
+                                     pos_weight=None):
+    """Sigmoid and binary cross-entropy in one stable step (BinaryCrossEntropyWithLogitsBackward0)."""
+    if weight is not None or pos_weight is not None:
+        raise NotImplementedError("glassgrad's binary_cross_entropy_with_logits takes no weight or pos_weight")
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    return apply(OPS["binary_cross_entropy_with_logits"], [input, target], {"reduction": reduction})
+
+
 def one_hot(tensor, num_classes=-1):
     if num_classes < 0:
         num_classes = int(E.max(tensor).item()) + 1

@@ -544,6 +544,7 @@ def test_every_table_op_is_exercised():
             test_gradgrad(name)
         test_setitem_and_copy_second_order()
         engine.where(engine.tensor([True, False]), leaf([1.0, 2.0]), leaf([3.0, 4.0]))
+        test_binary_cross_entropy_with_logits("mean")
     seen = {e["op"] for e in tr.of_kind("op")}
     table = {n for n, o in OPS.items() if o.differentiable}
     assert table - seen == set()
@@ -714,3 +715,14 @@ def test_inplace_through_views_gradcheck():
     gradcheck(setitem_on_views, [f64(3, 3), f64(2, seed=3)])
     gradcheck(chained_views, [f64(3, 3)])
     gradgradcheck(chained_views, [f64(3, 3)])
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_binary_cross_entropy_with_logits(reduction):
+    x, t = f64(3, 4), engine.tensor(np.random.default_rng(2).random((3, 4)), dtype=D, requires_grad=True)
+    gradcheck(lambda x, t: F.binary_cross_entropy_with_logits(x, t, reduction=reduction), [x, t])
+    z = np.array([-30.0, 0.0, 30.0])
+    out = F.binary_cross_entropy_with_logits(engine.tensor(z, dtype=D), engine.tensor([0.0, 1.0, 1.0], dtype=D),
+                                             reduction="none")
+    np.testing.assert_allclose(out.numpy(), [np.log1p(np.exp(-30.0)), np.log(2.0), np.log1p(np.exp(-30.0))],
+                               rtol=1e-12)

@@ -237,3 +237,19 @@ def test_logsumexp_keeps_input_and_result_only():
     node = engine.logsumexp(x * 1.0, 1).grad_fn
     assert node.name() == "LogsumexpBackward0"
     assert sorted((k, sv.nbytes) for k, sv in node.saved_tensors_info) == [("result", 16), ("self", 80)]
+
+
+def test_autograd_tutorial_graph():
+    """The graph of PyTorch's autograd tutorial: z = x @ w + b, loss = BCE with logits."""
+    x, y = engine.ones(5), engine.zeros(3)
+    w = engine.randn(5, 3, requires_grad=True)
+    b = engine.randn(3, requires_grad=True)
+    z = engine.matmul(x, w) + b
+    loss = F.binary_cross_entropy_with_logits(z, y)
+    assert z.grad_fn.name() == "AddBackward0"
+    assert loss.grad_fn.name() == "BinaryCrossEntropyWithLogitsBackward0"
+    assert loss.grad_fn._saved_self is z and loss.grad_fn._saved_target is y
+    assert [n.name() for n, _ in z.grad_fn.next_functions] == ["SqueezeBackward4", "AccumulateGrad"]  # as PyTorch
+    assert z.grad_fn.next_functions[0][0].next_functions[0][0].name() == "MmBackward0"
+    loss.backward()
+    assert tuple(w.grad.shape) == (5, 3) and tuple(b.grad.shape) == (3,)
