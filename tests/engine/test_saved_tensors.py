@@ -253,3 +253,14 @@ def test_autograd_tutorial_graph():
     assert z.grad_fn.next_functions[0][0].next_functions[0][0].name() == "MmBackward0"
     loss.backward()
     assert tuple(w.grad.shape) == (5, 3) and tuple(b.grad.shape) == (3,)
+
+
+def test_packed_copy_is_what_counts_as_activation():
+    from engine.autograd.graph import saved_tensors_hooks
+    base = activation_bytes()
+    x = engine.randn(1000, requires_grad=True) * 1.0
+    with saved_tensors_hooks(lambda t: t.clone(), lambda t: t):
+        y = x.sin()                                 # keeps a 4000-byte copy, not x itself
+    assert activation_bytes() - base == 4000 and x._storage.category == "other"
+    y.sum().backward()
+    assert activation_bytes() - base == 0
