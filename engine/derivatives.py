@@ -674,6 +674,6 @@ op("fill_index", "IndexFillBackward0", ("self", "*indices"), _fill_index_fwd,
 
 # in-place helpers that carry no gradient to their input
 op("fill", "FillBackward0", ("self",), lambda xp, a, value: xp.full(a.shape, value, dtype=a.dtype),
-   lambda F, g, s: (None,), promote=False)
+   lambda F, g, s: (g * 0.0,), promote=False)  # a zero gradient, not none: the input still gets a .grad
 op("copy", "CopyBackwards", ("self", "src"), lambda xp, a, b: xp.astype(xp.broadcast_to(b, a.shape), a.dtype),
    lambda F, g, s: (None, g), promote=False)

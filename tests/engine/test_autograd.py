@@ -630,3 +630,11 @@ def test_retain_grad_follows_in_place_ops():
     a[:2].mul_(2)                               # rebased through a view: still retained
     (a * a).sum().backward()
     assert a.grad.tolist() == [4.0, 8.0, 6.0] and x.grad.tolist() == [8.0, 16.0, 6.0]
+
+
+def test_overwritten_input_still_gets_a_zero_gradient():
+    x = leaf(1.0, 2.0)
+    a = x * 1.0
+    a.zero_()                         # FillBackward0 sends zeros back, as PyTorch's does
+    (a * 3).sum().backward()
+    assert x.grad is not None and x.grad.tolist() == [0.0, 0.0]
