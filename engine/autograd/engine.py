@@ -413,3 +413,6 @@ def _accumulate(node, g, create_graph, claimed, made=()):
     if _events.active:
         _events.emit("accumulate", node=node.id, tensor=var._id, storage=var._grad._storage.id,
                      bytes=var._grad._storage.nbytes)
+    if var._post_acc_hooks:   # register_post_accumulate_grad_hook
+        for h in list(var._post_acc_hooks):
+            h(var)
