@@ -4,6 +4,17 @@ Every storage calls :func:`on_alloc` when created and :func:`on_free` when its l
 reference dies (NOTE [ Storage lifetime and categories ] in ``_storage.py``); each
 object in ``allocator_hooks`` sees the same calls. The default hook is the caching
 allocator model (NOTE [ Caching allocator model ] in ``_allocator.py``).
+
+NOTE [ Reserved bytes in events ]
+1. ``alloc``, ``free`` and ``empty_cache`` events carry ``reserved``: the caching
+   allocator model's reserved bytes on the event's device right after the event,
+   the figure ``engine.memory.memory_reserved(device)`` returns then.
+2. It is read under the lock, after every hook has seen the storage (a dict
+   lookup and an attribute read), so it never lags the model.
+3. Only a new segment (an ``alloc``) and ``empty_cache`` change it: a ``free``
+   returns the block to the model's cache, so its ``reserved`` repeats the figure
+   before it (unless the garbage collector ran that free in the middle of an
+   allocation that had just reserved a segment: then it already shows it).
 """
 from __future__ import annotations
 
@@ -28,6 +39,12 @@ def _dev(key: str) -> dict:
     return d
 
 
+def reserved_now(key: str) -> int:
+    """NOTE [ Reserved bytes in events ] rule 1 (0 for a device the model has not seen)."""
+    m = _allocator.hook.models.get(key)
+    return m.reserved if m is not None else 0
+
+
 def on_alloc(st) -> None:
     key = str(st.device)
     cat = st.category
@@ -47,8 +64,9 @@ def on_alloc(st) -> None:
             d["peak"] = d["allocated"]
         for h in allocator_hooks:
             h.alloc(st)
+        reserved = reserved_now(key)
     if _events.active:
-        _events.emit("alloc", storage=st.id, bytes=st.nbytes, device=key, category=cat)
+        _events.emit("alloc", storage=st.id, bytes=st.nbytes, device=key, category=cat, reserved=reserved)
 
 
 def on_free(st) -> None:
@@ -63,8 +81,9 @@ def on_free(st) -> None:
         d["by_cat"][cat] = d["by_cat"].get(cat, 0) - st.nbytes
         for h in allocator_hooks:
             h.free(st)
+        reserved = reserved_now(key)
     if _events.active:
-        _events.emit("free", storage=st.id, bytes=st.nbytes, device=key, category=cat)
+        _events.emit("free", storage=st.id, bytes=st.nbytes, device=key, category=cat, reserved=reserved)
 
 
 def on_move(st, old: str, new: str) -> None:
@@ -114,6 +133,7 @@ def empty_cache(key: str) -> int:
     """Release the allocator model's fully free segments on ``key``; returns bytes released."""
     with _lock:
         released = _allocator.hook._run(_allocator.hook.model(key).empty_cache)
+        reserved = reserved_now(key)
     if _events.active:
-        _events.emit("empty_cache", device=key, bytes=released)
+        _events.emit("empty_cache", device=key, bytes=released, reserved=reserved)
     return released

@@ -14,7 +14,9 @@ NOTE [ Trace validation ]
    previous event's, a number ``t``, a string ``kind`` and a ``phase`` from
    :data:`PHASES`. Blank lines are errors.
 4. ``alloc``, ``free`` and ``category`` events must carry the fields memory replay
-   reads (integer storage and bytes, string device and categories).
+   reads (integer storage and bytes, string device and categories). ``reserved``
+   (on ``alloc``, ``free`` and ``empty_cache``) is optional, as traces written
+   before it existed lack it; when present it is a non-negative integer.
 5. An unknown kind is allowed (newer glassgrad versions add kinds without a version
    bump) and listed in ``trace.warnings`` with its line number.
 6. A last line without a newline that is not valid JSON is reported as truncated.
@@ -36,10 +38,10 @@ PHASES = ("forward", "backward", "recompute", "optimizer")
 
 # kind -> the kind's own fields (besides seq, t, phase, kind); see docs/trace-format.md
 KINDS = {
-    "alloc": ("storage", "bytes", "device", "category"),
-    "free": ("storage", "bytes", "device", "category"),
+    "alloc": ("storage", "bytes", "device", "category", "reserved"),
+    "free": ("storage", "bytes", "device", "category", "reserved"),
     "category": ("storage", "bytes", "device", "old", "new"),
-    "empty_cache": ("device", "bytes"),
+    "empty_cache": ("device", "bytes", "reserved"),
     "op": ("op", "inputs", "output", "node", "file", "line", "region"),
     "leaf": ("node", "name", "tensor"),
     "pack": ("node", "name", "storage", "bytes", "hooked"),
@@ -61,6 +63,8 @@ KINDS = {
     "load": ("path", "bytes", "tensors", "storages"),
     "mark": ("text",),
 }
+
+_RESERVED_KINDS = ("alloc", "free", "empty_cache")   # events that carry "reserved"
 
 _MEMORY_FIELDS = {
     "alloc": (("storage", int), ("bytes", int), ("device", str), ("category", str)),
@@ -224,6 +228,29 @@ class Trace:
             append((e["seq"], dict(live), dict(cats)))
         return out
 
+    def replay_reserved(self, device=None) -> list:
+        """The allocator model's reserved bytes after every event that carries them.
+
+        Returns ``[(seq, {device: reserved bytes})]``, one row per ``alloc``, ``free``
+        or ``empty_cache`` event with a ``reserved`` field (only ``device``'s events
+        when given), starting from ``meta["memory_at_start"][device]["reserved"]``.
+        A trace recorded before events carried ``reserved`` gives ``[]``.
+        """
+        res: dict = {}
+        for dev, m in self.meta.get("memory_at_start", {}).items():
+            if (device is None or dev == device) and "reserved" in m:
+                res[dev] = m["reserved"]
+        out = []
+        for e in self.events:
+            if e["kind"] not in _RESERVED_KINDS or "reserved" not in e:
+                continue
+            dev = e["device"]
+            if device is not None and dev != device:
+                continue
+            res[dev] = e["reserved"]
+            out.append((e["seq"], dict(res)))
+        return out
+
     def summary(self) -> dict:
         """Counts by kind and phase, ops and nodes, backward passes, duration and memory peaks."""
         kinds: dict = {}
@@ -240,12 +267,19 @@ class Trace:
                     peak[dev] = b
                     peak_seq[dev] = seq
             final = live
+        reserved_peak: dict = {}
+        reserved_final: dict = {}
+        for _, res in self.replay_reserved():
+            for dev, b in res.items():
+                reserved_peak[dev] = max(b, reserved_peak.get(dev, 0))
+            reserved_final = res
         ops = self.of_kind("op")
         return {"events": len(self.events), "kinds": kinds, "phases": phases,
                 "duration_s": self.events[-1]["t"] if self.events else 0.0,
                 "ops": len(ops), "nodes": sum(1 for e in ops if e.get("node") is not None),
                 "backward_passes": kinds.get("backward_begin", 0),
                 "peak_bytes": peak, "peak_seq": peak_seq, "final_bytes": dict(final),
+                "peak_reserved": reserved_peak, "final_reserved": dict(reserved_final),
                 "warnings": len(self.warnings)}
 
 
@@ -294,6 +328,12 @@ def _validate(events, warnings, fail):
                 fail(line, f"{kind} event: negative bytes")
         elif kind not in KINDS:
             warnings.append((line, f"unknown event kind {kind!r}"))
+        if "reserved" in e and kind in _RESERVED_KINDS:
+            r = e["reserved"]
+            if type(r) is not int:
+                fail(line, f"{kind} event: 'reserved' must be an integer")
+            if r < 0:
+                fail(line, f"{kind} event: negative reserved")
 
 
 def mark(text: str, **fields) -> None:
@@ -306,7 +346,8 @@ class record:
     """Context manager: ``with engine.record() as trace:`` records events into ``trace``.
 
     Keyword arguments become ``trace.meta``. The live bytes per device and category at
-    the start go to ``meta["memory_at_start"]`` so a replay starts from them.
+    the start, and the allocator model's reserved bytes, go to
+    ``meta["memory_at_start"]`` so a replay starts from them.
     """
 
     def __init__(self, trace: Trace | None = None, **meta):
@@ -316,9 +357,11 @@ class record:
         start = {}
         for dev in _memstate.devices():
             s = _memstate.stats(dev)
-            if s["allocated"] or any(s["by_cat"].values()):
+            reserved = _memstate.reserved_now(dev)
+            if s["allocated"] or any(s["by_cat"].values()) or reserved:
                 start[dev] = {"allocated": s["allocated"],
-                              "by_category": {c: b for c, b in s["by_cat"].items() if b}}
+                              "by_category": {c: b for c, b in s["by_cat"].items() if b},
+                              "reserved": reserved}
         self.trace.meta.setdefault("memory_at_start", start)
         _events.add_recorder(self.trace)
         return self.trace
