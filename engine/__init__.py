@@ -22,7 +22,8 @@ from .functional import *  # noqa: F401,F403
 from .functional import (abs, all, any, bool, double, float, float32, float64, int64, long, max,  # noqa: A004
                          min, pow, round, sum)
 from . import autograd
-from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+                       set_grad_enabled)
 from . import random
 from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from . import nn

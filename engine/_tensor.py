@@ -147,6 +147,8 @@ class Tensor:
                                "use var_no_grad = var.detach().")
         if value and not self.dtype.is_floating_point:
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if value and self.is_inference() and not grad_mode.is_inference_mode_enabled():
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True):

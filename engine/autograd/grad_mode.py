@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 
 _state = threading.local()
@@ -21,19 +22,53 @@ def _set(enabled: bool) -> None:
 
 
 class _Mode:
-    """Context manager and decorator base, as in torch.autograd.grad_mode."""
+    """Context manager and decorator base, as in torch.autograd.grad_mode.
+
+    As a decorator the mode holds for each call (and, for a generator function, while
+    the generator runs each step), and is restored after it.
+    """
 
     def __call__(self, fn):
+        make = functools.partial(self.__class__, *self._args)
+        if inspect.isgeneratorfunction(fn):
+            @functools.wraps(fn)
+            def gen_wrapper(*args, **kwargs):
+                gen = fn(*args, **kwargs)
+                try:
+                    with make():
+                        value = next(gen)
+                    while True:
+                        try:
+                            sent = yield value
+                        except BaseException as e:  # noqa: BLE001 - passed on into the generator
+                            with make():
+                                value = gen.throw(e)
+                        else:
+                            with make():
+                                value = gen.send(sent)
+                except StopIteration as stop:
+                    return stop.value
+            return gen_wrapper
+
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            with self.__class__(*self._args):
+            with make():
                 return fn(*args, **kwargs)
         return wrapper
 
     _args: tuple = ()
 
 
-class no_grad(_Mode):
+class _NoParams(_Mode):
+    """``@no_grad`` works without the parentheses too, as in PyTorch."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParams):
     """Disable gradient recording inside the block."""
 
     def __enter__(self):
@@ -44,7 +79,7 @@ class no_grad(_Mode):
         _set(self.prev)
 
 
-class enable_grad(_Mode):
+class enable_grad(_NoParams):
     """Enable gradient recording inside the block (e.g. within no_grad)."""
 
     def __enter__(self):
@@ -63,6 +98,10 @@ class set_grad_enabled(_Mode):
         self.prev = is_grad_enabled()
         _set(bool(mode))
 
+    def __call__(self, fn):
+        _set(self.prev)  # used as a decorator: the mode applies inside calls only
+        return super().__call__(fn)
+
     def __enter__(self):
         pass
 
@@ -72,6 +111,11 @@ class set_grad_enabled(_Mode):
 
 class inference_mode(_Mode):
     """Like no_grad; tensors made inside are inference tensors (they never require grad)."""
+
+    def __new__(cls, mode=True):
+        if callable(mode):  # @inference_mode without parentheses
+            return cls()(mode)
+        return super().__new__(cls)
 
     def __init__(self, mode: bool = True):
         self._args = (mode,)

@@ -638,3 +638,56 @@ def test_overwritten_input_still_gets_a_zero_gradient():
     a.zero_()                         # FillBackward0 sends zeros back, as PyTorch's does
     (a * 3).sum().backward()
     assert x.grad is not None and x.grad.tolist() == [0.0, 0.0]
+
+
+def test_grad_mode_decorators_as_pytorch():
+    x = leaf(1.0)
+
+    @engine.no_grad
+    def f(a):
+        return a * 2
+
+    @engine.inference_mode
+    def g(a):
+        return a * 2
+
+    assert not f(x).requires_grad and not g(x).requires_grad and engine.is_grad_enabled()
+
+    @engine.set_grad_enabled(False)
+    def h(a):
+        return a * 2
+
+    assert engine.is_grad_enabled()            # decorating does not switch the mode
+    assert not h(x).requires_grad and engine.is_grad_enabled()
+
+    @engine.no_grad()
+    def steps(a):
+        seen = []
+        for _ in range(2):
+            seen.append((a * 2).requires_grad)
+            yield engine.is_grad_enabled()
+        return seen
+
+    gen = steps(x)
+    assert next(gen) is False and engine.is_grad_enabled()   # the mode holds inside the generator only
+    assert (x * 2).requires_grad
+    assert next(gen) is False
+    with pytest.raises(StopIteration) as stop:
+        next(gen)
+    assert stop.value.value == [False, False]
+
+    m = engine.no_grad()
+    for _ in range(2):
+        with m:
+            assert not engine.is_grad_enabled()
+    assert engine.is_grad_enabled()
+
+
+def test_inference_tensors_cannot_start_requiring_grad():
+    with engine.inference_mode():
+        t = engine.ones(2)
+        assert engine.is_inference_mode_enabled()
+    assert not engine.is_inference_mode_enabled()
+    with pytest.raises(RuntimeError) as info:
+        t.requires_grad_()
+    assert str(info.value) == "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed."
