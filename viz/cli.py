@@ -48,6 +48,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--expand-modules", action="store_true",
                    help="draw every node of repeated modules instead of one box per module instance")
     p.add_argument("--device", help="the device whose memory to draw (default: the one with the highest peak)")
+    p.add_argument("--reserved", choices=("auto", "same", "panel", "off"), default="auto",
+                   help="memory_reserved of the caching allocator model: a line on the memory chart (same), "
+                        "a panel above it on its own scale (panel), or none (off); auto picks the panel when "
+                        "reserved is over 4 times the live peak")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     return p
 
@@ -133,10 +137,10 @@ def render_main(argv: list[str]) -> int:
             from . import memory_plot
             if other is not None:
                 labels = (os.path.basename(args.trace), os.path.basename(args.compare))
-                fig = memory_plot.compare_figure(tr, other, labels, device=args.device)
+                fig = memory_plot.compare_figure(tr, other, labels, device=args.device, reserved=args.reserved)
             else:
                 fig = memory_plot.memory_figure(tr, step=step if (args.step is not None or args.phase) else None,
-                                                device=args.device)
+                                                device=args.device, reserved=args.reserved)
             memory_plot.save_figure(fig, args.memory)
             say(f"wrote {args.memory}")
     except (ValueError, FileNotFoundError, IndexError) as e:

@@ -13,8 +13,10 @@ NOTE [ Memory replay ]
    ``category``, a named leaf that requires grad -> "parameter", else "other").
    ``baseline`` reports those bytes.
 3. One device at a time: by default the device whose total peaks highest.
-4. ``reserved`` comes from the trace only (events carrying a ``reserved`` field,
-   the caching allocator model's figure); a trace without it has ``reserved`` None.
+4. ``reserved`` comes from the trace only (the caching allocator model's figure on
+   ``alloc``/``free``/``empty_cache`` events); a trace without it has ``reserved`` None.
+   Before the device's first such event it is ``meta["memory_at_start"]``'s
+   ``reserved`` or, for a bare event list, the first figure the events give.
 5. The peak is the first event where the total is highest; its cause is the op
    whose output that event allocated (the next ``op`` event in forward or
    recompute) or, in backward, the node executing then.
@@ -25,6 +27,7 @@ from dataclasses import dataclass, field
 
 from . import _fmt
 
+_RESERVED_KINDS = ("alloc", "free", "empty_cache")
 CATEGORIES = ("parameter", "optimizer", "gradient", "activation", "input", "other")
 LABELS = {"parameter": "parameters", "optimizer": "optimizer state", "gradient": "gradients",
           "activation": "activations (saved for backward)", "input": "inputs", "other": "other (outputs, temporaries)"}
@@ -195,10 +198,16 @@ def timeline(trace, device: str | None = None) -> MemoryTimeline:
     tl = MemoryTimeline(device, baseline=baseline)
     tl.by_category = {c: [s[c] for s in series] for c in CATEGORIES}
     tl.total = [sum(s.values()) for s in series]
-    if any("reserved" in e for e in evs):
-        res_now, reserved = 0, []
+    def has_reserved(e):
+        return (e.get("kind") in _RESERVED_KINDS and isinstance(e.get("reserved"), int)
+                and e.get("device", device) == device)
+    res_evs = [e for e in evs if has_reserved(e)]
+    if res_evs:
+        res_now = ((start or {}).get(device) or {}).get("reserved") if use_trace else None
+        res_now = res_now if isinstance(res_now, int) else res_evs[0]["reserved"]
+        reserved = []
         for e in evs:
-            if isinstance(e.get("reserved"), int) and e.get("device", device) == device:
+            if has_reserved(e):
                 res_now = e["reserved"]
             reserved.append(res_now)
         tl.reserved = reserved

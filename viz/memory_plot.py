@@ -4,6 +4,19 @@
 shaded, the peak marked with the op that caused it, memory_reserved above when
 the trace has it. ``compare_figure(a, b)``: two traces' totals on one axis.
 Each figure carries its data as ``fig.glassgrad_data`` (MemoryTimeline objects).
+
+NOTE [ Drawing reserved memory ]
+1. ``reserved`` is the caching allocator model's figure from the trace's events
+   (NOTE [ Memory replay ] rule 4); a trace without it draws no reserved line.
+2. For small models it dwarfs the live bytes (the first 1 KiB tensor reserves a
+   2 MiB segment), and on one linear axis the stacked categories would shrink to a
+   sliver. So with ``reserved="auto"`` a reserved peak above ``PANEL_RATIO`` times
+   the live peak gets its own panel above the chart: reserved and the live total
+   on one scale starting at 0 (how far apart they are is the lesson), a note
+   saying how many times larger, and the stacked chart below on its own scale.
+   Otherwise it is a dashed line on the chart itself.
+3. ``reserved="same"`` forces the one axis, ``"panel"`` the panel, ``"off"`` no
+   reserved at all. No log scale: stacked areas on a log axis misstate shares.
 """
 from __future__ import annotations
 
@@ -18,6 +31,10 @@ PHASE_COLORS = {"backward": "#fde0dc", "recompute": "#ead7f5", "optimizer": "#e0
 PHASE_LABELS = {"backward": "backward phase", "recompute": "recompute (checkpointing)",
                 "optimizer": "optimizer step"}
 FORMATS = ("png", "svg", "pdf")
+RESERVED_LABEL = "reserved (caching allocator model)"
+RESERVED_COLOR = "#d62728"
+PANEL_RATIO = 4
+RESERVED_CHOICES = ("auto", "same", "panel", "off")
 
 
 def _figure(width=10.0, height=5.0):
@@ -28,28 +45,85 @@ def _figure(width=10.0, height=5.0):
     return fig
 
 
-def _shade_phases(ax, tl: MemoryTimeline):
+def _shade_phases(ax, tl: MemoryTimeline, names: bool = True):
     """Shade backward/recompute/optimizer spans; name every span wide enough to hold its name."""
     done = set()
     n = max(len(tl.steps), 1)
     for a, b, ph in tl.phases:
-        if (b - a + 1) / n >= 0.06:
+        if names and (b - a + 1) / n >= 0.06:
             ax.text((a + b) / 2, 0.985, ph, transform=ax.get_xaxis_transform(), ha="center", va="top",
                     fontsize=8, color="#616161", gid=f"phase:{ph}")
         color = PHASE_COLORS.get(ph)
         if color is None:
             continue
         ax.axvspan(a - 0.5, b + 0.5, color=color, zorder=0, lw=0,
-                   label=PHASE_LABELS[ph] if ph not in done else None)
+                   label=PHASE_LABELS[ph] if names and ph not in done else None)
         done.add(ph)
 
 
-def memory_figure(trace, *, step: int | None = None, device: str | None = None, title: str | None = None):
-    """The memory timeline of ``trace`` (a vertical line marks ``step`` when given)."""
+def _layout(reserved: str, tls) -> str:
+    """NOTE [ Drawing reserved memory ]: "same", "panel" or "off" for these timelines."""
+    if reserved not in RESERVED_CHOICES:
+        raise ValueError(f"reserved must be one of {', '.join(map(repr, RESERVED_CHOICES))}, not {reserved!r}")
+    if reserved == "off" or all(t.reserved is None for t in tls):
+        return "off"
+    if reserved != "auto":
+        return reserved
+    live = max(max(t.total + [1]) for t in tls)
+    res = max(max(t.reserved or [0]) for t in tls)
+    return "panel" if res > PANEL_RATIO * live else "same"
+
+
+def _axes(fig, layout):
+    """(chart axis, reserved panel axis or None); the chart is always ``fig.axes[0]``."""
+    if layout != "panel":
+        return fig.add_subplot(1, 1, 1), None
+    gs = fig.add_gridspec(2, 1, height_ratios=[1, 2.3])   # tight_layout sets the spacing
+    ax = fig.add_subplot(gs[1])
+    rax = fig.add_subplot(gs[0], sharex=ax)
+    rax.tick_params(labelbottom=False)
+    return ax, rax
+
+
+def _reserved_panel(rax, rows, title):
+    """NOTE [ Drawing reserved memory ] rule 2: reserved and live totals on one scale from 0.
+
+    ``rows``: [(timeline, label prefix, color of its live total)]; returns the divisor.
+    """
+    res_max = max(max(t.reserved or [0]) for t, _, _ in rows)
+    live_max = max(max(t.total + [1]) for t, _, _ in rows)
+    unit, div = _fmt.unit_for(max(res_max, 1))
+    if len(rows) == 1:
+        _shade_phases(rax, rows[0][0], names=False)
+    for tl, lab, col in rows:
+        if tl.reserved is not None:
+            rax.step(tl.steps, [v / div for v in tl.reserved], where="post", color=RESERVED_COLOR if not lab else col,
+                     lw=1.4, ls="--", label=f"{lab}{RESERVED_LABEL}", gid=f"reserved{':' + lab[:-2] if lab else ''}")
+        rax.step(tl.steps, [v / div for v in tl.total], where="post", color=col, lw=1.0,
+                 label=f"{lab}allocated (total), same scale", gid=f"total{':' + lab[:-2] if lab else ''}:panel")
+    rax.set_ylim(0, res_max / div * 1.45)
+    rax.set_ylabel(f"reserved ({unit})")
+    rax.text(0.01, 0.95, f"reserved reaches {_fmt.nbytes(res_max)}, {res_max / live_max:,.0f}× the live peak "
+                         f"({_fmt.nbytes(live_max)}): the allocator takes whole segments from the device\n"
+                         "and keeps freed blocks cached for reuse. Below: live bytes on their own scale.",
+             transform=rax.transAxes, ha="left", va="top", fontsize=8, color="#424242", gid="reserved-note")
+    rax.legend(loc="center right", bbox_to_anchor=(1.0, 0.38), fontsize=8, framealpha=0.9)
+    rax.grid(axis="y", alpha=0.3)
+    rax.set_title(title, fontsize=11)
+    return div
+
+
+def memory_figure(trace, *, step: int | None = None, device: str | None = None, title: str | None = None,
+                  reserved: str = "auto"):
+    """The memory timeline of ``trace`` (a vertical line marks ``step`` when given).
+
+    ``reserved``: "auto", "same", "panel" or "off" (NOTE [ Drawing reserved memory ]).
+    """
     tl = timeline(trace, device)
-    fig = _figure(10.0, 5.6)
-    ax = fig.add_subplot(1, 1, 1)
-    top = max(tl.total + (tl.reserved or []) + [1])
+    layout = _layout(reserved, [tl])
+    fig = _figure(10.0, 7.4 if layout == "panel" else 5.6)
+    ax, rax = _axes(fig, layout)
+    top = max(tl.total + (tl.reserved if layout == "same" else []) + [1])
     unit, div = _fmt.unit_for(top)
     x = tl.steps
     _shade_phases(ax, tl)
@@ -66,9 +140,10 @@ def memory_figure(trace, *, step: int | None = None, device: str | None = None, 
     if x:
         ax.step(x, [v / div for v in tl.total], where="post", color="#212121", lw=1.0, label="allocated (total)",
                 gid="total")
-    if tl.reserved is not None:
-        ax.step(x, [v / div for v in tl.reserved], where="post", color="#d62728", lw=1.2, ls="--",
-                label="reserved (caching allocator model)", gid="reserved")
+    res_div = div
+    if layout == "same":
+        ax.step(x, [v / div for v in tl.reserved], where="post", color=RESERVED_COLOR, lw=1.2, ls="--",
+                label=RESERVED_LABEL, gid="reserved")
     if tl.peak_step >= 0:
         py = tl.peak_bytes / div
         ax.plot([tl.peak_step], [py], marker="v", color="#b71c1c", ms=9, zorder=5, gid="peak", ls="none")
@@ -87,24 +162,35 @@ def memory_figure(trace, *, step: int | None = None, device: str | None = None, 
     ax.set_ylim(0, top / div * 1.3)
     ax.set_xlim(-0.5, max(len(x) - 0.5, 0.5))
     ax.set_xlabel("event (trace order)")
-    ax.set_ylabel(f"live memory ({unit})")
+    ax.set_ylabel(f"live / reserved memory ({unit})" if layout == "same" else f"live memory ({unit})")
     base = sum(tl.baseline.values())
     sub = f" · {_fmt.nbytes(base)} already allocated when recording began" if base else ""
-    ax.set_title(title or f"memory timeline on {tl.device} · peak {_fmt.nbytes(tl.peak_bytes)}{sub}", fontsize=11)
+    title = title or f"memory timeline on {tl.device} · peak {_fmt.nbytes(tl.peak_bytes)}{sub}"
+    if rax is not None:
+        res_div = _reserved_panel(rax, [(tl, "", "#212121")], title)
+    else:
+        ax.set_title(title, fontsize=11)
     if ax.get_legend_handles_labels()[0]:
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), fontsize=8, ncol=4, frameon=False)
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
-    fig.glassgrad_data = {"timeline": tl, "unit": unit, "divisor": div, "stacked": plotted}
+    fig.glassgrad_data = {"timeline": tl, "unit": unit, "divisor": div, "stacked": plotted,
+                          "reserved_layout": layout, "reserved_axes": rax if rax is not None else ax,
+                          "reserved_divisor": res_div}
     return fig
 
 
-def compare_figure(a, b, labels=("A", "B"), *, device: str | None = None, title: str | None = None):
-    """Two traces' memory on one axis: total (solid) and activations (dotted) for each, peaks marked."""
+def compare_figure(a, b, labels=("A", "B"), *, device: str | None = None, title: str | None = None,
+                   reserved: str = "auto"):
+    """Two traces' memory on one axis: total (solid) and activations (dotted) for each, peaks marked.
+
+    ``reserved``: "auto", "same", "panel" or "off" (NOTE [ Drawing reserved memory ]).
+    """
     tls = [timeline(a, device), timeline(b, device)]
-    fig = _figure()
-    ax = fig.add_subplot(1, 1, 1)
-    top = max(max(t.total + [1]) for t in tls)
+    layout = _layout(reserved, tls)
+    fig = _figure(10.0, 7.0 if layout == "panel" else 5.0)
+    ax, rax = _axes(fig, layout)
+    top = max(max(t.total + (t.reserved or [] if layout == "same" else []) + [1]) for t in tls)
     unit, div = _fmt.unit_for(top)
     colors = ("#1565c0", "#e65100")
     for tl, lab, col in zip(tls, labels, colors):
@@ -112,20 +198,28 @@ def compare_figure(a, b, labels=("A", "B"), *, device: str | None = None, title:
                 label=f"{lab}: allocated · peak {_fmt.nbytes(tl.peak_bytes)}", gid=f"total:{lab}")
         ax.step(tl.steps, [v / div for v in tl.by_category["activation"]], where="post", color=col, lw=1.0,
                 ls=":", label=f"{lab}: activations saved for backward", gid=f"activation:{lab}")
+        if layout == "same" and tl.reserved is not None:
+            ax.step(tl.steps, [v / div for v in tl.reserved], where="post", color=col, lw=1.2, ls="--",
+                    label=f"{lab}: {RESERVED_LABEL}", gid=f"reserved:{lab}")
         if tl.peak_step >= 0:
             ax.plot([tl.peak_step], [tl.peak_bytes / div], marker="v", color=col, ms=8, ls="none")
     pa, pb = tls[0].peak_bytes, tls[1].peak_bytes
     if title is None:
         change = f" ({(pb - pa) / pa * 100:+.0f}% peak)" if pa else ""
         title = f"memory: {labels[0]} vs {labels[1]}{change}"
-    ax.set_title(title, fontsize=11)
+    res_div = div
+    if rax is not None:
+        res_div = _reserved_panel(rax, [(tl, f"{lab}: ", col) for tl, lab, col in zip(tls, labels, colors)], title)
+    else:
+        ax.set_title(title, fontsize=11)
     ax.set_ylim(0, top / div * 1.2)
     ax.set_xlabel("event (trace order; the traces may differ in length)")
     ax.set_ylabel(f"live memory ({unit})")
     ax.legend(loc="upper left", fontsize=8, framealpha=0.9)
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
-    fig.glassgrad_data = {"timelines": tls, "unit": unit, "divisor": div}
+    fig.glassgrad_data = {"timelines": tls, "unit": unit, "divisor": div, "reserved_layout": layout,
+                          "reserved_axes": rax if rax is not None else ax, "reserved_divisor": res_div}
     return fig
 
 
