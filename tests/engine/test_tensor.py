@@ -264,3 +264,11 @@ def test_shape_helpers():
     with pytest.raises(TypeError, match="len\\(\\) of a 0-d tensor"):
         len(engine.tensor(1.0))
     assert [t.shape for t in engine.ones(3, 2)] == [(2,)] * 3
+
+
+def test_size_operations_keep_the_type():
+    s = engine.ones(2, 3, 4).shape
+    assert repr(s[1:]) == "torch.Size([3, 4])" and s[-1] == 4 and isinstance(s[0], int)
+    assert repr(s + (5,)) == "torch.Size([2, 3, 4, 5])" and repr((1,) + s) == "torch.Size([1, 2, 3, 4])"
+    assert repr(s * 2) == "torch.Size([2, 3, 4, 2, 3, 4])" and s.numel() == 24
+    assert s == (2, 3, 4) and engine.Size([2, 3, 4]) == s
