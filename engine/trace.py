@@ -62,6 +62,7 @@ KINDS = {
     "save": ("path", "bytes", "tensors", "storages"),
     "load": ("path", "bytes", "tensors", "storages"),
     "mark": ("text",),
+    "compile_stage": ("stage", "nodes", "text"),
 }
 
 _RESERVED_KINDS = ("alloc", "free", "empty_cache")   # events that carry "reserved"

@@ -95,7 +95,8 @@ class _Tracer:
 
     def before(self, op, inputs, attrs, inplace):
         if inplace is not None:
-            raise GraphBreak(f"in-place op '{op.name}' (an in-place method or an assignment into a tensor)")
+            what = "an assignment into a tensor (setitem)" if op.name == "setitem" else f"in-place op '{op.name}_'"
+            raise GraphBreak(f"{what}: a compiled graph holds no in-place ops")
         return None
 
     def after(self, op, inputs, attrs, result):

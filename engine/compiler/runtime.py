@@ -244,7 +244,7 @@ class CompiledCallable:
 
     @property
     def _title(self) -> str:
-        return getattr(self._fn, "__qualname__", None) or type(self._fn).__name__
+        return getattr(self._fn, "__name__", None) or type(self._fn).__name__
 
     def __call__(self, *args, **kwargs):
         if kwargs:

@@ -1,0 +1,289 @@
+"""engine.compile: capture, joint graph, min-cut partition, fusion, execution, logs, errors."""
+from __future__ import annotations
+
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+import engine
+from engine import nn
+from engine.compiler import Unsupported
+from engine.compiler.fusion import fusion_groups
+from engine.compiler.partition import INF, max_flow
+
+
+def _xw(seed=0, n=4, k=8, m=16):
+    engine.manual_seed(seed)
+    return engine.randn(n, k, requires_grad=True), engine.randn(k, m, requires_grad=True)
+
+
+def chain(x, w):
+    """A pointwise chain after a matmul."""
+    return (x @ w).sin().cos().exp().sum()
+
+
+def test_capture_prints_readable_python():
+    def f(x, y):
+        return (x * y).sin() + x
+
+    cf = engine.compile(f)
+    cf(engine.ones(2, 3), engine.ones(2, 3))
+    assert cf.last.graph.python_code(comments=False) == (
+        'def forward(x: "f32[2, 3]", y: "f32[2, 3]"):\n'
+        '    mul: "f32[2, 3]" = ops.mul(x, y)\n'
+        '    sin: "f32[2, 3]" = ops.sin(mul)\n'
+        '    add: "f32[2, 3]" = ops.add(sin, x)\n'
+        '    return (add,)\n')
+    text = cf.last.graph.python_code()
+    assert "# File: test_compile.py:" in text and "code: return (x * y).sin() + x" in text
+
+
+def test_promotion_becomes_an_explicit_cast():
+    cf = engine.compile(lambda a, b: a + b)
+    out = cf(engine.ones(3, dtype=engine.int64), engine.ones(3, dtype=engine.float64))
+    assert out.dtype is engine.float64 and out.tolist() == [2.0, 2.0, 2.0]
+    assert [(n.op, n.target) for n in cf.last.graph.call_nodes()] == [("call_op", "to_dtype"), ("call_op", "add")]
+
+
+def test_joint_graph_of_sin_cos():
+    x = engine.randn(5, requires_grad=True)
+    cf = engine.compile(lambda x: x.sin().cos())
+    cf(x)
+    joint = cf.last.joint
+    assert [(n.name, n.op, n.target) for n in joint.nodes] == [
+        ("x", "placeholder", "x"),
+        ("sin", "call_op", "sin"), ("cos", "call_op", "cos"),
+        ("tangents_1", "placeholder", "tangents_1"),
+        ("neg", "operator", "neg"), ("sin_1", "call_fn", "sin"), ("mul", "operator", "mul"),
+        ("cos_1", "call_fn", "cos"), ("mul_1", "operator", "mul"),
+        ("output", "output", "output")]
+    assert [o.name for o in joint.outputs] == ["cos", "mul_1"]
+    p = cf.last.partition
+    # as AOTAutograd does here: keep only the input, recompute sin in backward
+    assert [n.name for n in p.saved] == ["x"] and [n.name for n in p.recomputed] == ["sin"]
+    assert [o.name for o in p.forward.outputs] == ["cos", "x"]
+    assert p.saved_bytes == 0 and cf.last.eager_saved_bytes == 20   # eager keeps sin's result (5 floats)
+
+
+def test_min_cut_saves_the_matmul_and_recomputes_the_chain():
+    x, w = _xw()
+    cf = engine.compile(chain)
+    cf(x, w)
+    a = cf.last
+    assert [n.name for n in a.partition.saved] == ["x", "w", "mm"]
+    assert [n.name for n in a.partition.recomputed] == ["sin", "cos", "exp"]
+    assert a.compiled_saved_bytes == 4 * 16 * 4 == 256
+    assert a.eager_saved_bytes == 3 * 256          # eager keeps mm (sin's input), sin (cos's input), exp
+    assert a.partition.flow == 256
+
+
+def test_max_flow_on_a_small_network():
+    cap = {"s": {"a": 3, "b": 2}, "a": {"b": 1, "t": 2}, "b": {"t": 3}}
+    flow, side = max_flow(cap, "s", "t")
+    assert flow == 5 and side == {"s"}
+    flow, side = max_flow({"s": {"a": INF}, "a": {"t": 4}}, "s", "t")
+    assert flow == 4 and side == {"s", "a"}
+
+
+def test_fusion_groups_and_generated_source():
+    x, w = _xw()
+    cf = engine.compile(chain)
+    cf(x, w)
+    a = cf.last
+    assert [[n.name for n in g] for g in fusion_groups(a.partition.forward)] == [["sin", "cos", "exp"]]
+    assert [[n.name for n in g] for g in fusion_groups(a.partition.backward)] == [
+        ["cos", "exp", "mul", "neg", "sin_1", "mul_1", "cos_1", "mul_2"]]
+    assert a.forward_program.kernels[0].source == (
+        "def fused_sin_cos_exp_0(in0):\n"
+        "    t0 = kernels.sin(xp, in0)  # sin\n"
+        "    t1 = kernels.cos(xp, t0)  # cos\n"
+        "    t2 = kernels.exp(xp, t1)  # exp\n"
+        "    return t2\n")
+    # a value with two readers is not fused away
+    def two_readers(x):
+        y = x.sin()
+        return y * y.exp()
+
+    cf2 = engine.compile(two_readers)
+    cf2(engine.randn(3))
+    assert [[n.name for n in g] for g in fusion_groups(cf2.last.forward_program.graph)] == [["exp", "mul"]]
+
+
+def test_chain_numbers_and_gradients_equal_eager():
+    x, w = _xw()
+    cf = engine.compile(chain)
+    y = cf(x, w)
+    assert y.grad_fn.name() == "CompiledFunctionBackward"
+    y.backward()
+    gx, gw = x.grad, w.grad
+    x.grad = w.grad = None
+    ye = chain(x, w)
+    ye.backward()
+    assert y.item() == ye.item()
+    np.testing.assert_allclose(gx.numpy(), x.grad.numpy(), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(gw.numpy(), w.grad.numpy(), rtol=1e-6, atol=1e-6)
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ln = nn.LayerNorm(8)
+        self.fc = nn.Linear(8, 32)
+        self.act = nn.GELU()
+        self.out = nn.Linear(32, 8)
+
+    def forward(self, x):
+        return x + self.out(self.act(self.fc(self.ln(x))))
+
+
+@pytest.mark.parametrize("make,shape", [
+    (lambda: nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4)), (5, 8)),
+    (Block, (2, 3, 8))])
+def test_modules_match_eager(make, shape):
+    engine.manual_seed(0)
+    model = make().double()
+    x = engine.randn(*shape, dtype=engine.float64, requires_grad=True)
+    cm = engine.compile(model)
+    y = cm(x)
+    (y * y).sum().backward()
+    got = [p.grad.numpy().copy() for p in model.parameters()] + [x.grad.numpy().copy()]
+    for p in model.parameters():
+        p.grad = None
+    x.grad = None
+    ye = model(x)
+    (ye * ye).sum().backward()
+    want = [p.grad.numpy() for p in model.parameters()] + [x.grad.numpy()]
+    np.testing.assert_array_equal(y.detach().numpy(), ye.detach().numpy())
+    for g, e in zip(got, want):
+        np.testing.assert_allclose(g, e, rtol=1e-12, atol=1e-12)
+    names = [p.name for p in cm.last.graph.placeholders]
+    assert names[0] == "x" or names[0] == "input"
+    assert all(n.startswith("self_") for n in names[1:])
+    with engine.no_grad():
+        np.testing.assert_array_equal(cm(x).numpy(), ye.detach().numpy())
+    assert cm.training is model.training
+
+
+def test_block_saves_less_than_eager():
+    engine.manual_seed(0)
+    blk = Block()
+    cm = engine.compile(blk)
+    cm(engine.randn(2, 3, 8, requires_grad=True))
+    a = cm.last
+    assert [n.name for n in a.partition.recomputed] == ["view", "t", "view_1", "gelu", "view_2", "t_1"]
+    assert a.compiled_saved_bytes == 192 + 24 + 24 + 768 and a.eager_saved_bytes == 1776
+
+
+def test_new_shapes_retrace_and_old_ones_hit_the_cache():
+    calls = []
+
+    def f(x):
+        calls.append(1)
+        return x.tanh() * 2
+
+    cf = engine.compile(f)
+    cf(engine.randn(3))
+    cf(engine.randn(3))
+    assert len(cf.artifacts) == 1 and len(calls) == 1
+    cf(engine.randn(4))
+    assert len(cf.artifacts) == 2 and len(calls) == 2
+    cf(engine.randn(3, requires_grad=True))       # requires_grad is part of the guard
+    cf(engine.randn(3, dtype=engine.float64))     # so is the dtype
+    assert len(cf.artifacts) == 4 and len(calls) == 4
+    out = cf(engine.ones(4))
+    assert len(calls) == 4 and np.allclose(out.numpy(), 2 * np.tanh(1.0))
+
+
+def test_logs_print_each_stage(monkeypatch, capsys):
+    monkeypatch.setenv("GLASSGRAD_LOGS", "graph,joint,partition,fusion,recompiles")
+    x, w = _xw()
+    cf = engine.compile(chain)
+    cf(x, w)
+    err = capsys.readouterr().err
+    heads = [line for line in err.splitlines() if line.startswith("[glassgrad.compile]")]
+    assert heads == ["[glassgrad.compile] [graph] captured graph of chain",
+                     "[glassgrad.compile] [joint] joint forward+backward graph of chain",
+                     "[glassgrad.compile] [partition] min-cut partition of chain",
+                     "[glassgrad.compile] [fusion] fused kernels of chain"]
+    assert "# bytes saved: 256 (eager saves 768)" in err and "def fused_sin_cos_exp_0(in0):" in err
+    cf(*_xw(n=2))
+    err = capsys.readouterr().err
+    assert err.splitlines()[0].startswith("[glassgrad.compile] [recompiles] chain: no graph for "
+                                          "(float32[2, 8] cpu requires_grad")
+    monkeypatch.setenv("GLASSGRAD_LOGS", "")
+    engine.compile(chain)(*_xw())
+    assert capsys.readouterr().err == ""
+
+
+def test_compile_stage_events():
+    x, w = _xw()
+    cf = engine.compile(chain)
+    with engine.record() as tr:
+        y = cf(x, w)
+    stages = [(e["stage"], e["nodes"]) for e in tr.events if e["kind"] == "compile_stage"]
+    assert stages == [("graph", 5), ("joint", 5 + 11), ("partition", 5 + 3 + 11), ("fusion", 3 + 8)]
+    assert "def joint(" in [e for e in tr.events if e["kind"] == "compile_stage"][1]["text"]
+    with engine.record() as tr2:
+        cf(x, w)
+    ops = [e["op"] for e in tr2.events if e["kind"] == "op"]
+    assert ops == ["CompiledFunction"] and not tr2.of_kind("compile_stage")
+    del y
+
+
+def test_graph_breaks_raise_with_fullgraph_and_fall_back_otherwise():
+    def branch(x):
+        if x.sum() > 0:
+            return x * 2
+        return x
+
+    def inplace(x):
+        y = x * 1
+        y.add_(1)
+        return y
+
+    def factory(x):
+        return x + engine.ones(3)
+
+    for fn, what in ((branch, "Tensor.item() reads a tensor's values in Python"),
+                     (inplace, "in-place op 'add_'"),
+                     (factory, "a tensor made inside the function outside the op table")):
+        with pytest.raises(Unsupported, match=rf"graph break in {fn.__name__}: {re.escape(what)}.* at test_compile\.py:\d+"):
+            engine.compile(fn, fullgraph=True)(engine.ones(3))
+        cf = engine.compile(fn)
+        with pytest.warns(UserWarning, match=f"graph break in {fn.__name__}"):
+            out = cf(engine.ones(3))
+        np.testing.assert_array_equal(out.numpy(), fn(engine.ones(3)).numpy())
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")     # warned once per guard
+            cf(engine.ones(3))
+    # engine-internal value reads (index bounds checks) are not graph breaks
+    cf = engine.compile(lambda x, i: x[i], fullgraph=True)
+    assert cf(engine.arange(5.0), engine.tensor([3, 1])).tolist() == [3.0, 1.0]
+
+
+def test_argument_errors():
+    with pytest.raises(TypeError, match="keyword arguments are not supported"):
+        engine.compile(lambda x: x)(x=engine.ones(1))
+    with pytest.raises(TypeError, match="arguments must be Tensors or Python numbers, got list"):
+        engine.compile(lambda x: x)([engine.ones(1)])
+    with pytest.raises(ValueError, match="backend must be one of"):
+        engine.compile(lambda x: x, backend="tvm")
+    with pytest.raises(RuntimeError, match="model must be a callable"):
+        engine.compile(3)
+    with pytest.raises(Unsupported, match="returned a int"):
+        engine.compile(lambda x: 3, fullgraph=True)(engine.ones(1))
+
+
+def test_decorator_and_aot_eager_backend():
+    @engine.compile(backend="aot_eager")
+    def f(x):
+        return (x.sin() * 3).relu()
+
+    x = engine.randn(6, requires_grad=True)
+    y = f(x)
+    assert f.last.kernels == []
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), (np.cos(x.detach().numpy()) * 3 *
+                                                (np.sin(x.detach().numpy()) > 0)), rtol=1e-6)
