@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections import deque
 
+from ..derivatives import OPS
 from .graph import Graph, map_args
 
 INF = float("inf")
@@ -36,7 +37,6 @@ POINTWISE_OPS = frozenset((
     "to_dtype", "clone"))
 POINTWISE_FNS = frozenset(("exp", "log", "sqrt", "sin", "cos", "tanh", "sign", "abs", "erf", "where", "eq", "gt",
                            "ge", "lt", "le", "logical_and", "logical_not", "astype"))
-VIEW_OPS = frozenset(("view", "permute", "transpose", "t", "squeeze", "unsqueeze", "expand"))
 
 
 def is_pointwise(n) -> bool:
@@ -45,7 +45,8 @@ def is_pointwise(n) -> bool:
 
 
 def is_view(n) -> bool:
-    return n.op == "call_op" and n.target in VIEW_OPS
+    """Ops whose eager result shares its input's storage (reshapes, transposes, slices)."""
+    return n.op == "call_op" and OPS[n.target].view
 
 
 def recomputable(n) -> bool:
