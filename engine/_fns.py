@@ -107,6 +107,9 @@ class ArrayFns:
     def index(self, x, idx):
         return _index_array(self.xp, x, idx)
 
+    def cumsum(self, x, axis):
+        return self.xp.cumulative_sum(x, axis=axis)
+
     def scatter_add(self, shape, idx, values, like):
         """zeros(shape) with ``values`` added at ``idx`` (duplicates summed)."""
         xp = self.xp
@@ -208,6 +211,9 @@ class TensorFns:
 
     def index(self, x, idx):
         return x[idx]
+
+    def cumsum(self, x, axis):
+        return self.E.cumsum(x, axis)
 
     def scatter_add(self, shape, idx, values, like):
         return self.E._index_put_add_new(shape, idx, values)

@@ -30,6 +30,9 @@ _methods = {
     "unbind": E.unbind, "flip": E.flip, "index_select": E.index_select, "masked_fill": E.masked_fill,
     "matmul": E.matmul, "mm": E.mm, "bmm": E.bmm, "dot": E.dot, "mv": E.mv, "outer": E.outer,
     "clone": E.clone, "allclose": E.allclose, "equal": E.equal, "nonzero": E.nonzero, "where": None,
+    "log1p": E.log1p, "expm1": E.expm1, "cumsum": E.cumsum, "norm": E.norm, "tril": E.tril, "triu": E.triu,
+    "gather": E.gather, "repeat": E.repeat, "clamp_min": E.clamp_min, "clamp_max": E.clamp_max,
+    "isclose": E.isclose, "masked_select": E.masked_select, "sort": E.sort, "argsort": E.argsort, "topk": E.topk,
 }
 
 for _name, _fn in _methods.items():

@@ -672,6 +672,93 @@ op("fill_index", "IndexFillBackward0", ("self", "*indices"), _fill_index_fwd,
    lambda F, g, s: (F.fill_index(g, _rebuild_index(s.template, s.indices), 0.0),) + (None,) * len(s.indices),
    save={"indices": ()}, promote=False, nondiff=("indices",))
 
+# ---- more functions PyTorch programs reach for ------------------------------------------------
+op("log1p", "Log1PBackward0", ("self",), lambda xp, a: xp.log1p(a), lambda F, g, s: (g / (s.self + 1.0),),
+   save={"self": ()}, float_op=True)
+op("expm1", "Expm1Backward0", ("self",), lambda xp, a: xp.expm1(a), lambda F, g, s: (g * (s.result + 1.0),),
+   save={"result": ()}, float_op=True)
+
+
+def _cumsum_fwd(xp, a, dim):
+    if a.dtype == xp.bool:
+        a = xp.astype(a, xp.int64)
+    return xp.cumulative_sum(a, axis=dim)
+
+
+# the gradient of a running sum is the running sum from the other end: total - cumsum + g
+op("cumsum", "CumsumBackward0", ("self",), _cumsum_fwd,
+   lambda F, g, s: (F.sum(g, axis=s.dim, keepdims=True) - F.cumsum(g, s.dim) + g,), promote=False)
+
+
+def _norm_bwd(F, g, s):
+    """x / |x| times the incoming gradient; 0 where the norm is 0 (as PyTorch, not 0/0)."""
+    res, g = _keep(F, s.result, s, s.shapes[0]), _keep(F, g, s, s.shapes[0])
+    zero = F.eq(res, 0.0)
+    return (F.where(zero, 0.0, g * s.self / F.where(zero, 1.0, res)),)
+
+
+op("norm", "LinalgVectorNormBackward0", ("self",), lambda xp, a, dim=None, keepdim=False:
+   xp.sqrt(xp.sum(a * a, axis=dim, keepdims=keepdim)), _norm_bwd, save={"self": (), "result": ()}, promote=False)
+
+
+def _tri_fwd(lower):
+    def fwd(xp, a, diagonal=0):
+        n, m = a.shape[-2], a.shape[-1]
+        d = xp.reshape(xp.arange(m, dtype=xp.int64), (1, m)) - xp.reshape(xp.arange(n, dtype=xp.int64), (n, 1))
+        return xp.where(d <= diagonal if lower else d >= diagonal, a, xp.zeros_like(a))
+    return fwd
+
+
+def _tri_bwd(lower):
+    def bwd(F, g, s):
+        nd = len(s.shapes[0])
+        d = F.iota(s.shapes[0][-1], nd - 1, nd, g) - F.iota(s.shapes[0][-2], nd - 2, nd, g)
+        return (F.where(F.le(d, s.diagonal) if lower else F.ge(d, s.diagonal), g, 0.0),)
+    return bwd
+
+
+op("tril", "TrilBackward0", ("self",), _tri_fwd(True), _tri_bwd(True), promote=False)
+op("triu", "TriuBackward0", ("self",), _tri_fwd(False), _tri_bwd(False), promote=False)
+
+
+def _gather_fwd(xp, a, index, dim):
+    part = tuple(slice(None) if k == dim else slice(0, index.shape[k]) for k in range(len(a.shape)))
+    return xp.take_along_axis(a[part], index, axis=dim)   # PyTorch lets index be smaller off ``dim``
+
+
+def _scatter_back(F, g, shape, idx, dim):
+    """Scatter-add the gradient back where each element was read from (repeats add up)."""
+    nd, ishape = len(shape), F.shape(idx)
+    where = tuple(idx if k == dim else F.iota(ishape[k], k, nd, g) for k in range(nd))
+    return F.scatter_add(shape, where, g, g)
+
+
+# PyTorch's GatherBackward0 keeps self too (for its sparse-gradient option), so glassgrad does
+op("gather", "GatherBackward0", ("self", "index"), _gather_fwd,
+   lambda F, g, s: (_scatter_back(F, g, s.shapes[0], s.index, s.dim), None),
+   save={"self": (), "index": ()}, promote=False, nondiff=("index",))
+# sort and topk read their values the same way but keep only the indices (SortBackward0, TopkBackward0)
+op("take_sorted", "SortBackward0", ("self", "indices"), _gather_fwd,
+   lambda F, g, s: (_scatter_back(F, g, s.shapes[0], s.indices, s.dim), None),
+   save={"indices": ()}, promote=False, nondiff=("indices",))
+
+
+def _repeat_fwd(xp, a, repeats):
+    a = xp.reshape(a, (1,) * (len(repeats) - len(a.shape)) + tuple(a.shape))
+    return xp.tile(a, tuple(repeats))
+
+
+def _repeat_bwd(F, g, s):
+    shape, reps = s.shapes[0], s.repeats
+    padded = (1,) * (len(reps) - len(shape)) + tuple(shape)
+    split = tuple(v for r, n in zip(reps, padded) for v in (r, n))   # each dim as (copies, size)
+    g = F.sum(F.reshape(g, split), axis=tuple(range(0, 2 * len(reps), 2)))
+    return (F.reshape(g, shape),)
+
+
+op("repeat", "RepeatBackward0", ("self",), _repeat_fwd, _repeat_bwd, promote=False)
+
+
 # in-place helpers that carry no gradient to their input
 op("fill", "FillBackward0", ("self",), lambda xp, a, value: xp.full(a.shape, value, dtype=a.dtype),
    lambda F, g, s: (g * 0.0,), promote=False)  # a zero gradient, not none: the input still gets a .grad

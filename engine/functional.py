@@ -214,6 +214,8 @@ tanh = _unary("tanh")
 sigmoid = _unary("sigmoid")
 relu = _unary("relu")
 erf = _unary("erf")
+log1p = _unary("log1p")
+expm1 = _unary("expm1")
 
 
 def gelu(input, approximate="none"):
@@ -847,6 +849,113 @@ def _to_dtype(input, dtype):
         return input
     xp = input._storage.xp
     return apply(_O["to_dtype"], [input], {"dtype": _dtype.to_array_dtype(xp, dtype)})
+
+
+# ---- more functions (cumsum, norm, tril/triu, gather, repeat, sort/topk ...) ----------------
+def cumsum(input, dim, *, dtype=None):
+    if dtype is not None:
+        input = input.to(dtype)
+    return apply(_O["cumsum"], [input], {"dim": _wrap_dim(dim, input.ndim)})
+
+
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    """The 2-norm (Frobenius for matrices) over ``dim`` or everything; other ``p`` are not supported."""
+    if p not in ("fro", 2, 2.0):
+        raise NotImplementedError(f"glassgrad's norm supports p=2 ('fro') only, not p={p!r}")
+    if dtype is not None:
+        input = input.to(dtype)
+    return apply(_O["norm"], [input], {"dim": _dims(dim, input.ndim), "keepdim": keepdim})
+
+
+def _tri(name, input, diagonal):
+    if input.ndim < 2:
+        raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+    return apply(_O[name], [input], {"diagonal": int(diagonal)})
+
+
+def tril(input, diagonal=0):
+    return _tri("tril", input, diagonal)
+
+
+def triu(input, diagonal=0):
+    return _tri("triu", input, diagonal)
+
+
+def gather(input, dim, index):
+    d = _wrap_dim(dim, input.ndim)
+    if index.dtype is not _dtype.int64:
+        raise RuntimeError("gather(): Expected dtype int64 for index")
+    if index.ndim != input.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    for k in range(input.ndim):
+        if k != d and index.shape[k] > input.shape[k]:
+            raise RuntimeError(f"Size does not match at dimension {k} expected index {_shape_str(index.shape)} to be "
+                               f"smaller than self {_shape_str(input.shape)} apart from dimension {d}")
+    if index.numel():
+        host = index.detach().numpy(force=True)
+        n = input.shape[d]
+        bad = host[(host >= n) | (host < -n)]
+        if bad.size:
+            raise RuntimeError(f"index {int(bad[0])} is out of bounds for dimension {d} with size {n}")
+    return apply(_O["gather"], [input, index], {"dim": d})
+
+
+def repeat(input, *sizes):
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+        sizes = tuple(sizes[0])
+    if len(sizes) < input.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
+                           "tensor")
+    return apply(_O["repeat"], [input], {"repeats": tuple(int(s) for s in sizes)})
+
+
+def clamp_min(input, min):
+    return clamp(input, min=min)
+
+
+def clamp_max(input, max):
+    return clamp(input, max=max)
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """|input - other| <= atol + rtol * |other|, elementwise (no gradient)."""
+    a = input.detach()
+    b = other.detach() if isinstance(other, Tensor) else other
+    scale = abs(b) if isinstance(b, Tensor) else builtins.abs(b)
+    close = le(abs(a - b), atol + rtol * scale)
+    if equal_nan and isinstance(b, Tensor):
+        close = logical_or(close, logical_and(isnan(a), isnan(b)))
+    return close
+
+
+def masked_select(input, mask):
+    shape = tuple(np.broadcast_shapes(tuple(input.shape), tuple(mask.shape)))
+    return _getitem(expand(input, shape), (expand(mask, shape),))
+
+
+SortResult = collections.namedtuple("sort", ["values", "indices"])
+TopkResult = collections.namedtuple("topk", ["values", "indices"])
+
+
+def argsort(input, dim=-1, descending=False, stable=False):
+    xp = input._storage.xp
+    d = _wrap_dim(dim, input.ndim)
+    return Tensor._wrap(xp.astype(xp.argsort(input._data, axis=d, descending=descending, stable=True), xp.int64))
+
+
+def sort(input, dim=-1, descending=False, stable=False):
+    """Values (differentiable, through a gather) and int64 indices, as torch.sort."""
+    d = _wrap_dim(dim, input.ndim)
+    idx = argsort(input, d, descending)
+    return SortResult(apply(_O["take_sorted"], [input, idx], {"dim": d}), idx)
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True):
+    d = _wrap_dim(dim, input.ndim)
+    if not 0 <= k <= input.shape[d]:
+        raise RuntimeError("selected index k out of range")
+    idx = narrow(argsort(input, d, descending=largest), d, 0, k).contiguous()
+    return TopkResult(apply(_O["take_sorted"], [input, idx], {"dim": d}, node_name="TopkBackward0"), idx)
 
 
 def clone(input, *, memory_format=None):

@@ -78,6 +78,14 @@ OPS = {
     "to_dtype": lambda a, b: a.double().float() * b,
     "inplace_relu": lambda a, b: (a * 1).relu_(),
     "inplace_on_views": lambda a, b: _inplace_views(a, b),
+    "log1p_expm1": lambda a, b: (a.abs() + 0.1).log1p() * b.expm1(),
+    "cumsum": lambda a, b: a.cumsum(1) * b,
+    "norm": lambda a, b: a.norm(dim=1) + b.norm(),
+    "tril_triu": lambda a, b: a.tril() + b.triu(1),
+    "gather": lambda a, b: a.gather(1, engine.tensor([[0, 0], [3, 1], [2, 2]], device=a.device)),
+    "repeat": lambda a, b: a.repeat(2, 1) * 3,
+    "sort": lambda a, b: a.sort(1, descending=True).values * b,
+    "topk": lambda a, b: a.topk(2, dim=0).values,
 }
 
 

@@ -545,6 +545,8 @@ def test_every_table_op_is_exercised():
         test_setitem_and_copy_second_order()
         engine.where(engine.tensor([True, False]), leaf([1.0, 2.0]), leaf([3.0, 4.0]))
         test_binary_cross_entropy_with_logits("mean")
+        for name in EXTRA:
+            EXTRA[name][0](distinct(*EXTRA[name][1]))
     seen = {e["op"] for e in tr.of_kind("op")}
     table = {n for n, o in OPS.items() if o.differentiable}
     assert table - seen == set()
@@ -726,3 +728,67 @@ def test_binary_cross_entropy_with_logits(reduction):
                                              reduction="none")
     np.testing.assert_allclose(out.numpy(), [np.log1p(np.exp(-30.0)), np.log(2.0), np.log1p(np.exp(-30.0))],
                                rtol=1e-12)
+
+
+# ---- cumsum, norm, tril/triu, gather, repeat, sort/topk, log1p/expm1 -----------------------
+EXTRA = {
+    "log1p": (lambda x: (x.abs() + 0.1).log1p(), (2, 3)),
+    "expm1": (lambda x: x.expm1(), (2, 3)),
+    "cumsum": (lambda x: x.cumsum(1), (2, 3, 2)),
+    "cumsum_neg": (lambda x: engine.cumsum(x, -1) * x, (3, 4)),
+    "norm": (lambda x: x.norm(), (3, 4)),
+    "norm_dim": (lambda x: engine.norm(x, dim=1, keepdim=True), (3, 4)),
+    "norm_dims": (lambda x: x.norm(dim=(0, 2)), (2, 3, 2)),
+    "tril": (lambda x: x.tril(), (3, 4)),
+    "triu_batched": (lambda x: engine.triu(x, 1), (2, 3, 3)),
+    "tril_neg": (lambda x: x.tril(-1), (4, 3)),
+    "gather": (lambda x: x.gather(1, engine.tensor([[0, 0, 3], [2, 1, 1], [3, 3, 3]])), (3, 4)),
+    "gather_dim0_smaller": (lambda x: engine.gather(x, 0, engine.tensor([[2, 0], [2, 2]])), (3, 4)),
+    "repeat": (lambda x: x.repeat(2, 1, 3), (2, 3)),
+    "repeat_same_rank": (lambda x: x.repeat(1, 2), (2, 3)),
+    "sort": (lambda x: x.sort(1).values, (3, 4)),
+    "sort_desc_dim0": (lambda x: engine.sort(x, 0, descending=True)[0], (3, 4)),
+    "topk": (lambda x: x.topk(2).values, (3, 4)),
+    "topk_smallest": (lambda x: x.topk(2, dim=0, largest=False)[0], (3, 4)),
+    "masked_select": (lambda x: x.masked_select(engine.tensor([True, False, True, True])), (3, 4)),
+    "clamp_min_max": (lambda x: x.clamp_min(-0.4).clamp_max(0.5), (3, 4)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXTRA))
+def test_more_functions(name):
+    fn, shape = EXTRA[name]
+    x = distinct(*shape)
+    if name == "clamp_min_max":
+        x = leaf(away_from(x.detach().numpy(), [-0.4, 0.5]))
+    gradcheck(fn, [x])
+
+
+@pytest.mark.parametrize("name", ["cumsum", "norm_dim", "gather", "tril", "repeat", "sort"])
+def test_more_functions_second_order(name):
+    fn, shape = EXTRA[name]
+    gradgradcheck(lambda x: fn(x) ** 2, [distinct(*shape)])
+
+
+def test_more_functions_values():
+    x = engine.tensor([[3.0, 1.0, 2.0], [0.0, -1.0, 5.0]])
+    assert x.cumsum(1).tolist() == [[3.0, 4.0, 6.0], [0.0, -1.0, 4.0]]
+    assert engine.tensor([True, True, False]).cumsum(0).tolist() == [1, 2, 2]
+    assert x.sort(1).values.tolist() == [[1.0, 2.0, 3.0], [-1.0, 0.0, 5.0]] and x.sort(1).indices.dtype is engine.int64
+    assert x.argsort(1, descending=True).tolist() == [[0, 2, 1], [2, 0, 1]]
+    assert x.topk(1).values.tolist() == [[3.0], [5.0]] and x.topk(1).indices.tolist() == [[0], [2]]
+    assert x.tril().tolist() == [[3.0, 0.0, 0.0], [0.0, -1.0, 0.0]] and x.triu(1).tolist() == [[0.0, 1.0, 2.0], [0.0, 0.0, 5.0]]
+    assert x.repeat(1, 2).shape == (2, 6) and engine.tensor([1, 2]).repeat(2).tolist() == [1, 2, 1, 2]
+    assert x.gather(1, engine.tensor([[2], [0]])).tolist() == [[2.0], [0.0]]
+    assert abs(engine.tensor([3.0, 4.0]).norm().item() - 5.0) < 1e-6
+    assert engine.isclose(engine.tensor([1.0, float("nan")]), engine.tensor([1.0 + 1e-9, float("nan")]),
+                          equal_nan=True).tolist() == [True, True]
+    with pytest.raises(NotImplementedError, match="p=2"):
+        x.norm(p=1)
+    with pytest.raises(RuntimeError, match="index 5 is out of bounds for dimension 1 with size 3"):
+        x.gather(1, engine.tensor([[5], [0]]))
+    with pytest.raises(RuntimeError, match="Number of dimensions of repeat dims"):
+        x.repeat(2)
+    z = engine.zeros(3, requires_grad=True)
+    z.norm().backward()
+    assert z.grad.tolist() == [0.0, 0.0, 0.0]          # as PyTorch: no 0/0 at the origin
