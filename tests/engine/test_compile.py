@@ -287,3 +287,59 @@ def test_decorator_and_aot_eager_backend():
     y.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), (np.cos(x.detach().numpy()) * 3 *
                                                 (np.sin(x.detach().numpy()) > 0)), rtol=1e-6)
+
+
+def _ops_cases():
+    import engine.nn.functional as F
+    engine.manual_seed(0)
+    conv = nn.Conv2d(3, 4, 3, padding=1)
+    emb = nn.Embedding(10, 4)
+    t = engine.tensor([1, 0, 3, 2])
+    idx = engine.tensor([[1, 2], [3, 4]])
+    return [
+        ("softmax", lambda x, y: F.softmax(x, -1)),
+        ("log_softmax", lambda x, y: F.log_softmax(x, -1) * y),
+        ("cross_entropy", lambda x, y: F.cross_entropy(x, t)),
+        ("two_outputs", lambda x, y: (x * y, x > 0)),
+        ("max_dim", lambda x, y: engine.max(x, 1)[0]),
+        ("mean_var", lambda x, y: x.mean(0).var()),
+        ("views", lambda x, y: x.reshape(5, 4).t().sigmoid()),
+        ("where", lambda x, y: engine.where(x > 0, x, y).tanh()),
+        ("slices", lambda x, y: x[1:3, ::2].exp()),
+        ("int_index", lambda x, y: x[t].relu()),
+        ("cat", lambda x, y: engine.cat([x, x.sin()], 0).sum(1)),
+        ("clamp_pow", lambda x, y: x.clamp(-0.5, 0.5) ** 2),
+        ("gelu_tanh", lambda x, y: F.gelu(x, approximate="tanh")),
+        ("mse", lambda x, y: F.mse_loss(x, y)),
+        ("abs_sqrt_log", lambda x, y: x.abs().sqrt().log()),
+        ("stack_std", lambda x, y: engine.stack([x, y], 0).std(0)),
+        ("matmul_t", lambda x, y: x @ y.t()),
+        ("broadcast", lambda x, y: x * 3 + y[0] / 2 - 1),
+        ("layer_norm", lambda x, y: F.layer_norm(x, (5,))),
+        ("logsumexp_amax", lambda x, y: x.logsumexp(1) + x.amax(1)),
+        ("conv", lambda x, y: conv(x.reshape(1, 1, 4, 5).expand(2, 3, 4, 5)).relu().mean()),
+        ("embedding", lambda x, y: emb(idx).tanh() * x[0, :4]),
+        ("attention", lambda x, y: F.scaled_dot_product_attention(x.reshape(1, 4, 5), y.reshape(1, 4, 5),
+                                                                   y.reshape(1, 4, 5))),
+    ]
+
+
+@pytest.mark.parametrize("name,fn", _ops_cases(), ids=[c[0] for c in _ops_cases()])
+def test_ops_match_eager_and_save_no_more(name, fn):
+    engine.manual_seed(1)
+    x = engine.randn(4, 5, dtype=engine.float64, requires_grad=True)
+    y = engine.randn(4, 5, dtype=engine.float64, requires_grad=True)
+    cf = engine.compile(fn, fullgraph=True)
+    got = cf(x, y)
+    want = fn(x, y)
+    got, want = ((got, want) if isinstance(got, tuple) else ((got,), (want,)))
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g.detach().numpy(), w.detach().numpy())
+        assert g.requires_grad == w.requires_grad and g.dtype is w.dtype
+    grads = [engine.autograd.grad(sum((o.double() * o.double()).sum() for o in outs if o.requires_grad), [x, y],
+                                  allow_unused=True) for outs in (got, want)]
+    for g, w in zip(*grads):
+        assert (g is None) == (w is None)
+        if g is not None:
+            np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-10, atol=1e-12)
+    assert cf.last.compiled_saved_bytes <= cf.last.eager_saved_bytes
