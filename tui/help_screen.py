@@ -32,7 +32,9 @@ PANELS = [
               "Red: its saved tensors were dropped by checkpointing. ↻: made by a recompute. The second line "
               "of a box is what the node saved for backward, and whether it was freed. Click a box to inspect it."),
     ("Memory", "live bytes over the whole run, stacked by category (param, grad, act = activations, optim, "
-               "input, other). ┃ is the cursor, ▲ the peak; the last line gives the bytes at the cursor."),
+               "input, other). ┃ is the cursor, ▲ the peak; the last line gives the bytes at the cursor. "
+               "\"reserved\" on the border: the bytes a GPU's caching allocator would hold then (whole "
+               "segments, freed blocks kept cached), far more than live for small models."),
     ("Events", "every recorded event; F/B/R/O is its phase. Click a row to move there."),
     ("Inspector", "the selected node (op, shapes, dtype, bytes, source line, saved tensors, gradient shape), "
                   "or the event at the cursor."),

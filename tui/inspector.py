@@ -72,10 +72,29 @@ def describe_event(model: TraceModel, i: int) -> Text:
             continue
         if k == "file" and v:
             v = os.path.basename(str(v))
-        if k == "bytes":
+        if k in ("bytes", "reserved"):
             v = f"{v} ({human_bytes(v)})"
         out.append(f"{k:<10} {v}\n" if len(k) >= 10 else f"{k:<10}{v}\n")
+    why = reserved_change(model, i)
+    if why:
+        out.append(f"          {why}\n", style="dim")
     return out
+
+
+def reserved_change(model: TraceModel, i: int) -> str:
+    """What event i did to the caching allocator model's reserved bytes, in words ("" if nothing to say)."""
+    e = model.events[i]
+    k = e.get("kind")
+    if k not in ("alloc", "free", "empty_cache") or not isinstance(e.get("reserved"), int):
+        return ""
+    delta = model.reserved[i] - (model.reserved[i - 1] if i > 0 else model.reserved_start)
+    if k == "alloc":
+        if delta > 0:
+            return f"+{human_bytes(delta)}: a new segment (no cached block fitted)"
+        return "unchanged: fitted in a cached free block"
+    if k == "free":
+        return "unchanged: the block stays cached for reuse"
+    return f"-{human_bytes(-delta)}: wholly free segments given back"
 
 
 class Inspector(Static):

@@ -44,12 +44,17 @@ def column_of(width: int, i: int, lo: int, hi: int) -> int | None:
 
 
 class MemoryView(Widget, can_focus=True):
-    """The memory panel: a stacked chart in characters, a legend with the bytes at the cursor."""
+    """The memory panel: a stacked chart in characters, a legend with the bytes at the cursor.
+
+    The legend reads: live bytes now, the peak of what the chart shows, then each
+    category's live bytes. The caching allocator model's reserved bytes at the cursor
+    (when the trace carries them) sit on the bottom border, off the chart's scale.
+    """
 
     # colors live in glassgrad.tcss; a category without its own class uses memory--unknown
     COMPONENT_CLASSES = {"memory--parameter", "memory--gradient", "memory--activation", "memory--optimizer",
                          "memory--input", "memory--other", "memory--unknown", "memory--cursor", "memory--axis",
-                         "memory--now", "memory--peak"}
+                         "memory--now", "memory--peak", "memory--reserved"}
 
     def _cat_style(self, cat):
         name = f"memory--{cat}"
@@ -65,10 +70,34 @@ class MemoryView(Widget, can_focus=True):
         self._cols = []
         self._peak_key = None
         self._peak = (0, 0)
+        self._reserved_shown = None
 
     def reload(self) -> None:
         self._cols_key = None
+        self.sync_reserved()
         self.refresh()
+
+    def on_mount(self) -> None:
+        self.sync_reserved()
+
+    def watch_index(self) -> None:
+        self.sync_reserved()
+
+    def reserved_text(self) -> str:
+        """"reserved 2.00 MiB" at the cursor, or "" when the trace has no reserved figures."""
+        m = self.model
+        if not m.has_reserved or len(m) == 0:
+            return ""
+        return f"reserved {human_bytes(m.reserved[m.clamp(self.index)])}"
+
+    def sync_reserved(self) -> None:
+        """Put reserved_text() on the bottom border (only when it changed)."""
+        text = self.reserved_text()
+        if text == self._reserved_shown:
+            return
+        self._reserved_shown = text
+        color = self.get_component_rich_style("memory--reserved").color
+        self.border_subtitle = Text(f" {text} ", style=Style(color=color)) if text else ""
 
     def _range(self) -> tuple:
         n = len(self.model)

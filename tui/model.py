@@ -6,6 +6,10 @@ NOTE [ Incremental trace state ]
    ``snaps[i]`` (a tuple shared by consecutive events that change no memory) and
    ``total[i]``, so memory at any step is a list lookup. Bytes live before
    recording began (``meta['memory_at_start']``) are the starting point.
+   ``reserved[i]`` is the allocator model's reserved bytes after event i, summed
+   over devices like ``total`` (each device's newest ``reserved`` field on an
+   alloc/free/empty_cache event, from memory_at_start's figure); ``has_reserved``
+   says whether the trace carries it at all.
 2. Graph nodes are indexed by id with the event index where they appeared, the
    indices where backward executed them, where each saved tensor was released
    or dropped, and whether they were created while recomputing.
@@ -21,6 +25,7 @@ import bisect
 
 CATEGORIES = ["parameter", "gradient", "activation", "optimizer", "input", "other"]
 NODE_KINDS = ("op", "leaf", "execute")
+_RESERVED_KINDS = frozenset(("alloc", "free", "empty_cache"))
 _ABOUT_NODES = frozenset(("op", "leaf", "execute", "accumulate", "release", "checkpoint_drop"))
 
 
@@ -114,6 +119,13 @@ class TraceModel:
                 self._cur[self._column(c)] += b
         self._snap = tuple(self._cur)
         self._tot = sum(self._cur)
+        self.reserved: list = []          # per event: reserved bytes, all devices
+        self.has_reserved = False
+        self._res_dev: dict = {}          # device -> its newest reserved figure
+        for dev, m in (self.meta.get("memory_at_start") or {}).items():
+            if isinstance(m.get("reserved"), int):
+                self._res_dev[dev] = m["reserved"]
+        self._res = self.reserved_start = sum(self._res_dev.values())
         self._parent: dict = {}           # union-find over non-leaf nodes
         self._comp_cache = None
         self._early_drops: dict = {}      # node id -> drop events seen before the node's op event
@@ -162,6 +174,11 @@ class TraceModel:
             self._bump(e.get("old", "other"), -e.get("bytes", 0))
             self._bump(e.get("new", "other"), e.get("bytes", 0))
             self._cat_of[e.get("storage")] = e.get("new")
+        if k in _RESERVED_KINDS and isinstance(e.get("reserved"), int):
+            self.has_reserved = True
+            self._res_dev[e.get("device")] = e["reserved"]
+            self._res = sum(self._res_dev.values())
+        self.reserved.append(self._res)
         if self._snap is None:
             self._snap = tuple(self._cur)
         self.snaps.append(self._snap)

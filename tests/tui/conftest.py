@@ -22,9 +22,13 @@ def fixed_ids(monkeypatch):
 
 
 @pytest.fixture
-def lesson_run(fixed_ids):
+def lesson_run(fixed_ids, monkeypatch):
     import lessons
+    from engine import _allocator
     from lessons import _runner
+
+    # a fresh allocator model: the reserved bytes a lesson shows must not depend on earlier tests
+    monkeypatch.setattr(_allocator.hook, "models", {})
 
     def run(key):
         import gc
