@@ -56,7 +56,6 @@ def test_saved_tensors_released_right_after_each_node():
 
 
 def test_activation_bytes_fall_as_each_node_runs():
-    del_refs = {}
     x, a, b, c, d, loss = diamond()
     seen = []
 
@@ -75,7 +74,6 @@ def test_activation_bytes_fall_as_each_node_runs():
                                                   ("SinBackward0", -64), ("ExpBackward0", -64)]
     gc.collect()
     assert engine.memory.memory_stats()["allocated_bytes.activation.current"] - start == -96
-    del del_refs
 
 
 def test_second_backward_fails_and_retain_graph_keeps_everything():
