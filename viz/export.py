@@ -13,7 +13,10 @@ ui.perfetto.dev, or chrome://tracing):
   slice over its optimizer-phase events, ``mark`` an instant event;
 - memory is a counter ("ph": "C") per device, "memory <device>", with one series per
   category, sampled at every alloc/free/category event (values from
-  ``Trace.replay_memory``).
+  ``Trace.replay_memory``); the caching allocator model's reserved bytes are a
+  second counter, "reserved <device>" (series "reserved"), sampled at every
+  alloc/free/empty_cache event that carries them (its own track: it is often far
+  larger than the live bytes).
 Timestamps are microseconds since recording began.
 
 ``to_memory_snapshot(trace, path)`` writes the structure ``torch.cuda.memory._snapshot()``
@@ -116,6 +119,10 @@ def chrome_trace(trace) -> dict:
         dev, cats = rows
         out.append({"name": f"memory {dev}", "ph": "C", "ts": _us(e["t"]), "pid": PID,
                     "args": {c: b for c, b in sorted(cats.items())}})
+    for e in events:
+        if e["kind"] in ("alloc", "free", "empty_cache") and isinstance(e.get("reserved"), int):
+            out.append({"name": f"reserved {e['device']}", "ph": "C", "ts": _us(e["t"]), "pid": PID,
+                        "args": {"reserved": e["reserved"]}})
     return {"traceEvents": out, "displayTimeUnit": "ms",
             "otherData": {"format": "glassgrad-trace", "meta": _jsonable(trace.meta)}}
 

@@ -136,3 +136,17 @@ def test_files_written_from_a_real_recording(tmp_path):
     allocs = [e for e in s["device_traces"][0] if e["action"] == "alloc"]
     assert len(allocs) == len(tr.of_kind("alloc"))
     assert allocs[0]["frames"][0]["name"] == "mm"
+
+
+def test_chrome_trace_reserved_counter():
+    tr = small_trace()
+    reserved = {0: 2 * MiB, 6: 22 * MiB, 7: 22 * MiB, 9: 22 * MiB, 10: 0}
+    for e in tr.events:
+        if e["seq"] in reserved:
+            e["reserved"] = reserved[e["seq"]]
+    evs = chrome_trace(tr)["traceEvents"]
+    assert [(e["name"], e["ts"], e["args"]) for e in evs if e["ph"] == "C" and e["name"].startswith("reserved")] == [
+        ("reserved cpu", 1000.0, {"reserved": 2 * MiB}), ("reserved cpu", 6000.0, {"reserved": 22 * MiB}),
+        ("reserved cpu", 7000.0, {"reserved": 22 * MiB}), ("reserved cpu", 9000.0, {"reserved": 22 * MiB}),
+        ("reserved cpu", 10000.0, {"reserved": 0})]
+    assert len([e for e in evs if e["name"] == "memory cpu"]) == 5      # the live-bytes counter is unchanged
