@@ -29,7 +29,6 @@ import threading
 
 from .. import _dispatch, _dtype, _events
 from .._tensor import Tensor
-from ..derivatives import OPS
 from .graph import Graph, Node
 
 _ENGINE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 
 from ..derivatives import OPS
-from .graph import Graph, Node, fmt, map_args
+from .graph import Graph, Node, array_dtype_name, fmt, map_args
 from .partition import is_pointwise
 
 _INFIX = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "pow": "**"}
@@ -77,6 +77,9 @@ def generate(nodes: list[Node], index: int, xp) -> FusedKernel:
     def lit(v):
         if isinstance(v, Node):
             return names[v]
+        dt = array_dtype_name(v)
+        if dt is not None and getattr(xp, dt, None) == v:
+            return f"xp.{dt}"
         try:
             text = fmt(v)
             if ast.literal_eval(text) == v and type(ast.literal_eval(text)) is type(v):

@@ -156,9 +156,22 @@ def fmt(a) -> str:
         return f"float('{a}')"
     if a is Ellipsis:
         return "..."
-    if type(a).__name__ == "dtype" or type(a).__name__.endswith("DTypeMeta"):
-        return f"xp.{a}" if hasattr(a, "kind") else repr(a)
+    name = array_dtype_name(a)
+    if name is not None:
+        return f"xp.{name}"
     return repr(a)
+
+
+def array_dtype_name(a) -> str | None:
+    """``"float32"`` for an array namespace's dtype object (NumPy/CuPy scalar types, array-API dtypes)."""
+    if isinstance(a, type) and a.__module__ in ("numpy", "cupy") and hasattr(a, "dtype"):
+        return a.__name__
+    inner = getattr(a, "_np_dtype", None)           # array_api_strict's DType
+    if inner is not None:
+        return str(inner)
+    if type(a).__module__ == "numpy" and hasattr(a, "kind") and hasattr(a, "itemsize"):
+        return a.name                                 # a numpy.dtype instance
+    return None
 
 
 def expr(n: Node) -> str:
