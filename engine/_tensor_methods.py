@@ -32,7 +32,7 @@ _methods = {
     "clone": E.clone, "allclose": E.allclose, "equal": E.equal, "nonzero": E.nonzero, "where": None,
     "log1p": E.log1p, "expm1": E.expm1, "cumsum": E.cumsum, "norm": E.norm, "tril": E.tril, "triu": E.triu,
     "gather": E.gather, "repeat": E.repeat, "clamp_min": E.clamp_min, "clamp_max": E.clamp_max,
-    "isclose": E.isclose, "masked_select": E.masked_select, "sort": E.sort, "argsort": E.argsort, "topk": E.topk,
+    "remainder": E.remainder, "fmod": E.fmod, "isclose": E.isclose, "masked_select": E.masked_select, "sort": E.sort, "argsort": E.argsort, "topk": E.topk,
 }
 
 for _name, _fn in _methods.items():
@@ -64,6 +64,9 @@ Tensor.__mul__ = Tensor.__rmul__ = lambda self, other: E.mul(self, other)
 Tensor.__truediv__ = lambda self, other: E.div(self, other)
 Tensor.__rtruediv__ = lambda self, other: E.div(other, self)
 Tensor.__floordiv__ = lambda self, other: E.div(self, other, rounding_mode="floor")
+Tensor.__rfloordiv__ = lambda self, other: E.div(other, self, rounding_mode="floor")
+Tensor.__mod__ = lambda self, other: E.remainder(self, other)
+Tensor.__rmod__ = lambda self, other: E.remainder(other, self)
 Tensor.__pow__ = lambda self, other: E.pow(self, other)
 Tensor.__rpow__ = lambda self, other: E.pow(other, self)
 Tensor.__matmul__ = lambda self, other: E.matmul(self, other)

@@ -108,6 +108,16 @@ def div(input, other, *, rounding_mode=None):
 divide = true_divide = div
 
 
+def remainder(input, other):
+    """``input - floor(input / other) * other``: the sign follows the divisor, as Python's ``%``."""
+    return sub(input, mul(div(input, other, rounding_mode="floor"), other))
+
+
+def fmod(input, other):
+    """``input - trunc(input / other) * other``: the sign follows the dividend, as C's fmod."""
+    return sub(input, mul(div(input, other, rounding_mode="trunc"), other))
+
+
 def _int_div(input, other, rounding_mode):
     """Integer division rounded down or toward zero stays integer (PyTorch's ``//`` on int64)."""
     ref = input if isinstance(input, Tensor) else other

@@ -792,3 +792,15 @@ def test_more_functions_values():
     z = engine.zeros(3, requires_grad=True)
     z.norm().backward()
     assert z.grad.tolist() == [0.0, 0.0, 0.0]          # as PyTorch: no 0/0 at the origin
+
+
+def test_remainder_fmod_and_floor_division():
+    x = engine.tensor([5, -3])
+    assert (x % 2).tolist() == [1, 1] and (7 % x).tolist() == [2, -2] and (2 // x).tolist() == [0, -1]
+    assert x.fmod(2).tolist() == [1, -1] and (x % 2).dtype is engine.int64
+    y = engine.tensor([5.5, -3.5])
+    assert (y % -2).tolist() == [-0.5, -1.5] and engine.fmod(y, -2).tolist() == [1.5, -1.5]
+    a = leaf(away_from([2.3, -1.7, 4.2], [0.0, 2.0, 4.0]))
+    b = leaf([1.5, 0.8, -1.3])
+    gradcheck(engine.remainder, [a, b])
+    gradcheck(engine.fmod, [a, b])
