@@ -117,7 +117,7 @@ def generate(nodes: list[Node], index: int, xp) -> FusedKernel:
     from .._fns import array_fns
     env = {"xp": xp, "F": array_fns(xp), "kernels": _Kernels(), **consts}
     exec(compile(source, f"<glassgrad {fname}>", "exec"), env)  # noqa: S102 - our own generated source
-    return FusedKernel(fname, nodes, inputs, source, env[fname])
+    return FusedKernel(fname, nodes, inputs, source, env.pop(fname))  # pop: no function <-> globals cycle
 
 
 class _Kernels:

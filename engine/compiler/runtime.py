@@ -124,7 +124,6 @@ class Artifact:
                               if q.meta.get("phase") == "forward"]
             rg = self.joint.meta_rg
             self.out_rg = [rg[o] for o in self.joint.outputs[:n_out]]
-            self.function = _make_function(self)
             programs = (self.forward_program, self.backward_program)
         else:
             self.forward_program = Program(dce(_copy(self.graph)), xp, fuse)
@@ -162,7 +161,7 @@ class Artifact:
     def __call__(self, args):
         tensors = self._inputs(args)
         if self.needs_grad:
-            outs = self.function.apply(*tensors)
+            outs = CompiledFunction.apply(self, *tensors)
             outs = outs if isinstance(outs, tuple) else (outs,)
         else:
             arrays = self.forward_program([t._data for t in tensors])
@@ -193,32 +192,37 @@ def _eager_saved_bytes(cap) -> int:
     return sum(seen.values())
 
 
-def _make_function(art: Artifact):
-    """The autograd.Function of one artifact (NOTE [ Compiled call ] 2)."""
-    part = art.partition
-    n_out = len(art.graph.outputs)
-    ph_index = {p.name: i for i, p in enumerate(art.graph.placeholders)}
+class CompiledFunction(Function):
+    """One compiled call (NOTE [ Compiled call ] 2): ``apply(artifact, *inputs)``.
 
-    def forward(ctx, *tensors):
+    One class for every artifact (its grad_fn reads ``CompiledFunctionBackward``); the
+    artifact travels as the first argument, so nothing ties it into a reference cycle
+    and its lifted tensors are freed as soon as the compiled callable is.
+    """
+
+    @staticmethod
+    def forward(ctx, art, *tensors):
+        part = art.partition
+        n_out = len(art.graph.outputs)
+        index = {p.name: i for i, p in enumerate(art.graph.placeholders)}
         res = art.forward_program([t._data for t in tensors])
         out_nodes = part.forward.outputs
-        outs = tuple(tensors[ph_index[n.name]] if n.op == "placeholder" else Tensor._wrap(a)
+        outs = tuple(tensors[index[n.name]] if n.op == "placeholder" else Tensor._wrap(a)
                      for a, n in zip(res[:n_out], out_nodes[:n_out]))
-        saved = [tensors[ph_index[n.name]] if n.op == "placeholder" else Tensor._wrap(a)
+        saved = [tensors[index[n.name]] if n.op == "placeholder" else Tensor._wrap(a)
                  for a, n in zip(res[n_out:], part.saved)]
         ctx.save_for_backward(*saved)
         ctx.mark_non_differentiable(*[o for o, rg in zip(outs, art.out_rg) if not rg])
+        ctx.art = art
         return outs
 
+    @staticmethod
     def backward(ctx, *grads):
-        saved = ctx.saved_tensors
+        art = ctx.art
         tangents = [g._data for g, rg in zip(grads, art.out_rg) if rg]
-        res = art.backward_program([s._data for s in saved] + tangents)
+        res = art.backward_program([s._data for s in ctx.saved_tensors] + tangents)
         it = iter(res)
-        return tuple(_as_grad(next(it)) if rg else None for rg in art.rg_inputs)
-
-    return type("CompiledFunction", (Function,), {"forward": staticmethod(forward),
-                                                  "backward": staticmethod(backward)})
+        return (None,) + tuple(_as_grad(next(it)) if rg else None for rg in art.rg_inputs)
 
 
 def _as_grad(a):
