@@ -71,6 +71,8 @@ def event_line(ev: dict) -> str:
         return f"{ev.get('hook_kind', '')} hook {ev.get('hook')} on node {ev.get('node')}".strip()
     if k == "version":
         return f"version of storage {ev.get('storage')} -> {ev.get('version')} ({ev.get('op')})"
+    if k == "compile_stage":
+        return f"compile: {ev.get('stage')} ({ev.get('nodes')} nodes)"
     fields = ", ".join(f"{a}={b}" for a, b in ev.items()
                        if a not in ("seq", "t", "phase", "kind") and not isinstance(b, (dict, list)))
     return f"{k} {fields}".strip()
