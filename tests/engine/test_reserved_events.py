@@ -154,3 +154,18 @@ def test_traces_without_reserved_still_load():
     t = Trace.loads(HEADER + json.dumps(e) + "\n")
     assert t.warnings == [] and t.replay_reserved() == []
     assert t.summary()["peak_reserved"] == {}
+
+
+@pytest.mark.skipif(not engine.cuda.is_available(), reason="no GPU: CuPy sees no CUDA device")
+def test_cuda_events_carry_the_cuda_model(fresh):
+    with record() as tr:
+        c = engine.empty(256, device="cuda")          # the cuda:0 model's first small segment
+        h = engine.empty(256)                         # and the CPU's, counted apart
+        del c
+        memory.empty_cache("cuda")
+    mem = [e for e in tr if e["kind"] in ("alloc", "free", "empty_cache")]
+    assert [(e["kind"], e["reserved"]) for e in mem if e["device"] == "cuda:0"] == [
+        ("alloc", 2 * MiB), ("free", 2 * MiB), ("empty_cache", 0)]
+    assert [e["reserved"] for e in mem if e["device"] == "cpu"][-1] == memory.memory_reserved("cpu") == 2 * MiB
+    assert memory.memory_reserved("cuda:0") == 0
+    del h
