@@ -51,7 +51,7 @@ class Captured:
         self.graph = Graph("forward")
         self.arg_nodes: list = []        # placeholder (or None) per positional argument
         self.lifted: list = []           # (placeholder, tensor) for lifted tensors
-        self.outputs_single = True
+        self.output_kind = "single"     # or "tuple" / "list": how fn returned its tensors
         self.eager_saved: list = []      # (op node, saved name, value node | None, storage id, bytes)
         self.input_storages: set = set()
 
@@ -256,12 +256,16 @@ def arg_names(fn, n: int) -> list[str]:
     return names
 
 
-def capture(fn, args, names=None) -> tuple[Captured, object]:
-    """Run ``fn(*args)`` once, recording its ops. Returns (Captured, eager result)."""
+def capture(fn, args, names=None, kwargs=None) -> tuple[Captured, object]:
+    """Run ``fn(*args, **kwargs)`` once, recording its ops. Returns (Captured, eager result).
+
+    Keyword arguments become placeholders after the positional ones, named by their keys.
+    """
+    kwargs = kwargs or {}
     cap = Captured()
     start = _events.new_id()
     tracer = _Tracer(cap, start, names or {})
-    for name, a in zip(arg_names(fn, len(args)), args):
+    for name, a in zip(arg_names(fn, len(args)) + list(kwargs), list(args) + list(kwargs.values())):
         if isinstance(a, Tensor):
             node = cap.graph.placeholder(name, shape=tuple(a.shape), dtype=a.dtype, phase="forward",
                                          requires_grad=a.requires_grad)
@@ -271,14 +275,14 @@ def capture(fn, args, names=None) -> tuple[Captured, object]:
         else:
             cap.arg_nodes.append(None)
     with _ValueReadsBreak(), _PushHook(tracer):
-        out = fn(*args)
+        out = fn(*args, **kwargs)
     single = not isinstance(out, (tuple, list))
     outs = (out,) if single else tuple(out)
     for o in outs:
         if not isinstance(o, Tensor):
             raise GraphBreak(f"the function returned a {type(o).__name__}; a compiled function returns a "
                              "Tensor or a tuple/list of Tensors", where=(None, None))
-    cap.outputs_single = single
+    cap.output_kind = "single" if single else type(out).__name__ if type(out) in (tuple, list) else "tuple"
     cap.graph.output([tracer.value(o) for o in outs])
     tracer.keep.clear()
     return cap, out

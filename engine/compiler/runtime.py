@@ -92,14 +92,14 @@ def _describe(x) -> str:
 class Artifact:
     """Everything one trace produced, for one guard."""
 
-    def __init__(self, fn, args, names, backend, logs, title):
-        self.args_guard = tuple(_guard(a) for a in args)
-        cap, _ = capture(fn, args, names)
+    def __init__(self, fn, args, kwargs, names, backend, logs, title):
+        cap, _ = capture(fn, args, names, kwargs)
+        args = tuple(args) + tuple(kwargs.values())
         self.captured = cap
         self.graph: Graph = cap.graph
         self.lifted = cap.lifted
         self.lifted_guard = tuple(_guard(t) for _, t in cap.lifted)
-        self.single = cap.outputs_single
+        self.output_kind = cap.output_kind
         _stage("graph", f"captured graph of {title}", self.graph.python_code(), len(self.graph), logs)
         tensors = self._inputs(args)
         xp = tensors[0]._storage.xp if tensors else None
@@ -155,7 +155,7 @@ class Artifact:
         by_node.update({n: t for n, t in self.lifted})
         return [by_node[p] for p in self.graph.placeholders]
 
-    def fits(self, args) -> bool:
+    def fits(self) -> bool:
         return tuple(_guard(t) for _, t in self.lifted) == self.lifted_guard
 
     def __call__(self, args):
@@ -166,7 +166,7 @@ class Artifact:
         else:
             arrays = self.forward_program([t._data for t in tensors])
             outs = tuple(_wrap_out(a, o, self.graph, tensors) for a, o in zip(arrays, self.forward_program.graph.outputs))
-        return outs[0] if self.single else outs
+        return outs[0] if self.output_kind == "single" else list(outs) if self.output_kind == "list" else outs
 
 
 def _copy(g: Graph) -> Graph:
@@ -251,31 +251,31 @@ class CompiledCallable:
         return getattr(self._fn, "__name__", None) or type(self._fn).__name__
 
     def __call__(self, *args, **kwargs):
-        if kwargs:
-            raise TypeError("engine.compile: keyword arguments are not supported; pass them positionally")
-        key = (grad_mode.is_grad_enabled(),) + tuple(_guard(a) for a in args)
+        key = (grad_mode.is_grad_enabled(),) + tuple(_guard(a) for a in args) + \
+            tuple((k, _guard(v)) for k, v in kwargs.items())
         if key in self._eager:
-            return self._fn(*args)
-        art = next((a for a in self.artifacts if a.key == key and a.fits(args)), None)
+            return self._fn(*args, **kwargs)
+        flat = tuple(args) + tuple(kwargs.values())
+        art = next((a for a in self.artifacts if a.key == key and a.fits()), None)
         if art is None:
             with self._lock:
                 logs = enabled_logs()
                 if self.artifacts and "recompiles" in logs:
                     print(f"[glassgrad.compile] [recompiles] {self._title}: no graph for ("
-                          f"{', '.join(_describe(a) for a in args)}); tracing again", file=sys.stderr)
+                          f"{', '.join(_describe(a) for a in flat)}); tracing again", file=sys.stderr)
                 try:
-                    art = Artifact(self._fn, args, self._names(), self.backend, logs, self._title)
+                    art = Artifact(self._fn, args, kwargs, self._names(), self.backend, logs, self._title)
                 except GraphBreak as e:
                     if self.fullgraph:
                         raise Unsupported(f"engine.compile(fullgraph=True): graph break in {self._title}: {e}") from None
                     warnings.warn(f"engine.compile: graph break in {self._title}: {e}; running it eagerly",
                                   stacklevel=2)
                     self._eager[key] = str(e)
-                    return self._fn(*args)
+                    return self._fn(*args, **kwargs)
                 art.key = key
                 self.artifacts.append(art)
         self.last = art
-        return art(args)
+        return art(flat)
 
 
 class CompiledModule(CompiledCallable):

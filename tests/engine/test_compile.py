@@ -266,8 +266,6 @@ def test_graph_breaks_raise_with_fullgraph_and_fall_back_otherwise():
 
 
 def test_argument_errors():
-    with pytest.raises(TypeError, match="keyword arguments are not supported"):
-        engine.compile(lambda x: x)(x=engine.ones(1))
     with pytest.raises(TypeError, match="arguments must be Tensors or Python numbers, got list"):
         engine.compile(lambda x: x)([engine.ones(1)])
     with pytest.raises(ValueError, match="backend must be one of"):
@@ -276,6 +274,20 @@ def test_argument_errors():
         engine.compile(3)
     with pytest.raises(Unsupported, match="returned a int"):
         engine.compile(lambda x: 3, fullgraph=True)(engine.ones(1))
+
+
+def test_keyword_arguments_and_list_outputs():
+    def f(x, *, bias, scale=1.0):
+        return [x * scale + bias, x.exp()]
+
+    cf = engine.compile(f)
+    x, b = engine.randn(3), engine.randn(3)
+    out = cf(x, bias=b, scale=2.0)
+    assert isinstance(out, list) and len(out) == 2
+    np.testing.assert_array_equal(out[0].numpy(), (x * 2.0 + b).numpy())
+    assert [p.name for p in cf.last.graph.placeholders] == ["x", "bias"]
+    cf(x, bias=b, scale=3.0)                  # a Python number is guarded by value
+    assert len(cf.artifacts) == 2
 
 
 def test_decorator_and_aot_eager_backend():
