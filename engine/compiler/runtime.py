@@ -33,7 +33,7 @@ from .capture import GraphBreak, capture
 from .fusion import Program
 from .graph import Graph, map_args
 from .joint import build_joint
-from .partition import dce, min_cut
+from .partition import dce, is_view, min_cut
 
 STAGES = ("graph", "joint", "partition", "fusion", "recompiles")
 
@@ -69,7 +69,8 @@ def enabled_logs() -> set:
 
 def _stage(stage, title, text, nodes, logs):
     if stage in logs:
-        print(f"[glassgrad.compile] [{stage}] {title}\n{text}", file=sys.stderr, end="" if text.endswith("\n") else "\n")
+        end = "" if text.endswith("\n") else "\n"
+        print(f"[glassgrad.compile] [{stage}] {title}\n{text}", file=sys.stderr, end=end)
     if _events.active:
         _events.emit("compile_stage", stage=stage, nodes=nodes, text=text)
 
@@ -165,7 +166,8 @@ class Artifact:
             outs = outs if isinstance(outs, tuple) else (outs,)
         else:
             arrays = self.forward_program([t._data for t in tensors])
-            outs = tuple(_wrap_out(a, o, self.graph, tensors) for a, o in zip(arrays, self.forward_program.graph.outputs))
+            outs = tuple(_wrap_out(a, o, self.graph, tensors)
+                         for a, o in zip(arrays, self.forward_program.graph.outputs))
         return outs[0] if self.output_kind == "single" else list(outs) if self.output_kind == "list" else outs
 
 
@@ -178,9 +180,18 @@ def _copy(g: Graph) -> Graph:
 
 
 def _wrap_out(array, node, graph, tensors):
-    if node.op == "placeholder":
-        return tensors[[p.name for p in graph.placeholders].index(node.name)]
-    return Tensor._wrap(array)
+    """An output as a tensor: an input returned as is stays that tensor; a view of an input
+    shares the input's storage (as eager's view ops do); anything else gets its own storage."""
+    names = [p.name for p in graph.placeholders]
+    root = node
+    while is_view(root):
+        root = root.args[0]
+    if root.op != "placeholder":
+        return Tensor._wrap(array)
+    base = tensors[names.index(root.name)]
+    if root is node:
+        return base
+    return Tensor._wrap(array, base._storage, base_tensor=base._base if base._base is not None else base)
 
 
 def _eager_saved_bytes(cap) -> int:
@@ -206,9 +217,7 @@ class CompiledFunction(Function):
         n_out = len(art.graph.outputs)
         index = {p.name: i for i, p in enumerate(art.graph.placeholders)}
         res = art.forward_program([t._data for t in tensors])
-        out_nodes = part.forward.outputs
-        outs = tuple(tensors[index[n.name]] if n.op == "placeholder" else Tensor._wrap(a)
-                     for a, n in zip(res[:n_out], out_nodes[:n_out]))
+        outs = tuple(_wrap_out(a, n, part.forward, tensors) for a, n in zip(res[:n_out], part.forward.outputs))
         saved = [tensors[index[n.name]] if n.op == "placeholder" else Tensor._wrap(a)
                  for a, n in zip(res[n_out:], part.saved)]
         ctx.save_for_backward(*saved)
@@ -267,7 +276,8 @@ class CompiledCallable:
                     art = Artifact(self._fn, args, kwargs, self._names(), self.backend, logs, self._title)
                 except GraphBreak as e:
                     if self.fullgraph:
-                        raise Unsupported(f"engine.compile(fullgraph=True): graph break in {self._title}: {e}") from None
+                        raise Unsupported(f"engine.compile(fullgraph=True): graph break in {self._title}: "
+                                          f"{e}") from None
                     warnings.warn(f"engine.compile: graph break in {self._title}: {e}; running it eagerly",
                                   stacklevel=2)
                     self._eager[key] = str(e)

@@ -251,7 +251,8 @@ def test_graph_breaks_raise_with_fullgraph_and_fall_back_otherwise():
     for fn, what in ((branch, "Tensor.item() reads a tensor's values in Python"),
                      (inplace, "in-place op 'add_'"),
                      (factory, "a tensor made inside the function outside the op table")):
-        with pytest.raises(Unsupported, match=rf"graph break in {fn.__name__}: {re.escape(what)}.* at test_compile\.py:\d+"):
+        pattern = rf"graph break in {fn.__name__}: {re.escape(what)}.* at test_compile\.py:\d+"
+        with pytest.raises(Unsupported, match=pattern):
             engine.compile(fn, fullgraph=True)(engine.ones(3))
         cf = engine.compile(fn)
         with pytest.warns(UserWarning, match=f"graph break in {fn.__name__}"):
@@ -429,3 +430,13 @@ def test_compiled_calls_leave_no_memory_behind():
         assert engine.memory.memory_allocated() == before < held
     finally:
         gc.enable()
+
+
+def test_outputs_that_view_an_input_share_its_storage():
+    x = engine.randn(3, 4)
+    cf = engine.compile(lambda x: (x, x.t(), x * 2))
+    before = engine.memory.memory_allocated()
+    same, view, fresh = cf(x)
+    assert same is x and view._storage is x._storage and view._base is x and tuple(view.shape) == (4, 3)
+    assert engine.memory.memory_allocated() - before == 3 * 4 * 4       # only x * 2 is new
+    assert fresh._storage is not x._storage
