@@ -103,7 +103,9 @@ def _reserved_panel(rax, rows, title):
                  label=f"{lab}allocated (total), same scale", gid=f"total{':' + lab[:-2] if lab else ''}:panel")
     rax.set_ylim(0, res_max / div * 1.45)
     rax.set_ylabel(f"reserved ({unit})")
-    rax.text(0.01, 0.95, f"reserved reaches {_fmt.nbytes(res_max)}, {res_max / live_max:,.0f}× the live peak "
+    ratio = res_max / live_max
+    times = f"{ratio:.1f}" if ratio < 10 else f"{ratio:,.0f}"
+    rax.text(0.01, 0.95, f"reserved reaches {_fmt.nbytes(res_max)}, {times}× the live peak "
                          f"({_fmt.nbytes(live_max)}): the allocator takes whole segments from the device\n"
                          "and keeps freed blocks cached for reuse. Below: live bytes on their own scale.",
              transform=rax.transAxes, ha="left", va="top", fontsize=8, color="#424242", gid="reserved-note")
