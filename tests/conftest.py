@@ -1,6 +1,7 @@
 """Shared test setup: the repository root importable, and a clean engine state per test."""
 from __future__ import annotations
 
+import gc
 import os
 import sys
 
@@ -15,7 +16,12 @@ import engine  # noqa: E402
 
 @pytest.fixture(autouse=True)
 def _engine_defaults():
-    """Each test starts with float32 default dtype, the CPU default device and seed 0."""
+    """Each test starts with float32 default dtype, the CPU default device and seed 0.
+
+    Earlier tests' cyclic garbage is collected first, so a collection cannot free old
+    storages in the middle of a test that checks exact alloc/free event sequences.
+    """
+    gc.collect()
     engine.set_default_dtype(engine.float32)
     engine.set_default_device("cpu")
     engine.manual_seed(0)
