@@ -100,6 +100,8 @@ def describe_event(ev: dict) -> str:
         return f"{k} {ev.get('bytes')} B {ev.get('category')} (storage {ev.get('storage')})"
     if k == "mark":
         return f"mark {ev.get('text')}" + (f": {ev['title']}" if "title" in ev else "")
+    if k == "compile_stage":
+        return f"compile_stage {ev.get('stage')} ({ev.get('nodes')} nodes)"
     fields = ", ".join(f"{a}={b}" for a, b in ev.items() if a not in ("seq", "t", "phase", "kind")
                        and not isinstance(b, (dict, list)))
     return f"{k} {fields}".strip()
