@@ -2,7 +2,8 @@
 
 NOTE [ Compiled call ]
 1. A call's guard is each argument's shape, dtype, device and requires_grad (a Python
-   number's type and value) plus grad mode; a lifted tensor's own guard is checked too.
+   number's type and value), grad mode and, for a module, every submodule's train/eval
+   mode; a lifted tensor's own guard is checked too.
    A call no cached graph fits is traced again (``recompiles`` in the logs), as
    torch.compile recompiles on new shapes.
 2. With grad on and some input requiring grad, the call is one ``CompiledFunction``
@@ -255,12 +256,16 @@ class CompiledCallable:
     def _names(self) -> dict:
         return {}
 
+    def _state(self):
+        """More of the guard: what besides the arguments decides the graph (a module's train/eval mode)."""
+        return None
+
     @property
     def _title(self) -> str:
         return getattr(self._fn, "__name__", None) or type(self._fn).__name__
 
     def __call__(self, *args, **kwargs):
-        key = (grad_mode.is_grad_enabled(),) + tuple(_guard(a) for a in args) + \
+        key = (grad_mode.is_grad_enabled(), self._state()) + tuple(_guard(a) for a in args) + \
             tuple((k, _guard(v)) for k, v in kwargs.items())
         if key in self._eager:
             return self._fn(*args, **kwargs)
@@ -294,6 +299,9 @@ class CompiledModule(CompiledCallable):
     def __init__(self, module, **kw):
         super().__init__(module, **kw)
         self.__dict__["_orig_mod"] = module
+
+    def _state(self):
+        return tuple(m.training for m in self._fn.modules())
 
     def _names(self) -> dict:
         m = self._fn

@@ -277,6 +277,17 @@ def test_argument_errors():
         engine.compile(lambda x: 3, fullgraph=True)(engine.ones(1))
 
 
+def test_train_and_eval_modes_have_their_own_graphs():
+    engine.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 4), nn.Dropout(0.5)).eval()
+    cm = engine.compile(model, fullgraph=True)
+    x = engine.randn(2, 4)
+    np.testing.assert_array_equal(cm(x).detach().numpy(), model(x).detach().numpy())
+    model.train()                               # dropout draws a mask now: a graph break, not the eval graph
+    with pytest.raises(Unsupported, match="dropout's mask"):
+        cm(x)
+
+
 def test_keyword_arguments_and_list_outputs():
     def f(x, *, bias, scale=1.0):
         return [x * scale + bias, x.exp()]
