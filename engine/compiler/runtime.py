@@ -2,7 +2,7 @@
 
 NOTE [ Compiled call ]
 1. A call's guard is each argument's shape, dtype, device and requires_grad (a Python
-   number's type and value), grad mode and, for a module, every submodule's train/eval
+   number's type and value), grad mode, the default dtype and, for a module, every submodule's train/eval
    mode; a lifted tensor's own guard is checked too.
    A call no cached graph fits is traced again (``recompiles`` in the logs), as
    torch.compile recompiles on new shapes.
@@ -25,6 +25,7 @@ import threading
 import warnings
 
 from .. import _events
+from .._dtype import get_default_dtype
 from .._fns import array_fns
 from .._tensor import Tensor
 from ..autograd import grad_mode
@@ -265,7 +266,7 @@ class CompiledCallable:
         return getattr(self._fn, "__name__", None) or type(self._fn).__name__
 
     def __call__(self, *args, **kwargs):
-        key = (grad_mode.is_grad_enabled(), self._state()) + tuple(_guard(a) for a in args) + \
+        key = (grad_mode.is_grad_enabled(), get_default_dtype().name, self._state()) + tuple(_guard(a) for a in args) + \
             tuple((k, _guard(v)) for k, v in kwargs.items())
         if key in self._eager:
             return self._fn(*args, **kwargs)
