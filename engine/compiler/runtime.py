@@ -229,6 +229,8 @@ class CompiledFunction(Function):
 
     @staticmethod
     def backward(ctx, *grads):
+        if grad_mode.is_grad_enabled():        # create_graph=True: the backward graph runs on arrays
+            raise RuntimeError("torch.compile with aot_autograd does not currently support double backward")
         art = ctx.art
         tangents = [g._data for g, rg in zip(grads, art.out_rg) if rg]
         res = art.backward_program([s._data for s in ctx.saved_tensors] + tangents)

@@ -266,6 +266,13 @@ def test_graph_breaks_raise_with_fullgraph_and_fall_back_otherwise():
     assert cf(engine.arange(5.0), engine.tensor([3, 1])).tolist() == [3.0, 1.0]
 
 
+def test_double_backward_is_refused_as_in_pytorch():
+    x = engine.randn(3, requires_grad=True)
+    y = engine.compile(lambda x: x.sin())(x).sum()
+    with pytest.raises(RuntimeError, match="does not currently support double backward"):
+        engine.autograd.grad(y, x, create_graph=True)
+
+
 def test_argument_errors():
     with pytest.raises(TypeError, match="arguments must be Tensors or Python numbers, got list"):
         engine.compile(lambda x: x)([engine.ones(1)])
