@@ -458,3 +458,11 @@ def test_outputs_that_view_an_input_share_its_storage():
     assert same is x and view._storage is x._storage and view._base is x and tuple(view.shape) == (4, 3)
     assert engine.memory.memory_allocated() - before == 3 * 4 * 4       # only x * 2 is new
     assert fresh._storage is not x._storage
+
+
+def test_logs_all_and_unknown_names(monkeypatch):
+    from engine.compiler.runtime import STAGES, enabled_logs
+    monkeypatch.setenv("GLASSGRAD_LOGS", "all")
+    assert enabled_logs() == set(STAGES)
+    monkeypatch.setenv("GLASSGRAD_LOGS", " graph , +fusion,dynamo")
+    assert enabled_logs() == {"graph", "fusion"}
