@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import bisect
 
+from ._device import CPU as _CPU
+
 MIN_BLOCK = 512                 # kMinBlockSize
 SMALL_SIZE = 1 << 20            # kSmallSize: largest "small" request
 SMALL_BUFFER = 2 << 20          # kSmallBuffer: small-pool segment size
@@ -127,24 +129,26 @@ class CachingAllocatorModel:
     # ---- malloc / free ------------------------------------------------------
     def malloc(self, owner, nbytes: int):
         """Allocate for ``owner`` (a storage id); returns the Block, or None for 0 bytes."""
-        size = round_size(nbytes)
-        if size == 0:
+        if nbytes <= 0:
             return None
-        pool = pool_of(size)
-        block = self._best_fit(pool, size)
-        if block is None:
-            block = self._new_segment(size, pool)
+        size = MIN_BLOCK * ((nbytes + MIN_BLOCK - 1) // MIN_BLOCK)    # rule 1 (round_size, inlined)
+        small = size <= SMALL_SIZE                                      # rule 2
+        lst = self.free_blocks["small" if small else "large"]
+        i = bisect.bisect_left(lst, (size, -1))                         # rule 4 (_best_fit, inlined)
+        if i < len(lst):
+            block = lst[i][2]
+            del lst[i]
         else:
-            self._index_remove(block)
+            block = self._new_segment(size, "small" if small else "large")
         remaining = block.size - size
-        if should_split(pool, remaining):
+        if (remaining >= MIN_BLOCK) if small else (remaining > SMALL_SIZE):  # rule 5 (should_split)
             rest = Block(block.address + size, remaining, block.segment)
             rest.prev, rest.next = block, block.next
             if block.next is not None:
                 block.next.prev = rest
             block.next = rest
             block.size = size
-            self._index_add(rest)
+            bisect.insort(lst, (remaining, rest.address, rest))
         block.allocated = True
         block.requested = nbytes
         block.owner = owner
@@ -275,12 +279,35 @@ class AllocatorHook:
         return m
 
     def alloc(self, st) -> None:
-        self._run(self.model(str(st.device)).malloc, st.id, st.nbytes)
+        key = "cpu" if st.device is _CPU else str(st.device)
+        m = self.models.get(key) or self.model(key)
+        if self._busy:
+            self._pending.append((m.malloc, (st.id, st.nbytes)))
+            return
+        self._busy = True     # _run inlined: this runs for every storage
+        try:
+            m.malloc(st.id, st.nbytes)
+            while self._pending:
+                f, a = self._pending.pop()
+                f(*a)
+        finally:
+            self._busy = False
 
     def free(self, st) -> None:
-        m = self.models.get(str(st.device))
-        if m is not None:
-            self._run(m.free, st.id)
+        m = self.models.get("cpu" if st.device is _CPU else str(st.device))
+        if m is None:
+            return
+        if self._busy:
+            self._pending.append((m.free, (st.id,)))
+            return
+        self._busy = True
+        try:
+            m.free(st.id)
+            while self._pending:
+                f, a = self._pending.pop()
+                f(*a)
+        finally:
+            self._busy = False
 
     def _run(self, fn, *args):
         """Run ``fn(*args)`` on a model, then any frees that arrived meanwhile; returns fn's result."""

@@ -21,6 +21,7 @@ from __future__ import annotations
 import threading
 
 from . import _allocator, _events
+from ._device import CPU as _CPU
 
 # Reentrant: a storage allocated under the lock may make the garbage collector finalize
 # another storage (Storage.__del__ -> on_free) on this same thread.
@@ -46,55 +47,61 @@ def reserved_now(key: str) -> int:
 
 
 def on_alloc(st) -> None:
-    key = str(st.device)
+    key = "cpu" if st.device is _CPU else str(st.device)
     cat = st.category
+    n = st.nbytes
     with _lock:
-        d = _dev(key)
-        d["allocated"] += st.nbytes
-        d["count"] += 1
-        d["bytes_allocated"] += st.nbytes
+        d = _devices.get(key) or _dev(key)
+        allocated = d["allocated"] = d["allocated"] + n
+        count = d["count"] = d["count"] + 1
+        d["bytes_allocated"] += n
         d["n_allocated"] += 1
-        if d["count"] > d["count_peak"]:
-            d["count_peak"] = d["count"]
+        if count > d["count_peak"]:
+            d["count_peak"] = count
         bc = d["by_cat"]
-        bc[cat] = bc.get(cat, 0) + st.nbytes
-        if bc[cat] > d["peak_by_cat"].get(cat, 0):
-            d["peak_by_cat"][cat] = bc[cat]
-        if d["allocated"] > d["peak"]:
-            d["peak"] = d["allocated"]
+        now = bc[cat] = bc.get(cat, 0) + n
+        pbc = d["peak_by_cat"]
+        if now > pbc.get(cat, 0):
+            pbc[cat] = now
+        if allocated > d["peak"]:
+            d["peak"] = allocated
         for h in allocator_hooks:
             h.alloc(st)
         reserved = reserved_now(key)
     if _events.active:
-        _events.emit("alloc", storage=st.id, bytes=st.nbytes, device=key, category=cat, reserved=reserved)
+        _events.emit("alloc", storage=st.id, bytes=n, device=key, category=cat, reserved=reserved)
 
 
 def on_free(st) -> None:
-    key = str(st.device)
+    key = "cpu" if st.device is _CPU else str(st.device)
     cat = st.category
+    n = st.nbytes
     with _lock:
-        d = _dev(key)
-        d["allocated"] -= st.nbytes
+        d = _devices.get(key) or _dev(key)
+        d["allocated"] -= n
         d["count"] -= 1
-        d["bytes_freed"] += st.nbytes
+        d["bytes_freed"] += n
         d["n_freed"] += 1
-        d["by_cat"][cat] = d["by_cat"].get(cat, 0) - st.nbytes
+        bc = d["by_cat"]
+        bc[cat] = bc.get(cat, 0) - n
         for h in allocator_hooks:
             h.free(st)
         reserved = reserved_now(key)
     if _events.active:
-        _events.emit("free", storage=st.id, bytes=st.nbytes, device=key, category=cat, reserved=reserved)
+        _events.emit("free", storage=st.id, bytes=n, device=key, category=cat, reserved=reserved)
 
 
 def on_move(st, old: str, new: str) -> None:
-    key = str(st.device)
+    key = "cpu" if st.device is _CPU else str(st.device)
+    n = st.nbytes
     with _lock:
-        d = _dev(key)
+        d = _devices.get(key) or _dev(key)
         bc = d["by_cat"]
-        bc[old] = bc.get(old, 0) - st.nbytes
-        bc[new] = bc.get(new, 0) + st.nbytes
-        if bc[new] > d["peak_by_cat"].get(new, 0):
-            d["peak_by_cat"][new] = bc[new]
+        bc[old] = bc.get(old, 0) - n
+        now = bc[new] = bc.get(new, 0) + n
+        pbc = d["peak_by_cat"]
+        if now > pbc.get(new, 0):
+            pbc[new] = now
     if _events.active:
         _events.emit("category", storage=st.id, bytes=st.nbytes, device=key, old=old, new=new)
 

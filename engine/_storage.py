@@ -14,7 +14,11 @@ NOTE [ Storage lifetime and categories ]
 """
 from __future__ import annotations
 
+import numpy as np
+
 from . import _events, _memstate
+
+_ndarray = np.ndarray
 
 CATEGORIES = ("parameter", "gradient", "activation", "optimizer", "input", "other")
 
@@ -25,7 +29,10 @@ class Storage:
     def __init__(self, array, device, xp, base: str = "other"):
         self.id = _events.new_id()
         self.array = array          # the array that owns the memory
-        self.nbytes = int(array.size * array.dtype.itemsize) if hasattr(array.dtype, "itemsize") else _nbytes(xp, array)
+        if type(array) is _ndarray:
+            self.nbytes = array.nbytes
+        else:
+            self.nbytes = int(array.size * array.dtype.itemsize) if hasattr(array.dtype, "itemsize") else _nbytes(xp, array)
         self.device = device
         self.xp = xp
         self.base = base
@@ -44,9 +51,14 @@ class Storage:
         self._moved(old)
 
     def add_saved(self, n: int) -> None:
-        old = self.category
+        if self.base != "other":      # only an "other" storage changes category when saved
+            self.saved += n
+            return
+        old = "activation" if self.saved else "other"
         self.saved += n
-        self._moved(old)
+        new = "activation" if self.saved else "other"
+        if new != old and not self.freed:
+            _memstate.on_move(self, old, new)
 
     def _moved(self, old: str) -> None:
         new = self.category
