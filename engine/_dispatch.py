@@ -29,17 +29,21 @@ NOTE [ Op hooks ]
 """
 from __future__ import annotations
 
+import inspect
 import threading
 
 from . import _dtype, _events
 from ._tensor import Tensor
+from ._fns import array_fns
 from .autograd import grad_mode
+from .autograd.engine import edge_of
 from .autograd.graph import Node
+from ._trace_info import node_info, tensor_info
 
 
 class OpDef:
     __slots__ = ("name", "node", "args", "fwd", "bwd", "save", "promote", "float_op",
-                 "differentiable", "aux", "view", "variadic", "out_dtype", "defaults", "nondiff")
+                 "differentiable", "aux", "view", "variadic", "out_dtype", "defaults", "nondiff", "argpos")
 
     def __init__(self, name, node, args, fwd, bwd=None, save=None, promote=True, float_op=False,
                  differentiable=True, aux=(), view=False, out_dtype=None, nondiff=()):
@@ -57,7 +61,7 @@ class OpDef:
         self.view = view
         self.out_dtype = out_dtype
         self.nondiff = frozenset(nondiff)  # args that never get a gradient: no edge (NOTE [ Dispatch ] 6)
-        import inspect
+        self.argpos = {a: i for i, a in enumerate(self.args)}
         self.defaults = {k: p.default for k, p in inspect.signature(fwd).parameters.items()
                          if p.default is not inspect.Parameter.empty}
 
@@ -112,7 +116,7 @@ def apply(op: OpDef, inputs: list, attrs: dict | None = None, inplace: Tensor | 
         aux = {k: Tensor._wrap(v) for k, v in aux.items()}
 
     grad_on = grad_mode.is_grad_enabled()
-    needs = tuple(isinstance(t, Tensor) and t.requires_grad for t in inputs)
+    needs = tuple([isinstance(t, Tensor) and (t._requires_grad or t.grad_fn is not None) for t in inputs])
     save_inputs = inputs
     if inplace is not None and grad_on and any(needs) and op.save:
         save_inputs = [_snapshot(t) if t is inplace else t for t in inputs]
@@ -220,7 +224,7 @@ def bump_version(t: Tensor, opname: str) -> None:
 def _save(op, node, inputs, needs, result, aux):
     if not op.save:
         return
-    argpos = {a: i for i, a in enumerate(op.args)}
+    argpos = op.argpos
     for name, needed_by in op.save.items():
         if needed_by:
             if op.variadic and op.args[-1] in needed_by:
@@ -257,7 +261,6 @@ class OpNode(Node):
         self._attrs = {**op.defaults, **attrs}
         self._needs = needs
         self._in_meta = [(tuple(t._data.shape), t.dtype) if isinstance(t, Tensor) else None for t in inputs]
-        from .autograd.engine import edge_of
         if op.nondiff:  # NOTE [ Dispatch ] 6
             names = op.args + (op.args[-1],) * (len(inputs) - len(op.args)) if op.variadic else op.args
             self._edge_pos = [i for i in range(len(inputs)) if names[i] not in op.nondiff]
@@ -268,7 +271,6 @@ class OpNode(Node):
                                     if self._edge_pos is None or k in self._edge_pos)
 
     def apply(self, grads, F=None):
-        from ._fns import array_fns
         if F is None:
             F = array_fns(self)
         g = grads[0]
@@ -413,7 +415,6 @@ class _SavedView:
 
 
 def _emit_op(op, inputs, result, node, attrs):
-    from ._trace_info import tensor_info, node_info
     f, line = _events.user_frame()
     _events.emit("op", op=op.name,
                  inputs=[tensor_info(t) if isinstance(t, Tensor) else {"scalar": repr(t)} for t in inputs],

@@ -104,9 +104,12 @@ def result_type(operands) -> dtype:
     """
     dims = zeros = scal = None
     for o in operands:
-        if hasattr(o, "dtype") and hasattr(o, "shape") and not isinstance(o, (bool, int, float)):
+        if isinstance(o, (bool, int, float)):
+            d = scalar_dtype(o)
+            scal = d if scal is None else promote_types(scal, d)
+        elif hasattr(o, "dtype") and hasattr(o, "shape"):
             d = o.dtype
-            if len(o.shape) == 0:
+            if len(o._data.shape if hasattr(o, "_data") else o.shape) == 0:
                 zeros = d if zeros is None else promote_types(zeros, d)
             else:
                 dims = d if dims is None else promote_types(dims, d)

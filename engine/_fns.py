@@ -13,6 +13,9 @@ NOTE [ One formula, two currencies ]
 from __future__ import annotations
 
 from . import _backend, _dtype
+from . import _tensor as _tensor_mod
+
+_NP_DT = _tensor_mod._NP_DT
 
 
 class ArrayFns:
@@ -29,8 +32,8 @@ class ArrayFns:
         return tuple(x.shape)
 
     def dtype(self, x):
-        from ._tensor import _engine_dtype
-        return _engine_dtype(self.xp, x.dtype)
+        d = _NP_DT.get(x.dtype) if self.xp is _tensor_mod._np_xp else None
+        return d if d is not None else _tensor_mod._engine_dtype(self.xp, x.dtype)
 
     def astype(self, x, dt):
         return self.xp.astype(x, _dtype.to_array_dtype(self.xp, dt))

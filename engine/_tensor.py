@@ -6,11 +6,24 @@ import weakref
 import numpy as np
 
 from . import _backend, _dtype, _events
-from ._device import _numpy as _numpy_ns, device_of_array, namespace_for
+from ._device import CPU as _CPU, _numpy as _numpy_ns, device_of_array, namespace_for
+from ._size import Size
 from ._storage import Storage
 from .autograd import grad_mode
 
 _DT_CACHE: dict = {}
+_ndarray = np.ndarray
+_tuple_new = tuple.__new__
+_np_xp = None          # the array-API namespace of NumPy, once first asked for
+_NP_DT: dict = {}      # NumPy dtype -> engine dtype, for that namespace
+
+
+def _numpy_xp():
+    global _np_xp
+    _np_xp = _numpy_ns()
+    for adt in (np.dtype(np.bool_), np.dtype(np.int64), np.dtype(np.float32), np.dtype(np.float64)):
+        _NP_DT[adt] = _engine_dtype(_np_xp, adt)
+    return _np_xp
 
 
 def _engine_dtype(xp, adt):
@@ -36,11 +49,19 @@ class Tensor:
     @classmethod
     def _wrap(cls, array, storage: Storage | None = None, base: str = "other", base_tensor=None):
         t = object.__new__(cls)
-        if storage is None:
-            storage = Storage(array, device_of_array(array), _xp_of(array), base)
+        if type(array) is _ndarray:   # the usual case: a NumPy array on the CPU
+            if storage is None:
+                storage = Storage(array, _CPU, _np_xp or _numpy_xp(), base)
+            d = _NP_DT.get(array.dtype) if storage.xp is _np_xp else None
+            if d is None:
+                d = _engine_dtype(storage.xp, array.dtype)
+        else:
+            if storage is None:
+                storage = Storage(array, device_of_array(array), _xp_of(array), base)
+            d = _engine_dtype(storage.xp, array.dtype)
         t._data = array
         t._storage = storage
-        t.dtype = _engine_dtype(storage.xp, array.dtype)
+        t.dtype = d
         t.grad_fn = None
         t._output_nr = 0
         t._requires_grad = False
@@ -69,7 +90,8 @@ class Tensor:
 
     @property
     def shape(self):
-        from ._size import Size
+        if type(self._data) is _ndarray:    # NumPy's shape is already a tuple of ints
+            return _tuple_new(Size, self._data.shape)
         return Size(self._data.shape)
 
     def size(self, dim=None):

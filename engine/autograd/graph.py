@@ -115,8 +115,10 @@ class SavedTensor:
         self.storage = None
         self.counted = None
         self.history = None
-        self.meta = (tensor.dtype, tuple(tensor.shape), tensor.requires_grad, tensor._output_nr)
-        hooks = current_hooks()
+        self.meta = (tensor.dtype, tuple(tensor._data.shape), tensor._requires_grad or tensor.grad_fn is not None,
+                     tensor._output_nr)
+        hooks = _hook_state.__dict__.get("stack")
+        hooks = hooks[-1] if hooks else None    # current_hooks(), inlined
         if hooks is not None:
             pack, unpack = hooks
             prev = getattr(_hook_state, "saving", None)
