@@ -27,12 +27,35 @@ import itertools
 import threading
 import weakref
 
+import numpy as np
+
 from .. import _events
 from . import grad_mode
 from .graph import Node
 
 
 _task = threading.local()
+
+# Bound on first use (engine._tensor imports this package): the per-node path pays no import.
+_Tensor = _shares_memory = _array_fns = None
+_np_xp = None
+_ndarray = np.ndarray
+
+
+def _late_imports():
+    global _Tensor, _shares_memory, _array_fns
+    from .._backend import shares_memory
+    from .._fns import array_fns
+    from .._tensor import Tensor
+    _shares_memory, _array_fns, _Tensor = shares_memory, array_fns, Tensor
+    return Tensor
+
+
+def _numpy_xp():
+    global _np_xp
+    from .._device import _numpy
+    _np_xp = _numpy()
+    return _np_xp
 
 
 _task_ids = itertools.count(1)
@@ -228,8 +251,8 @@ def _drain(ready, buffers, deps, needed, capture, captured, claimed, accumulate,
 
 def _own(gin, outs, made):
     """Give each array a node produced a storage: its incoming gradient's when they share memory."""
-    from .._backend import shares_memory
-    from .._tensor import Tensor
+    Tensor = _Tensor or _late_imports()
+    shares_memory = _shares_memory
     incoming = [o for o in outs if isinstance(o, Tensor)]
     seen: dict = {}
     res = []
@@ -254,7 +277,7 @@ def _own(gin, outs, made):
 
 def _add_grads(a, b, create_graph, made):
     """Sum two gradients meant for one input (a new storage, as PyTorch's buffer add)."""
-    from .._tensor import Tensor
+    Tensor = _Tensor or _late_imports()
     if create_graph:
         return a + b
     t = Tensor._wrap((a._data if isinstance(a, Tensor) else a) + (b._data if isinstance(b, Tensor) else b))
@@ -293,7 +316,7 @@ def _topo(nodes):
 
 
 def _call(node, outs, F_tensor):
-    from .._tensor import Tensor
+    Tensor = _Tensor or _late_imports()
     if F_tensor is None:
         if getattr(node, "takes_tensors", False):
             # a custom Function's backward gets the gradient tensors themselves: wrapping their
@@ -306,13 +329,14 @@ def _call(node, outs, F_tensor):
             if o is not None:
                 xp = _xp_of_array(o)
                 break
-        from .._fns import array_fns
-        return node.apply(outs, array_fns(xp) if xp is not None else None)
+        return node.apply(outs, _array_fns(xp) if xp is not None else None)
     outs = [(_wrap_grad(o) if o is not None and not isinstance(o, Tensor) else o) for o in outs]
     return node.apply(outs, F_tensor)
 
 
 def _xp_of_array(a):
+    if type(a) is _ndarray:
+        return _np_xp or _numpy_xp()
     from .._tensor import _xp_of
     return _xp_of(a)
 
@@ -323,10 +347,10 @@ def _wrap_grad(a):
 
 
 def _pre_hooks(node, outs, create_graph):
-    from .._tensor import Tensor
     if not (node._pre_hooks or node._tensor_pre_hooks or node._retain_grad or
             (isinstance(node, AccumulateGrad) and node.variable._hooks)):
         return outs
+    from .._tensor import Tensor
     outs = list(outs)
     tensor_hooks = dict(node._tensor_pre_hooks)
     if isinstance(node, AccumulateGrad) and node.variable._hooks:
