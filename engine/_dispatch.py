@@ -32,13 +32,15 @@ from __future__ import annotations
 import inspect
 import threading
 
+import numpy as np
+
 from . import _dtype, _events
-from ._tensor import Tensor
 from ._fns import array_fns
+from ._tensor import _NP_DT, Tensor
+from ._trace_info import node_info, tensor_info
 from .autograd import grad_mode
 from .autograd.engine import edge_of
 from .autograd.graph import Node
-from ._trace_info import node_info, tensor_info
 
 
 class OpDef:
@@ -81,6 +83,7 @@ class _OpHooks(threading.local):
 
 
 op_hooks = _OpHooks()
+_ndarray = np.ndarray
 
 
 def apply(op: OpDef, inputs: list, attrs: dict | None = None, inplace: Tensor | None = None,
@@ -170,7 +173,7 @@ def _hooks_after(hooks, op, inputs, attrs, result):
 def _move_retain_grad(t: Tensor, old_fn, old_nr) -> None:
     """retain_grad follows a tensor to the new history an in-place op gave it (as in PyTorch)."""
     if t._retains_grad and old_fn is not None and old_fn is not t.grad_fn:
-        old_fn._retain_grad.pop(old_nr, None)
+        old_fn._own_dict("_retain_grad").pop(old_nr, None)
         t._retains_grad = False
         t.retain_grad()
 
@@ -282,10 +285,17 @@ class OpNode(Node):
                 out.append(None)
                 continue
             shape, dt = meta
-            if F.shape(r) != shape:
-                r = F.sum_to(r, shape)
-            if F.dtype(r) is not dt:
-                r = F.astype(r, dt)
+            if type(r) is _ndarray:   # F.shape / F.dtype without the calls
+                if r.shape != shape:
+                    r = F.sum_to(r, shape)
+                if _NP_DT.get(r.dtype) is not dt:
+                    if F.dtype(r) is not dt:
+                        r = F.astype(r, dt)
+            else:
+                if F.shape(r) != shape:
+                    r = F.sum_to(r, shape)
+                if F.dtype(r) is not dt:
+                    r = F.astype(r, dt)
             out.append(r)
         return out if self._edge_pos is None else [out[i] for i in self._edge_pos]
 
@@ -396,10 +406,12 @@ class _SavedView:
         self._node = node
         self._F = F
         self.needs = node._needs
-        self.shapes = [m[0] if m else None for m in node._in_meta]
 
     def __getattr__(self, name):
         node = self._node
+        if name == "shapes":   # built on first use
+            value = self.shapes = [m[0] if m else None for m in node._in_meta]
+            return value
         if name in node._saved:
             value = self.__dict__[name] = self._F.unpack(node._saved[name], node)  # one unpack per apply
             return value

@@ -39,7 +39,7 @@ class ArrayFns:
         return self.xp.astype(x, _dtype.to_array_dtype(self.xp, dt))
 
     def unpack(self, saved, node):
-        return saved.unpack(node)._data
+        return saved.unpack_data(node)
 
     # math
     def erf(self, x):

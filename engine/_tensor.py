@@ -236,7 +236,7 @@ class Tensor:
         if self.grad_fn is None or self._retains_grad:
             return
         self._retains_grad = True
-        self.grad_fn._retain_grad[self._output_nr] = weakref.ref(self)
+        self.grad_fn._own_dict("_retain_grad")[self._output_nr] = weakref.ref(self)
 
     @property
     def retains_grad(self) -> bool:
@@ -248,7 +248,7 @@ class Tensor:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         from .autograd.graph import _Handle
         if self.grad_fn is not None:
-            lst = self.grad_fn._tensor_pre_hooks.setdefault(self._output_nr, [])
+            lst = self.grad_fn._own_dict("_tensor_pre_hooks").setdefault(self._output_nr, [])
         else:
             if self._hooks is None:
                 self._hooks = []

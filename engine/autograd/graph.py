@@ -24,11 +24,13 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import types
 import weakref
 
 from .. import _events
 
 _hook_state = threading.local()
+_NO_ENTRIES = types.MappingProxyType({})
 
 _BACKWARD_TWICE = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -187,6 +189,18 @@ class SavedTensor:
             t._output_nr = out_nr
         return t
 
+    def unpack_data(self, node):
+        """``unpack(node)._data`` without the tensor in between when no hook is involved (the
+        array-currency backward's path): the same checks and the same ``unpack`` event."""
+        if self.unpack_hook is not None or self.released:
+            return self.unpack(node)._data
+        st = self.storage
+        if st.version != self.version:
+            return self.unpack(node)._data    # raises the version error
+        if _events.active:
+            _events.emit("unpack", node=self.node_id, name=self.name, storage=st.id)
+        return self.tensor._data if self.tensor is not None else self.array
+
     def __del__(self):
         counted = self.counted
         if counted is not None and not self.released:  # NOTE [ Saved tensors ] 5
@@ -260,17 +274,39 @@ class Node:
     """A backward function in the graph (what ``tensor.grad_fn`` returns)."""
 
     _name = "Node"
+    takes_tensors = False   # a custom Function's node says True (the engine hands it tensors)
+
+    # Hook containers stay these shared empty (read-only) ones until a hook arrives: a node
+    # then gets its own through _own_list / _own_dict (most nodes never have a hook).
+    _pre_hooks = ()                    # fn(grad_outputs) -> grad_outputs | None
+    _post_hooks = ()                   # fn(grad_inputs, grad_outputs) -> grad_inputs | None
+    _tensor_pre_hooks = _NO_ENTRIES    # output_nr -> [fn(grad) -> grad | None]
+    _retain_grad = _NO_ENTRIES         # output_nr -> weakref to tensor
 
     def __init__(self):
         self.id = _events.new_id()
         self.next_functions: tuple = ()
         self._saved: dict = {}
-        self._pre_hooks: list = []      # fn(grad_outputs) -> grad_outputs | None
-        self._post_hooks: list = []     # fn(grad_inputs, grad_outputs) -> grad_inputs | None
-        self._tensor_pre_hooks: dict = {}  # output_nr -> [fn(grad) -> grad | None]
-        self._retain_grad: dict = {}    # output_nr -> weakref to tensor
-        self.metadata: dict = {}
         self.num_outputs = 1
+
+    def _own_list(self, attr: str) -> list:
+        lst = self.__dict__.get(attr)
+        if lst is None:
+            lst = self.__dict__[attr] = []
+        return lst
+
+    def _own_dict(self, attr: str) -> dict:
+        d = self.__dict__.get(attr)
+        if d is None:
+            d = self.__dict__[attr] = {}
+        return d
+
+    @property
+    def metadata(self) -> dict:
+        d = self.__dict__.get("_metadata")
+        if d is None:
+            d = self.__dict__["_metadata"] = {}
+        return d
 
     def name(self) -> str:
         return self._name
@@ -289,13 +325,15 @@ class Node:
 
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs."""
-        self._post_hooks.append(fn)
-        return _Handle(self._post_hooks, fn)
+        lst = self._own_list("_post_hooks")
+        lst.append(fn)
+        return _Handle(lst, fn)
 
     def register_prehook(self, fn):
         """``fn(grad_outputs)`` runs before this node; may return new grad_outputs."""
-        self._pre_hooks.append(fn)
-        return _Handle(self._pre_hooks, fn)
+        lst = self._own_list("_pre_hooks")
+        lst.append(fn)
+        return _Handle(lst, fn)
 
     def save(self, name: str, tensor, is_output: bool = False):
         self._saved[name] = SavedTensor(tensor, name, self, is_output)
