@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import datetime
 import json
+import json.decoder
+import json.scanner
 import threading
 import time
 
@@ -177,10 +179,8 @@ class Trace:
             fail(1, "header 'meta' is not a JSON object")
         body = lines[1:]
         last = len(body) - 1
-        loads = json.loads
-        try:   # one parse per line, so a bad line is found where it is
-            events = [loads(s) for s in body]
-        except ValueError:
+        events = _scan_lines(body)
+        if events is None:   # one json.loads per line, so a bad line is found where it is
             events = [_json_line(s, i + 2, i == last and not complete, fail) for i, s in enumerate(body)]
         if body and not complete and not body[-1].rstrip().endswith("}"):
             fail(len(body) + 1, "truncated: the last line is incomplete")
@@ -282,6 +282,27 @@ class Trace:
                 "peak_bytes": peak, "peak_seq": peak_seq, "final_bytes": dict(final),
                 "peak_reserved": reserved_peak, "final_reserved": dict(reserved_final),
                 "warnings": len(self.warnings)}
+
+
+_scan_once = json.scanner.make_scanner(json.decoder.JSONDecoder())
+
+
+def _scan_lines(lines):
+    """Each line's one JSON value, or None when some line is anything but exactly one value
+    with no surrounding whitespace (then per-line ``json.loads`` says what is wrong, and where).
+    The scanner is what ``json.loads`` runs, without its per-call overhead."""
+    scan = _scan_once
+    out = []
+    append = out.append
+    try:
+        for s in lines:
+            value, end = scan(s, 0)
+            if end != len(s):
+                return None
+            append(value)
+    except (StopIteration, ValueError):
+        return None
+    return out
 
 
 def _json_line(s, line, maybe_truncated, fail):
