@@ -180,9 +180,10 @@ class CachingAllocatorModel:
         block.allocated = False
         block.requested = 0
         block.owner = None
+        lst = self.free_blocks[block.segment.pool]
         for nb in (block.prev, block.next):      # rule 6
             if nb is not None and not nb.allocated:
-                self._index_remove(nb)
+                del lst[bisect.bisect_left(lst, (nb.size, nb.address))]   # _index_remove, inlined
                 if nb is block.prev:
                     nb.size += block.size
                     nb.next = block.next
@@ -194,7 +195,7 @@ class CachingAllocatorModel:
                     block.next = nb.next
                     if nb.next is not None:
                         nb.next.prev = block
-        self._index_add(block)
+        bisect.insort(lst, (block.size, block.address, block))    # _index_add, inlined
 
     def empty_cache(self) -> int:
         """Rule 7: release every entirely free segment; returns the bytes released."""

@@ -38,7 +38,7 @@ _task = threading.local()
 
 # Bound on first use (engine._tensor imports this package): the per-node path pays no import.
 _Tensor = _shares_memory = _array_fns = None
-_np_xp = None
+_np_xp = _np_fns = None   # NumPy's namespace and its ArrayFns, once first asked for
 _ndarray = np.ndarray
 
 
@@ -52,9 +52,11 @@ def _late_imports():
 
 
 def _numpy_xp():
-    global _np_xp
+    global _np_xp, _np_fns
     from .._device import _numpy
+    from .._fns import array_fns
     _np_xp = _numpy()
+    _np_fns = array_fns(_np_xp)
     return _np_xp
 
 
@@ -214,12 +216,16 @@ def _drain(ready, buffers, deps, needed, capture, captured, claimed, accumulate,
             buf = outs = gin = g = b = None   # drop the last node's incoming gradients (NOTE 7)
             _, node = heapq.heappop(ready)
             buf = buffers.pop(node, {})
-            outs = [buf.get(i) for i in range(max(node.num_outputs, 1))]
+            n_out = node.num_outputs
+            outs = [buf.get(0)] if n_out <= 1 else [buf.get(i) for i in range(n_out)]
             if needed is not None and node not in needed:
                 _release(node, retain_graph)
                 continue
-            outs = _pre_hooks(node, outs, create_graph)
-            key_hits = [(nr, idx) for (n, nr), idxs in capture.items() if n is node for idx in idxs]
+            if (node._pre_hooks or node._tensor_pre_hooks or node._retain_grad
+                    or isinstance(node, AccumulateGrad)):   # _pre_hooks' own test, without the call
+                outs = _pre_hooks(node, outs, create_graph)
+            key_hits = [(nr, idx) for (n, nr), idxs in capture.items() if n is node for idx in idxs] \
+                if capture else ()
             for nr, idx in key_hits:
                 g = outs[nr]
                 captured[idx] = _to_tensor_grad(g, None, create_graph)
@@ -324,12 +330,12 @@ def _call(node, outs, F_tensor):
             return node.apply(list(outs), None)
         # array currency: unwrap any tensor a hook returned
         outs = [o._data if isinstance(o, Tensor) else o for o in outs]
-        xp = None
-        for o in outs:
-            if o is not None:
-                xp = _xp_of_array(o)
-                break
-        return node.apply(outs, _array_fns(xp) if xp is not None else None)
+        first = outs[0] if outs and outs[0] is not None else next((o for o in outs if o is not None), None)
+        if first is None:
+            return node.apply(outs, None)
+        if type(first) is _ndarray and _np_fns is not None:
+            return node.apply(outs, _np_fns)
+        return node.apply(outs, _array_fns(_xp_of_array(first)))
     outs = [(_wrap_grad(o) if o is not None and not isinstance(o, Tensor) else o) for o in outs]
     return node.apply(outs, F_tensor)
 
