@@ -69,9 +69,10 @@ class OpDef:
 
 
 def _device_check(op, tensors):
-    dev = tensors[0].device
+    dev = tensors[0]._storage.device
     for t in tensors[1:]:
-        if t.device != dev:
+        d = t._storage.device
+        if d is not dev and d != dev:
             a, b = sorted({str(dev), str(t.device)})
             raise RuntimeError("Expected all tensors to be on the same device, but found at least two "
                                f"devices, {a} and {b}!")
@@ -269,9 +270,13 @@ class OpNode(Node):
             self._edge_pos = [i for i in range(len(inputs)) if names[i] not in op.nondiff]
         else:
             self._edge_pos = None
-        self.next_functions = tuple(edge_of(t) if (isinstance(t, Tensor) and n) else (None, 0)
-                                    for k, (t, n) in enumerate(zip(inputs, needs))
-                                    if self._edge_pos is None or k in self._edge_pos)
+        if self._edge_pos is None:
+            self.next_functions = tuple([edge_of(t) if (n and isinstance(t, Tensor)) else (None, 0)
+                                         for t, n in zip(inputs, needs)])
+        else:
+            self.next_functions = tuple(edge_of(t) if (isinstance(t, Tensor) and n) else (None, 0)
+                                        for k, (t, n) in enumerate(zip(inputs, needs))
+                                        if k in self._edge_pos)
 
     def apply(self, grads, F=None):
         if F is None:
