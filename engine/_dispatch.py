@@ -101,7 +101,8 @@ def apply(op: OpDef, inputs: list, attrs: dict | None = None, inplace: Tensor | 
         target = _dtype.result_type(inputs)
         if op.float_op and not target.is_floating_point:
             target = _dtype.get_default_dtype()
-        arrays = [(_cast(xp, t, target) if isinstance(t, Tensor) else t) for t in inputs]
+        arrays = [((t._data if t.dtype is target else _cast(xp, t, target)) if isinstance(t, Tensor) else t)
+                  for t in inputs]
     else:
         arrays = [t._data if isinstance(t, Tensor) else t for t in inputs]
     hooks = op_hooks.stack
@@ -121,8 +122,9 @@ def apply(op: OpDef, inputs: list, attrs: dict | None = None, inplace: Tensor | 
 
     grad_on = grad_mode.is_grad_enabled()
     needs = tuple([isinstance(t, Tensor) and (t._requires_grad or t.grad_fn is not None) for t in inputs])
+    any_needs = any(needs)
     save_inputs = inputs
-    if inplace is not None and grad_on and any(needs) and op.save:
+    if inplace is not None and grad_on and any_needs and op.save:
         save_inputs = [_snapshot(t) if t is inplace else t for t in inputs]
     if inplace is not None:
         result = _write_inplace(op, inplace, out, grad_on)
@@ -132,7 +134,7 @@ def apply(op: OpDef, inputs: list, attrs: dict | None = None, inplace: Tensor | 
     else:
         result = Tensor._wrap(out, cached._storage if cached is not None else None)
 
-    if not (grad_on and op.differentiable and any(needs) and result.dtype.is_floating_point):
+    if not (grad_on and op.differentiable and any_needs and result.dtype.is_floating_point):
         if inplace is not None and grad_on and inplace.grad_fn is not None:
             inplace.grad_fn = None  # a non-differentiable in-place op cuts the history
         if _events.active:
@@ -234,7 +236,11 @@ def _save(op, node, inputs, needs, result, aux):
             if op.variadic and op.args[-1] in needed_by:
                 want = any(needs[len(op.args) - 1:]) or any(needs[argpos[a]] for a in needed_by if a != op.args[-1])
             else:
-                want = any(needs[argpos[a]] for a in needed_by)
+                want = False
+                for a in needed_by:
+                    if needs[argpos[a]]:
+                        want = True
+                        break
             if not want:
                 continue
         if name == "result":
