@@ -37,17 +37,19 @@ from .graph import Node
 _task = threading.local()
 
 # Bound on first use (engine._tensor imports this package): the per-node path pays no import.
-_Tensor = _shares_memory = _array_fns = None
+_Tensor = _shares_memory = _array_fns = _acc_helpers = None
 _np_xp = _np_fns = None   # NumPy's namespace and its ArrayFns, once first asked for
 _ndarray = np.ndarray
+_may_share = np.may_share_memory
 
 
 def _late_imports():
-    global _Tensor, _shares_memory, _array_fns
-    from .._backend import shares_memory
+    global _Tensor, _shares_memory, _array_fns, _acc_helpers
+    from .._backend import contiguous_copy, is_whole_view, owns_memory, shares_memory
     from .._fns import array_fns
     from .._tensor import Tensor
     _shares_memory, _array_fns, _Tensor = shares_memory, array_fns, Tensor
+    _acc_helpers = (contiguous_copy, is_whole_view, owns_memory)
     return Tensor
 
 
@@ -270,7 +272,9 @@ def _own(gin, outs, made):
         if t is None:
             st = None
             for o in incoming:
-                if r is o._data or shares_memory(o._storage.xp, r, o._data):
+                od = o._data
+                if r is od or ((_may_share(r, od) if type(r) is _ndarray and type(od) is _ndarray
+                                else shares_memory(o._storage.xp, r, od))):
                     st = o._storage
                     break
             t = Tensor._wrap(r, st)
@@ -408,8 +412,8 @@ def _release(node, retain_graph):
 
 
 def _accumulate(node, g, create_graph, claimed, made=()):
-    from .._backend import contiguous_copy, is_whole_view, owns_memory
-    from .._tensor import Tensor
+    Tensor = _Tensor or _late_imports()
+    contiguous_copy, is_whole_view, owns_memory = _acc_helpers
     if g is None:
         return
     var = node.variable
