@@ -16,6 +16,7 @@ from . import _backend, _dtype
 from . import _tensor as _tensor_mod
 
 _NP_DT = _tensor_mod._NP_DT
+_ndarray = _tensor_mod._ndarray
 
 
 class ArrayFns:
@@ -94,6 +95,8 @@ class ArrayFns:
         return self.xp.permute_dims(x, tuple(axes))
 
     def mT(self, x):
+        if type(x) is _ndarray and x.ndim >= 2:
+            return x.mT       # the same view permute_dims makes, without the wrappers
         axes = list(range(len(x.shape)))
         axes[-1], axes[-2] = axes[-2], axes[-1]
         return self.xp.permute_dims(x, tuple(axes))

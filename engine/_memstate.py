@@ -48,7 +48,7 @@ def reserved_now(key: str) -> int:
 
 def on_alloc(st) -> None:
     key = "cpu" if st.device is _CPU else str(st.device)
-    cat = st.category
+    cat = st.base if not st.saved or st.base != "other" else "activation"   # st.category, inlined
     n = st.nbytes
     with _lock:
         d = _devices.get(key) or _dev(key)
@@ -74,7 +74,7 @@ def on_alloc(st) -> None:
 
 def on_free(st) -> None:
     key = "cpu" if st.device is _CPU else str(st.device)
-    cat = st.category
+    cat = st.base if not st.saved or st.base != "other" else "activation"   # st.category, inlined
     n = st.nbytes
     with _lock:
         d = _devices.get(key) or _dev(key)
