@@ -98,7 +98,9 @@ def apply(op: OpDef, inputs: list, attrs: dict | None = None, inplace: Tensor | 
     st0 = tensors[0]._storage
     xp = st0.xp
     if op.promote:
-        target = _dtype.result_type(inputs)
+        target = _promote_pair(inputs) if len(inputs) == 2 else None
+        if target is None:
+            target = _dtype.result_type(inputs)
         if op.float_op and not target.is_floating_point:
             target = _dtype.get_default_dtype()
         arrays = [((t._data if t.dtype is target else _cast(xp, t, target)) if isinstance(t, Tensor) else t)
@@ -157,6 +159,20 @@ def apply(op: OpDef, inputs: list, attrs: dict | None = None, inplace: Tensor | 
     if hooks:
         _hooks_after(hooks, op, inputs, attrs, result)
     return (result, aux) if return_aux else result
+
+
+def _promote_pair(inputs):
+    """NOTE [ Type promotion ]'s answer for the common pairs, else None: two tensors of one
+    dtype give that dtype; a floating tensor and a Python float give the tensor's dtype."""
+    a, b = inputs
+    if isinstance(a, Tensor):
+        if isinstance(b, Tensor):
+            return a.dtype if a.dtype is b.dtype else None
+        if type(b) is float and a.dtype.is_floating_point:
+            return a.dtype
+    elif type(a) is float and isinstance(b, Tensor) and b.dtype.is_floating_point:
+        return b.dtype
+    return None
 
 
 def _hooks_before(hooks, op, inputs, attrs, inplace):
