@@ -17,8 +17,10 @@ NOTE [ Backward execution ]
    input buffers, so memory_allocated counts them: a node's outputs get new storages
    unless they share memory with its incoming gradient (then they share its storage);
    the incoming gradient is dropped right after the node ran. A new ``.grad`` takes
-   over (steals) a gradient storage the engine made, when that storage is not a view
-   and no other leaf took it; anything else is copied.
+   over (steals) a gradient storage the engine made, when the gradient is that storage's
+   whole memory, C-contiguous (the array itself, or a view of all of it such as the
+   transpose of Linear's transposed weight gradient), no other leaf took it and no
+   retained gradient holds it; anything else is copied, C-contiguous.
 """
 from __future__ import annotations
 
