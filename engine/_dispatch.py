@@ -84,6 +84,22 @@ class _OpHooks(threading.local):
 
 
 op_hooks = _OpHooks()
+
+
+class push_op_hook:
+    """Push an op hook on this thread's stack for the block (NOTE [ Op hooks ])."""
+
+    def __init__(self, hook):
+        self.hook = hook
+
+    def __enter__(self):
+        self.old = op_hooks.stack
+        op_hooks.stack = self.old + (self.hook,)
+        return self
+
+    def __exit__(self, *exc):
+        op_hooks.stack = self.old
+        return False
 _ndarray = np.ndarray
 
 

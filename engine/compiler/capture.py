@@ -229,18 +229,6 @@ class _ValueReadsBreak:
         return False
 
 
-class _PushHook:
-    def __init__(self, hook):
-        self.hook = hook
-
-    def __enter__(self):
-        st = _dispatch.op_hooks
-        self.old = st.stack
-        st.stack = st.stack + (self.hook,)
-
-    def __exit__(self, *exc):
-        _dispatch.op_hooks.stack = self.old
-        return False
 
 
 def arg_names(fn, n: int) -> list[str]:
@@ -274,7 +262,7 @@ def capture(fn, args, names=None, kwargs=None) -> tuple[Captured, object]:
             cap.arg_nodes.append(node)
         else:
             cap.arg_nodes.append(None)
-    with _ValueReadsBreak(), _PushHook(tracer):
+    with _ValueReadsBreak(), _dispatch.push_op_hook(tracer):
         out = fn(*args, **kwargs)
     single = not isinstance(out, (tuple, list))
     outs = (out,) if single else tuple(out)

@@ -175,7 +175,7 @@ class _Frame:
         try:
             with _common.recompute_scope(self.region), self.rng.replay() if self.rng else contextlib.nullcontext(), \
                     saved_tensors_hooks(pack, _identity), grad_mode.enable_grad(), self.recompute_ctx, \
-                    push_op_hook(stopper):
+                    _dispatch.push_op_hook(stopper):
                 self.fn(*args, **self.kwargs)
         except _StopRecomputation:
             pass
@@ -281,21 +281,6 @@ class _EarlyStop:
         pass
 
 
-class push_op_hook:
-    """Push an op hook on this thread's stack for the block (NOTE [ Op hooks ])."""
-
-    def __init__(self, hook):
-        self.hook = hook
-
-    def __enter__(self):
-        st = _dispatch.op_hooks
-        self.old = st.stack
-        st.stack = st.stack + (self.hook,)
-        return self
-
-    def __exit__(self, *exc):
-        _dispatch.op_hooks.stack = self.old
-        return False
 
 
 def checkpoint_without_reentrant(function, preserve_rng_state, context_fn, determinism_check,
