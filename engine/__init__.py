@@ -35,13 +35,10 @@ from . import memory
 
 __version__ = "0.1.0"
 
-float16 = half = None  # not supported: glassgrad has bool, int64, float32, float64
 int32 = int64  # glassgrad stores every integer tensor as int64
 
-
-def is_grad_enabled_():  # pragma: no cover - alias kept for symmetry
-    return is_grad_enabled()
-
+_UNSUPPORTED_DTYPES = ("float16", "half", "bfloat16", "uint8", "int8", "int16", "complex64", "complex128",
+                       "cfloat", "cdouble")
 
 def _lazy(name):
     import importlib
@@ -58,4 +55,6 @@ def __getattr__(name):
         return _lazy("hub")
     if name == "compile":
         return _lazy("compiler").compile
+    if name in _UNSUPPORTED_DTYPES:
+        raise AttributeError(f"glassgrad has no dtype {name}: its dtypes are bool, int64, float32 and float64")
     raise AttributeError(f"module 'engine' has no attribute '{name}'")

@@ -272,3 +272,9 @@ def test_size_operations_keep_the_type():
     assert repr(s + (5,)) == "torch.Size([2, 3, 4, 5])" and repr((1,) + s) == "torch.Size([1, 2, 3, 4])"
     assert repr(s * 2) == "torch.Size([2, 3, 4, 2, 3, 4])" and s.numel() == 24
     assert s == (2, 3, 4) and engine.Size([2, 3, 4]) == s
+
+
+def test_unsupported_dtype_names_say_which_dtypes_exist():
+    for name in ("float16", "bfloat16", "uint8"):
+        with pytest.raises(AttributeError, match="its dtypes are bool, int64, float32 and float64"):
+            getattr(engine, name)
