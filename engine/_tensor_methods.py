@@ -164,18 +164,29 @@ def _masked_fill_(self, mask, value):
     return self
 
 
+def _fill_random(self, kind, scale, shift, generator, opname):
+    """Draw on the host, scale in place there, write into ``self``: no engine temporaries."""
+    from ._backend import from_numpy
+    from ._dispatch import bump_version
+    from .random import generator_for
+    if not self.dtype.is_floating_point:   # the factories raise PyTorch's error for integer dtypes
+        (E.randn if kind == "normal" else E.rand)(1, dtype=self.dtype, device=self.device)
+    gen = generator or generator_for(self.device)
+    npdt = "float64" if self.dtype is _dtype.float64 else "float32"
+    host = gen.normal(tuple(self.shape), npdt) if kind == "normal" else gen.uniform(tuple(self.shape), npdt)
+    host *= scale
+    host += shift
+    self._data[...] = from_numpy(self._storage.xp, host)
+    bump_version(self, opname)
+    return self
+
+
 def _uniform_(self, a=0.0, b=1.0, generator=None):
-    from .autograd.grad_mode import no_grad
-    with no_grad():
-        r = E.rand(tuple(self.shape), dtype=self.dtype, device=self.device, generator=generator)
-        return self.copy_(r * (b - a) + a)
+    return _fill_random(self, "uniform", b - a, a, generator, "uniform_")
 
 
 def _normal_(self, mean=0.0, std=1.0, generator=None):
-    from .autograd.grad_mode import no_grad
-    with no_grad():
-        r = E.randn(tuple(self.shape), dtype=self.dtype, device=self.device, generator=generator)
-        return self.copy_(r * std + mean)
+    return _fill_random(self, "normal", std, mean, generator, "normal_")
 
 
 Tensor.pow_ = _pow_

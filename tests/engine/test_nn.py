@@ -414,3 +414,15 @@ def test_linear_weight_grad_contiguous_exact_and_counted_once():
     nb(x).backward(g)
     assert nb.weight.grad.is_contiguous()
     assert np.allclose(nb.weight.grad.numpy(), g.numpy().T @ x.numpy(), atol=1e-6)
+
+
+def test_init_draws_in_place_without_engine_temporaries():
+    # uniform_/normal_ write the drawn values into the parameter: building a layer peaks at its own bytes
+    import engine.memory as memory
+    before = memory.memory_allocated()
+    memory.reset_peak_memory_stats()
+    layer = engine.nn.Linear(64, 32)
+    own = (64 * 32 + 32) * 4
+    assert memory.memory_allocated() - before == own
+    assert memory.max_memory_allocated() - before == own
+    assert layer.weight._version == 1 and layer.bias._version == 1
