@@ -130,6 +130,25 @@ def owns_memory(xp, a) -> bool:
     return False
 
 
+_INT_OF_SIZE = {2: np.int16, 4: np.int32, 8: np.int64}
+
+
+def np_keep_where(c, a):
+    """``where(c, a, 0)`` for C-contiguous NumPy arrays of one shape, ``c`` bool, ``a`` floating.
+
+    NumPy's ``where`` branches per element (~4 ns each for a random mask, as a ReLU's is);
+    this is three branch-free passes. ``c`` widened to integers of ``a``'s width and
+    negated is all ones where true and all zeros where false; a bitwise AND with ``a``'s
+    bits then keeps ``a`` exactly (NaN, inf and -0.0 included) and gives +0.0 elsewhere,
+    which is what ``where`` gives.
+    """
+    it = _INT_OF_SIZE[a.dtype.itemsize]
+    m = c.view(np.int8).astype(it)
+    np.negative(m, out=m)
+    np.bitwise_and(a.view(it), m, out=m)
+    return m.view(a.dtype)
+
+
 def gather(xp, x, idx):
     """``x[idx]`` for an advanced (integer/boolean array) index tuple."""
     if _is_numpy(xp) or _is_cupy(xp):

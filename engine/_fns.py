@@ -12,11 +12,14 @@ NOTE [ One formula, two currencies ]
 """
 from __future__ import annotations
 
+import numpy as np
+
 from . import _backend, _dtype
 from . import _tensor as _tensor_mod
 
 _NP_DT = _tensor_mod._NP_DT
 _ndarray = _tensor_mod._ndarray
+_np_bool = np.dtype(bool)
 
 
 class ArrayFns:
@@ -48,6 +51,10 @@ class ArrayFns:
 
     def where(self, c, a, b):
         xp = self.xp
+        if (type(b) in (int, float) and b == 0 and type(a) is _ndarray and type(c) is _ndarray
+                and a.shape == c.shape and c.dtype == _np_bool and a.dtype.kind == "f"
+                and a.flags.c_contiguous and c.flags.c_contiguous):
+            return _backend.np_keep_where(c, a)
         if type(b) in (int, float) and b == 0 and hasattr(a, "shape") and hasattr(c, "shape") and a.shape == c.shape \
                 and xp.isdtype(a.dtype, "real floating") and bool(xp.all(xp.isfinite(a))):
             # where(mask, g, 0), as in ReLU's backward: a multiply by the mask is ~8x faster than

@@ -1,6 +1,7 @@
 """``SGD``: stochastic gradient descent with momentum, dampening, weight decay and Nesterov."""
 from __future__ import annotations
 
+from ._update import sub_scaled_
 from .optimizer import Optimizer, required
 
 
@@ -55,6 +56,6 @@ class SGD(Optimizer):
                     b += g if dampening == 0 else (1 - dampening) * g
                     buf._storage.version += 1
                 g = g + momentum * buf._data if nesterov else buf._data
-            d -= lr * g
+            sub_scaled_(d, g, lr)
             self._written(p)
         return n

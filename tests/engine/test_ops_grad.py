@@ -605,6 +605,17 @@ def test_gradient_conventions_match_pytorch(name):
     np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("dtype", [engine.float32, engine.float64])
+def test_relu_backward_passes_gradient_bits_and_zeroes_the_rest(dtype):
+    # threshold_backward: where(result > 0, grad, 0): NaN/inf/-0.0 pass where kept; +0.0 elsewhere
+    x = engine.tensor([1.0, 2.0, 3.0, 4.0, -1.0, -2.0, -3.0, 0.0, 5.0], dtype=dtype, requires_grad=True)
+    g = [np.nan, np.inf, -0.0, -2.5, np.inf, np.nan, -1.0, -np.inf, 7.0]
+    (gx,) = engine.autograd.grad(F.relu(x), x, engine.tensor(g, dtype=dtype))
+    want = np.array([np.nan, np.inf, -0.0, -2.5, 0.0, 0.0, 0.0, 0.0, 7.0], dtype=gx.numpy().dtype)
+    assert gx.dtype is dtype
+    assert np.array_equal(gx.numpy().view(np.uint8), want.view(np.uint8))   # bit for bit, sign of zero too
+
+
 def test_amax_std_nodes_as_pytorch():
     x = distinct(2, 3)
     assert engine.amax(x, 1).grad_fn.name() == "AmaxBackward0" and x.std().grad_fn.name() == "StdBackward0"

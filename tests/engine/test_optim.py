@@ -260,3 +260,34 @@ def test_thousand_sgd_momentum_steps_leave_no_leak():
         assert last < first
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize("shape, transpose", [((7,), False), ((3, 70001), False), ((1024, 784), False),
+                                               ((300, 400), True)])
+def test_blocked_update_equals_one_line_update_bit_for_bit(shape, transpose):
+    # NOTE [ Cache-blocked parameter update ]: blocks, a tail block, small and strided arrays
+    from engine.optim._update import sub_scaled_
+    rng = np.random.default_rng(3)
+    d = rng.standard_normal(shape).astype(np.float32)
+    g = rng.standard_normal(shape).astype(np.float32)
+    if transpose:
+        d, g = d.T, g.T
+    want = d.copy()
+    want -= 0.037 * g
+    sub_scaled_(d, g, 0.037)
+    assert d.dtype == np.float32
+    assert np.array_equal(d.view(np.uint32), want.view(np.uint32))
+
+
+def test_sgd_step_on_a_large_weight_is_p_minus_lr_grad():
+    lin = nn.Linear(600, 300)            # 180,000 weights: several blocks
+    opt = optim.SGD(lin.parameters(), lr=0.25)
+    lin(engine.randn(4, 600)).square().sum().backward()
+    before = lin.weight.detach().numpy().copy()
+    grad = lin.weight.grad.numpy().copy()
+    v = lin.weight._version
+    opt.step()
+    want = before.copy()
+    want -= 0.25 * grad
+    assert np.array_equal(lin.weight.detach().numpy(), want)
+    assert lin.weight._version == v + 1
