@@ -264,66 +264,93 @@ class CachingAllocatorModel:
 class AllocatorHook:
     """The ``_memstate.allocator_hooks`` entry: one model per device, fed by every storage.
 
-    A free that arrives while the model is in the middle of an operation (the garbage
-    collector can finalize a storage while the model allocates) waits until it is done.
+    NOTE [ Deferred allocator model ]
+    1. ``alloc``/``free`` only append ``(device, owner, nbytes)`` (``nbytes`` -1 for a free)
+       to a log; the models replay the log in order, so every figure they give is the one
+       they would give had they seen each call at once.
+    2. Anything that reads a model (``model``, ``models``, ``reserved``, ``run``) replays
+       the log first; so does an ``alloc`` or ``free`` that finds ``LOG_LIMIT`` entries
+       waiting, which bounds the log's memory. While a trace is recorded every event
+       reads ``reserved`` (NOTE [ Reserved bytes in events ]), so the model is never behind.
+    3. A replay is not reentrant: a free that arrives during one (the garbage collector
+       can finalize a storage while a model allocates) is appended and replayed by the
+       same loop before it returns.
+    4. Assigning ``models`` replays the log into the old models first.
     """
 
+    LOG_LIMIT = 4096
+
     def __init__(self):
-        self.models: dict = {}
+        self._models: dict = {}
+        self._log: list = []
         self._busy = False
-        self._pending: list = []
+
+    @property
+    def models(self) -> dict:
+        """device -> CachingAllocatorModel, up to date."""
+        if self._log:
+            self.flush()
+        return self._models
+
+    @models.setter
+    def models(self, value: dict) -> None:
+        if self._log:
+            self.flush()
+        self._models = value
 
     def model(self, device: str) -> CachingAllocatorModel:
-        m = self.models.get(device)
+        if self._log:
+            self.flush()
+        m = self._models.get(device)
         if m is None:
-            m = self.models[device] = CachingAllocatorModel(device)
+            m = self._models[device] = CachingAllocatorModel(device)
         return m
 
+    def reserved(self, device: str) -> int:
+        """The model's reserved bytes on ``device`` (0 for a device it has not seen)."""
+        if self._log:
+            self.flush()
+        m = self._models.get(device)
+        return m.reserved if m is not None else 0
+
     def alloc(self, st) -> None:
-        key = "cpu" if st.device is _CPU else str(st.device)
-        m = self.models.get(key) or self.model(key)
-        if self._busy:
-            self._pending.append((m.malloc, (st.id, st.nbytes)))
-            return
-        self._busy = True     # _run inlined: this runs for every storage
-        try:
-            m.malloc(st.id, st.nbytes)
-            while self._pending:
-                f, a = self._pending.pop()
-                f(*a)
-        finally:
-            self._busy = False
+        log = self._log
+        log.append(("cpu" if st.device is _CPU else str(st.device), st.id, st.nbytes))
+        if len(log) >= self.LOG_LIMIT:
+            self.flush()
 
     def free(self, st) -> None:
-        m = self.models.get("cpu" if st.device is _CPU else str(st.device))
-        if m is None:
-            return
+        log = self._log
+        log.append(("cpu" if st.device is _CPU else str(st.device), st.id, -1))
+        if len(log) >= self.LOG_LIMIT:
+            self.flush()
+
+    def flush(self) -> None:
+        """Replay the log into the models (rules 1 and 3)."""
         if self._busy:
-            self._pending.append((m.free, (st.id,)))
             return
         self._busy = True
         try:
-            m.free(st.id)
-            while self._pending:
-                f, a = self._pending.pop()
-                f(*a)
+            models = self._models
+            while self._log:
+                log, self._log = self._log, []
+                for key, owner, n in log:
+                    m = models.get(key)
+                    if m is None:
+                        if n < 0:
+                            continue      # a free on a device the model never saw allocate
+                        m = models[key] = CachingAllocatorModel(key)
+                    if n < 0:
+                        m.free(owner)
+                    else:
+                        m.malloc(owner, n)
         finally:
             self._busy = False
 
     def _run(self, fn, *args):
-        """Run ``fn(*args)`` on a model, then any frees that arrived meanwhile; returns fn's result."""
-        if self._busy:
-            self._pending.append((fn, args))
-            return None
-        self._busy = True
-        try:
-            out = fn(*args)
-            while self._pending:
-                f, a = self._pending.pop()
-                f(*a)
-            return out
-        finally:
-            self._busy = False
+        """``fn(*args)`` on an up-to-date model; a call made during a replay waits for none."""
+        self.flush()
+        return fn(*args)
 
 
 hook = AllocatorHook()

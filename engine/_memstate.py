@@ -42,8 +42,7 @@ def _dev(key: str) -> dict:
 
 def reserved_now(key: str) -> int:
     """NOTE [ Reserved bytes in events ] rule 1 (0 for a device the model has not seen)."""
-    m = _allocator.hook.models.get(key)
-    return m.reserved if m is not None else 0
+    return _allocator.hook.reserved(key)
 
 
 def on_alloc(st) -> None:
@@ -67,7 +66,7 @@ def on_alloc(st) -> None:
             d["peak"] = allocated
         for h in allocator_hooks:
             h.alloc(st)
-        reserved = reserved_now(key)
+        reserved = reserved_now(key) if _events.active else 0
     if _events.active:
         _events.emit("alloc", storage=st.id, bytes=n, device=key, category=cat, reserved=reserved)
 
@@ -86,7 +85,7 @@ def on_free(st) -> None:
         bc[cat] = bc.get(cat, 0) - n
         for h in allocator_hooks:
             h.free(st)
-        reserved = reserved_now(key)
+        reserved = reserved_now(key) if _events.active else 0
     if _events.active:
         _events.emit("free", storage=st.id, bytes=n, device=key, category=cat, reserved=reserved)
 
@@ -140,7 +139,7 @@ def empty_cache(key: str) -> int:
     """Release the allocator model's fully free segments on ``key``; returns bytes released."""
     with _lock:
         released = _allocator.hook._run(_allocator.hook.model(key).empty_cache)
-        reserved = reserved_now(key)
+        reserved = reserved_now(key) if _events.active else 0
     if _events.active:
         _events.emit("empty_cache", device=key, bytes=released, reserved=reserved)
     return released

@@ -210,3 +210,71 @@ def _zero_byte_storages():
     from engine._storage import Storage
     return sum(1 for o in gc.get_objects() if isinstance(o, Storage) and o.nbytes == 0
                and str(o.device) == "cpu")
+
+
+# NOTE [ Deferred allocator model ]
+def test_deferred_log_gives_the_figures_of_a_model_fed_at_once(monkeypatch):
+    hook = _allocator.AllocatorHook()
+    monkeypatch.setattr(hook, "LOG_LIMIT", 7)
+    eager = CachingAllocatorModel("cpu")
+
+    class St:
+        def __init__(self, i, n):
+            self.id, self.nbytes, self.device = i, n, engine.device("cpu")
+
+    sizes = [513, 3 * MiB, 100, 2 * MiB + 1, 4096, 700, 12 * MiB, 1]
+    live = []
+    for i in range(40):
+        st = St(i, sizes[i % len(sizes)])
+        hook.alloc(st)
+        eager.malloc(st.id, st.nbytes)
+        live.append(st)
+        if i % 3 == 2:
+            gone = live.pop(1)
+            hook.free(gone)
+            eager.free(gone.id)
+        assert len(hook._log) < 7                      # rule 2: bounded
+    assert hook._log                                   # something is still waiting ...
+    assert hook.reserved("cpu") == eager.reserved      # ... and reading replays it first
+    assert not hook._log
+    assert hook.model("cpu").stats() == eager.stats()
+    assert hook.model("cpu").snapshot() == eager.snapshot()
+    assert hook.reserved("cuda:0") == 0
+
+
+def test_free_arriving_during_a_replay_is_replayed_by_the_same_flush():
+    hook = _allocator.AllocatorHook()
+    dev = engine.device("cpu")
+
+    class St:
+        def __init__(self, i, n):
+            self.id, self.nbytes, self.device = i, n, dev
+
+    a, b = St(1, 4096), St(2, 4096)
+    hook.alloc(a)
+    hook.alloc(b)
+    model = hook.model("cpu")
+    real_malloc = model.malloc
+
+    def malloc_then_gc_frees(owner, n):      # the garbage collector runs inside a replay
+        out = real_malloc(owner, n)
+        hook.free(a)
+        return out
+
+    model.malloc = malloc_then_gc_frees
+    hook.alloc(St(3, 512))
+    hook.flush()
+    assert not hook._log
+    assert sorted(model.by_owner) == [2, 3]
+
+
+def test_assigning_models_replays_into_the_old_ones_first():
+    hook = _allocator.AllocatorHook()
+
+    class St:
+        id, nbytes, device = 5, 1024, engine.device("cpu")
+
+    old = hook.models
+    hook.alloc(St())
+    hook.models = {}
+    assert old["cpu"].by_owner.keys() == {5} and hook.models == {}
