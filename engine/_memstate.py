@@ -26,17 +26,30 @@ from ._device import CPU as _CPU
 # Reentrant: a storage allocated under the lock may make the garbage collector finalize
 # another storage (Storage.__del__ -> on_free) on this same thread.
 _lock = threading.RLock()
-# device string -> {"allocated", "peak", category -> bytes, "peak_by_cat": {...}}
-_devices: dict[str, dict] = {}
 allocator_hooks: list = [_allocator.hook]   # objects with alloc(storage) / free(storage)
 
+_FIELDS = ("allocated", "peak", "count", "count_peak", "bytes_allocated", "bytes_freed", "n_allocated", "n_freed")
 
-def _dev(key: str) -> dict:
+
+class _Dev:
+    """One device's counters (attributes: every storage pays for reading and writing them)."""
+
+    __slots__ = _FIELDS + ("by_cat", "peak_by_cat")
+
+    def __init__(self):
+        for f in _FIELDS:
+            setattr(self, f, 0)
+        self.by_cat: dict = {}
+        self.peak_by_cat: dict = {}
+
+
+_devices: dict[str, _Dev] = {}
+
+
+def _dev(key: str) -> _Dev:
     d = _devices.get(key)
     if d is None:
-        d = _devices[key] = {"allocated": 0, "peak": 0, "count": 0, "count_peak": 0, "by_cat": {},
-                             "peak_by_cat": {}, "bytes_allocated": 0, "bytes_freed": 0, "n_allocated": 0,
-                             "n_freed": 0}
+        d = _devices[key] = _Dev()
     return d
 
 
@@ -51,19 +64,19 @@ def on_alloc(st) -> None:
     n = st.nbytes
     with _lock:
         d = _devices.get(key) or _dev(key)
-        allocated = d["allocated"] = d["allocated"] + n
-        count = d["count"] = d["count"] + 1
-        d["bytes_allocated"] += n
-        d["n_allocated"] += 1
-        if count > d["count_peak"]:
-            d["count_peak"] = count
-        bc = d["by_cat"]
+        allocated = d.allocated = d.allocated + n
+        count = d.count = d.count + 1
+        d.bytes_allocated += n
+        d.n_allocated += 1
+        if count > d.count_peak:
+            d.count_peak = count
+        bc = d.by_cat
         now = bc[cat] = bc.get(cat, 0) + n
-        pbc = d["peak_by_cat"]
+        pbc = d.peak_by_cat
         if now > pbc.get(cat, 0):
             pbc[cat] = now
-        if allocated > d["peak"]:
-            d["peak"] = allocated
+        if allocated > d.peak:
+            d.peak = allocated
         for h in allocator_hooks:
             h.alloc(st)
         reserved = reserved_now(key) if _events.active else 0
@@ -77,11 +90,11 @@ def on_free(st) -> None:
     n = st.nbytes
     with _lock:
         d = _devices.get(key) or _dev(key)
-        d["allocated"] -= n
-        d["count"] -= 1
-        d["bytes_freed"] += n
-        d["n_freed"] += 1
-        bc = d["by_cat"]
+        d.allocated -= n
+        d.count -= 1
+        d.bytes_freed += n
+        d.n_freed += 1
+        bc = d.by_cat
         bc[cat] = bc.get(cat, 0) - n
         for h in allocator_hooks:
             h.free(st)
@@ -95,10 +108,10 @@ def on_move(st, old: str, new: str) -> None:
     n = st.nbytes
     with _lock:
         d = _devices.get(key) or _dev(key)
-        bc = d["by_cat"]
+        bc = d.by_cat
         bc[old] = bc.get(old, 0) - n
         now = bc[new] = bc.get(new, 0) + n
-        pbc = d["peak_by_cat"]
+        pbc = d.peak_by_cat
         if now > pbc.get(new, 0):
             pbc[new] = now
     if _events.active:
@@ -108,25 +121,25 @@ def on_move(st, old: str, new: str) -> None:
 def stats(key: str) -> dict:
     with _lock:
         d = _dev(key)
-        out = dict(d)
-        out["by_cat"] = dict(d["by_cat"])
-        out["peak_by_cat"] = dict(d["peak_by_cat"])
+        out = {f: getattr(d, f) for f in _FIELDS}
+        out["by_cat"] = dict(d.by_cat)
+        out["peak_by_cat"] = dict(d.peak_by_cat)
         return out
 
 
 def reset_peak(key: str) -> None:
     with _lock:
         d = _dev(key)
-        d["peak"] = d["allocated"]
-        d["count_peak"] = d["count"]
-        d["peak_by_cat"] = dict(d["by_cat"])
+        d.peak = d.allocated
+        d.count_peak = d.count
+        d.peak_by_cat = dict(d.by_cat)
         _allocator.hook.model(key).reset_peak()
 
 
 def reset_accumulated(key: str) -> None:
     with _lock:
         d = _dev(key)
-        d["bytes_allocated"] = d["bytes_freed"] = d["n_allocated"] = d["n_freed"] = 0
+        d.bytes_allocated = d.bytes_freed = d.n_allocated = d.n_freed = 0
 
 
 def devices() -> list:
