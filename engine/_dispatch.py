@@ -114,7 +114,7 @@ def apply(op: OpDef, inputs: list, attrs: dict | None = None, inplace: Tensor | 
     st0 = tensors[0]._storage
     xp = st0.xp
     if op.promote:
-        target = _promote_pair(inputs) if len(inputs) == 2 else None
+        target = _promote_pair(inputs) if len(inputs) == 2 else _promote_same(inputs)
         if target is None:
             target = _dtype.result_type(inputs)
         if op.float_op and not target.is_floating_point:
@@ -189,6 +189,16 @@ def _promote_pair(inputs):
     elif type(a) is float and isinstance(b, Tensor) and b.dtype.is_floating_point:
         return b.dtype
     return None
+
+
+def _promote_same(inputs):
+    """The dtype shared by ``inputs`` when all are tensors of one dtype (addmm's usual call), else None."""
+    dt = None
+    for t in inputs:
+        if not isinstance(t, Tensor) or (dt is not None and t.dtype is not dt):
+            return None
+        dt = t.dtype
+    return dt
 
 
 def _hooks_before(hooks, op, inputs, attrs, inplace):
