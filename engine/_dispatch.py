@@ -149,6 +149,9 @@ def apply(op: OpDef, inputs: list, attrs: dict | None = None, inplace: Tensor | 
     elif op.view:
         base = tensors[0]._base if tensors[0]._base is not None else tensors[0]
         result = Tensor._wrap(out, st0, base_tensor=base)
+        vc = tensors[0].__dict__.get("_vc")
+        if vc is not None:   # NOTE [ Version counters ] 3
+            result._vc = vc
     else:
         result = Tensor._wrap(out, cached._storage if cached is not None else None)
 
@@ -264,9 +267,10 @@ def _short(d) -> str:
 
 
 def bump_version(t: Tensor, opname: str) -> None:
-    t._storage.version += 1
+    vc = t.__dict__.get("_vc") or t._storage        # NOTE [ Version counters ] (engine/_tensor.py)
+    vc.version += 1
     if _events.active:
-        _events.emit("version", tensor=t._id, storage=t._storage.id, version=t._storage.version, op=opname)
+        _events.emit("version", tensor=t._id, storage=t._storage.id, version=vc.version, op=opname)
 
 
 def _save(op, node, inputs, needs, result, aux):

@@ -34,6 +34,32 @@ def _engine_dtype(xp, adt):
     return d
 
 
+class VersionCounter:
+    """A version counter that is not its storage's (see :func:`version_counter`)."""
+
+    __slots__ = ("version",)
+
+    def __init__(self):
+        self.version = 0
+
+
+def version_counter(t):
+    """The object whose ``version`` counts ``t``'s in-place changes.
+
+    NOTE [ Version counters ]
+    1. A tensor's in-place ops bump a version counter; a saved tensor remembers the version
+       it was saved at and refuses to unpack once it moved (PyTorch's "modified by an
+       inplace operation" error).
+    2. The counter is the storage's (``Storage.version``): views, ``detach()`` and every
+       alias of one storage share it, as in PyTorch.
+    3. ``x.data`` shares the storage but gets a counter of its own (``t._vc``), so in-place
+       changes made through it are invisible to autograd, as in PyTorch; views and
+       ``detach()`` of such a tensor share its counter.
+    """
+    vc = t.__dict__.get("_vc")
+    return vc if vc is not None else t._storage
+
+
 class Tensor:
     """A multi-dimensional array that records the operations applied to it.
 
@@ -201,11 +227,14 @@ class Tensor:
 
     @property
     def _version(self) -> int:
-        return self._storage.version
+        return version_counter(self).version
 
     @property
     def data(self):
-        return self.detach()
+        """The same storage, outside autograd, with a version counter of its own (NOTE [ Version counters ] 3)."""
+        t = Tensor._wrap(self._data, self._storage)
+        t._vc = VersionCounter()
+        return t
 
     @data.setter
     def data(self, value):
@@ -272,6 +301,9 @@ class Tensor:
     def detach(self):
         t = Tensor._wrap(self._data, self._storage)
         t._base = self._base
+        vc = self.__dict__.get("_vc")
+        if vc is not None:
+            t._vc = vc
         return t
 
     def detach_(self):

@@ -101,7 +101,7 @@ def current_hooks():
 class SavedTensor:
     """One tensor kept by a node for its backward (see NOTE [ Saved tensors ])."""
 
-    __slots__ = ("name", "node_id", "tensor", "array", "storage", "meta", "version",
+    __slots__ = ("name", "node_id", "tensor", "array", "storage", "meta", "version", "vc",
                  "is_output", "packed", "unpack_hook", "released", "_grad_fn_ref", "counted", "history")
 
     def __init__(self, tensor, name: str, node, is_output: bool):
@@ -109,7 +109,10 @@ class SavedTensor:
         self.node_id = node.id
         self.released = False
         self.is_output = is_output
-        self.version = tensor._storage.version
+        vc = tensor.__dict__.get("_vc")
+        vc = vc if vc is not None else tensor._storage   # NOTE [ Version counters ] (engine/_tensor.py)
+        self.version = vc.version
+        self.vc = None
         self.packed = None
         self.unpack_hook = None
         self.tensor = None
@@ -149,6 +152,8 @@ class SavedTensor:
             _events.emit("pack", node=self.node_id, name=name, storage=c.id if c is not None else None,
                          bytes=c.nbytes if c is not None else 0, hooked=hooks is not None)
         self.storage = self.storage or (tensor._storage if hooks is None else None)
+        if hooks is None:   # a hook's packed value stands alone: keep nothing of the original alive
+            self.vc = vc
 
     @property
     def nbytes(self) -> int:
@@ -167,7 +172,7 @@ class SavedTensor:
                 _events.emit("unpack", node=self.node_id, name=self.name, storage=out._storage.id)
             return self._with_history(out, node)
         st = self.storage
-        if st.version != self.version:
+        if self.vc.version != self.version:
             dt, shape, _, out_nr = self.meta
             owner = (f", which is output {out_nr} of {_short_name(node)}," if self.is_output else
                      (f", which is output {self.tensor._output_nr} of {_short_name(self.tensor.grad_fn)},"
@@ -175,7 +180,7 @@ class SavedTensor:
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an "
                 f"inplace operation: [{_type_name(dt)} [{', '.join(map(str, shape))}]]{owner} is at "
-                f"version {st.version}; expected version {self.version} instead. Hint: enable anomaly "
+                f"version {self.vc.version}; expected version {self.version} instead. Hint: enable anomaly "
                 "detection to find the operation that failed to compute its gradient, with "
                 "torch.autograd.set_detect_anomaly(True, check_nan=False).")
         if _events.active:
@@ -195,7 +200,7 @@ class SavedTensor:
         if self.unpack_hook is not None or self.released:
             return self.unpack(node)._data
         st = self.storage
-        if st.version != self.version:
+        if self.vc.version != self.version:
             return self.unpack(node)._data    # raises the version error
         if _events.active:
             _events.emit("unpack", node=self.node_id, name=self.name, storage=st.id)
@@ -242,7 +247,7 @@ class SavedTensor:
         if _events.active and counted is not None:
             _events.emit("release", node=self.node_id, name=self.name, storage=counted.id,
                          bytes=counted.nbytes)
-        self.tensor = self.array = self.storage = self.packed = self.unpack_hook = self.history = None
+        self.tensor = self.array = self.storage = self.vc = self.packed = self.unpack_hook = self.history = None
         if counted is not None:
             counted.add_saved(-1)
 

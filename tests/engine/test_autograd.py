@@ -689,3 +689,35 @@ def test_inference_tensors_cannot_start_requiring_grad():
     with pytest.raises(RuntimeError) as info:
         t.requires_grad_()
     assert str(info.value) == "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed."
+
+
+def test_data_has_its_own_version_counter_as_in_pytorch():
+    # NOTE [ Version counters ] 3: changes through .data are invisible to autograd (PyTorch 2.13 prints the
+    # same versions and gradient: 0 0 / 1 0 / 2 2 0 / 3 3 and 2*cos([7, 7, 4]))
+    a = engine.ones(3, requires_grad=True)
+    b = a * 2
+    y = b.sin()                        # saves b
+    d = b.data
+    assert (d._version, b._version) == (0, 0)
+    assert not d.requires_grad and d.grad_fn is None and d._base is None
+    d.add_(1)
+    assert (d._version, b._version) == (1, 0)
+    v = d[0:2]
+    v.mul_(2)                          # a view of .data shares its counter
+    assert (d._version, v._version, b._version) == (2, 2, 0)
+    dd = d.detach()
+    dd.add_(1)                         # so does its detach()
+    assert (d._version, dd._version) == (3, 3)
+    y.sum().backward()                 # no error: b's own counter never moved
+    np.testing.assert_allclose(a.grad.numpy(), 2 * np.cos(np.array([7.0, 7.0, 4.0])), rtol=1e-6)
+
+
+def test_detach_shares_the_version_counter_so_backward_refuses():
+    a = engine.ones(3, requires_grad=True)
+    b = a * 2
+    y = b.sin()
+    b.detach().add_(1)
+    assert b._version == 1
+    with pytest.raises(RuntimeError, match=r"\[torch.FloatTensor \[3\]\], which is output 0 of Mul, "
+                                           r"is at version 1; expected version 0 instead"):
+        y.sum().backward()
