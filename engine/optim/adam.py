@@ -3,14 +3,16 @@ from __future__ import annotations
 
 import math
 
-from .optimizer import Optimizer
+from .optimizer import Optimizer, lerp_
 
 
 class Adam(Optimizer):
-    """PyTorch's Adam (L2 ``weight_decay`` added to the gradient), same formula and order::
+    """PyTorch's Adam, same formula and order (NOTE [ Optimizer steps ] 5)::
 
-        t += 1;  g = grad (+ weight_decay * p)
-        m = m + (1 - beta1) * (g - m)              (lerp)
+        t += 1
+        p = p * (1 - lr * weight_decay)            (decoupled_weight_decay: AdamW)
+        g = grad + weight_decay * p                (otherwise: L2 decay)
+        m = lerp(m, g, 1 - beta1)
         v = beta2 * v + (1 - beta2) * g * g
         vmax = max(vmax, v)                        (amsgrad)
         denom = sqrt(v or vmax) / sqrt(1 - beta2**t) + eps
@@ -33,8 +35,6 @@ class Adam(Optimizer):
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if decoupled_weight_decay:
-            raise NotImplementedError("glassgrad's Adam has no decoupled_weight_decay (AdamW)")
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad, maximize=maximize,
                         foreach=foreach, capturable=capturable, differentiable=differentiable, fused=fused,
                         decoupled_weight_decay=decoupled_weight_decay)
@@ -43,6 +43,7 @@ class Adam(Optimizer):
     def _update_group(self, group) -> int:
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
         wd, amsgrad, maximize = group["weight_decay"], group["amsgrad"], group["maximize"]
+        decoupled = group["decoupled_weight_decay"]
         n = 0
         for p in group["params"]:
             if p._grad is None:
@@ -55,20 +56,19 @@ class Adam(Optimizer):
                 g = -g
             st = self.state[p]
             if not st:
-                from .. import functional as E
-                step = E.tensor(0.0, dtype=E.float32, device=p.device)
-                step._storage.set_base("optimizer")
-                st["step"] = step
+                st["step"] = self._step_tensor(p)
                 st["exp_avg"] = self._state_tensor(xp.zeros_like(d))
                 st["exp_avg_sq"] = self._state_tensor(xp.zeros_like(d))
                 if amsgrad:
                     st["max_exp_avg_sq"] = self._state_tensor(xp.zeros_like(d))
-            step_t, m, v = st["step"], st["exp_avg"]._data, st["exp_avg_sq"]._data
-            step_t._data[...] = step_t._data + 1
-            t = float(step_t._data)
+            m, v = st["exp_avg"]._data, st["exp_avg_sq"]._data
+            t = self._count_step(st)
             if wd != 0:
-                g = g + wd * d
-            m += (1 - beta1) * (g - m)
+                if decoupled:
+                    d *= 1 - lr * wd
+                else:
+                    g = g + wd * d
+            lerp_(m, g, 1 - beta1)
             v *= beta2
             v += (1 - beta2) * g * g
             bias_correction1 = 1 - beta1 ** t
@@ -81,7 +81,23 @@ class Adam(Optimizer):
             else:
                 denom = xp.sqrt(v) / bias_correction2_sqrt + eps
             d += (-step_size) * m / denom
-            for key in ("step", "exp_avg", "exp_avg_sq"):
+            for key in ("exp_avg", "exp_avg_sq"):
                 st[key]._storage.version += 1
             self._written(p)
         return n
+
+
+class AdamW(Adam):
+    """PyTorch's AdamW: Adam with decoupled weight decay (``p *= 1 - lr * weight_decay`` before the
+    moment updates), ``weight_decay=1e-2`` by default."""
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
+                 maximize=False, foreach=None, capturable=False, differentiable=False, fused=None):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach, maximize=maximize,
+                         capturable=capturable, differentiable=differentiable, fused=fused,
+                         decoupled_weight_decay=True)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group["decoupled_weight_decay"] = True

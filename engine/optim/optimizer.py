@@ -10,6 +10,12 @@ NOTE [ Optimizer steps ]
    ``optimizer`` memory category.
 4. When recording, one ``optimizer_step`` event {optimizer, params, step} follows the
    update: ``params`` is how many parameters had a gradient, ``step`` counts calls.
+5. "Same formula" means the same operations in the same order as PyTorch's
+   single-tensor (for-loop) implementation, which is what PyTorch runs on CPU:
+   ``addcmul_(a, b, value=c)`` is ``x + c * a * b``, ``addcdiv_(a, b, value=c)`` is
+   ``x + c * a / b`` (left to right), ``lerp_(b, w)`` is ``x + w * (b - x)`` when
+   ``|w| < 0.5`` and ``b - (b - x) * (1 - w)`` otherwise. In float64 the results then
+   agree with PyTorch's to the last bit or two.
 """
 from __future__ import annotations
 
@@ -31,6 +37,14 @@ required = _Required()
 
 def _typename(obj) -> str:
     return obj.type() if isinstance(obj, Tensor) else type(obj).__qualname__
+
+
+def lerp_(a, b, w: float) -> None:
+    """``a.lerp_(b, w)`` in place with PyTorch's CPU formula (NOTE [ Optimizer steps ] 5)."""
+    if abs(w) < 0.5:
+        a += w * (b - a)
+    else:
+        a[...] = b - (b - a) * (1 - w)
 
 
 class Optimizer:
@@ -115,6 +129,24 @@ class Optimizer:
     def _state_tensor(array) -> Tensor:
         """Wrap a fresh array as optimizer state (NOTE [ Optimizer steps ] 3)."""
         return Tensor._wrap(array, base="optimizer")
+
+    @staticmethod
+    def _step_tensor(p) -> Tensor:
+        """PyTorch's per-parameter ``step`` counter: a scalar tensor (float32, or float64 when that is
+        the default dtype), optimizer state."""
+        from .. import _dtype, functional as E
+        dt = E.float64 if _dtype.get_default_dtype() is E.float64 else E.float32
+        step = E.tensor(0.0, dtype=dt, device=p.device)
+        step._storage.set_base("optimizer")
+        return step
+
+    @staticmethod
+    def _count_step(st) -> float:
+        """``state["step"] += 1`` in place (PyTorch's ``step_t += 1``); returns the new count."""
+        step_t = st["step"]
+        step_t._data[...] = step_t._data + 1
+        step_t._storage.version += 1
+        return float(step_t._data)
 
     @staticmethod
     def _written(p) -> None:
