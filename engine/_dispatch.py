@@ -149,9 +149,7 @@ def apply(op: OpDef, inputs: list, attrs: dict | None = None, inplace: Tensor | 
     elif op.view:
         base = tensors[0]._base if tensors[0]._base is not None else tensors[0]
         result = Tensor._wrap(out, st0, base_tensor=base)
-        vc = tensors[0].__dict__.get("_vc")
-        if vc is not None:   # NOTE [ Version counters ] 3
-            result._vc = vc
+        result._vc = tensors[0]._vc   # NOTE [ Version counters ] 3
     else:
         result = Tensor._wrap(out, cached._storage if cached is not None else None)
 
@@ -267,7 +265,7 @@ def _short(d) -> str:
 
 
 def bump_version(t: Tensor, opname: str) -> None:
-    vc = t.__dict__.get("_vc") or t._storage        # NOTE [ Version counters ] (engine/_tensor.py)
+    vc = t._vc if t._vc is not None else t._storage     # NOTE [ Version counters ] (engine/_tensor.py)
     vc.version += 1
     if _events.active:
         _events.emit("version", tensor=t._id, storage=t._storage.id, version=vc.version, op=opname)

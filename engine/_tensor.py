@@ -56,7 +56,7 @@ def version_counter(t):
        changes made through it are invisible to autograd, as in PyTorch; views and
        ``detach()`` of such a tensor share its counter.
     """
-    vc = t.__dict__.get("_vc")
+    vc = t._vc
     return vc if vc is not None else t._storage
 
 
@@ -69,7 +69,7 @@ class Tensor:
 
     __slots__ = ("_data", "_storage", "dtype", "grad_fn", "_output_nr", "_requires_grad",
                  "_grad", "_accum", "_retains_grad", "_hooks", "_base", "_gg_name", "_id",
-                 "_is_param", "__weakref__", "__dict__")
+                 "_is_param", "_vc", "__weakref__", "__dict__")
 
     # ---- construction -------------------------------------------------------
     @classmethod
@@ -99,6 +99,7 @@ class Tensor:
         t._gg_name = None
         t._id = _events.new_id()
         t._is_param = False
+        t._vc = None
         if grad_mode._inference_blocks and grad_mode.is_inference_mode_enabled():
             t._inference = True
         return t
@@ -301,9 +302,7 @@ class Tensor:
     def detach(self):
         t = Tensor._wrap(self._data, self._storage)
         t._base = self._base
-        vc = self.__dict__.get("_vc")
-        if vc is not None:
-            t._vc = vc
+        t._vc = self._vc
         return t
 
     def detach_(self):

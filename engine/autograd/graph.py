@@ -109,10 +109,8 @@ class SavedTensor:
         self.node_id = node.id
         self.released = False
         self.is_output = is_output
-        vc = tensor.__dict__.get("_vc")
-        vc = vc if vc is not None else tensor._storage   # NOTE [ Version counters ] (engine/_tensor.py)
-        self.version = vc.version
-        self.vc = None
+        self.vc = vc = tensor._vc      # NOTE [ Version counters ] (engine/_tensor.py): None = the storage's
+        self.version = (vc if vc is not None else tensor._storage).version
         self.packed = None
         self.unpack_hook = None
         self.tensor = None
@@ -152,8 +150,6 @@ class SavedTensor:
             _events.emit("pack", node=self.node_id, name=name, storage=c.id if c is not None else None,
                          bytes=c.nbytes if c is not None else 0, hooked=hooks is not None)
         self.storage = self.storage or (tensor._storage if hooks is None else None)
-        if hooks is None:   # a hook's packed value stands alone: keep nothing of the original alive
-            self.vc = vc
 
     @property
     def nbytes(self) -> int:
@@ -172,7 +168,8 @@ class SavedTensor:
                 _events.emit("unpack", node=self.node_id, name=self.name, storage=out._storage.id)
             return self._with_history(out, node)
         st = self.storage
-        if self.vc.version != self.version:
+        now = (self.vc or st).version
+        if now != self.version:
             dt, shape, _, out_nr = self.meta
             owner = (f", which is output {out_nr} of {_short_name(node)}," if self.is_output else
                      (f", which is output {self.tensor._output_nr} of {_short_name(self.tensor.grad_fn)},"
@@ -180,7 +177,7 @@ class SavedTensor:
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an "
                 f"inplace operation: [{_type_name(dt)} [{', '.join(map(str, shape))}]]{owner} is at "
-                f"version {self.vc.version}; expected version {self.version} instead. Hint: enable anomaly "
+                f"version {now}; expected version {self.version} instead. Hint: enable anomaly "
                 "detection to find the operation that failed to compute its gradient, with "
                 "torch.autograd.set_detect_anomaly(True, check_nan=False).")
         if _events.active:
@@ -200,7 +197,7 @@ class SavedTensor:
         if self.unpack_hook is not None or self.released:
             return self.unpack(node)._data
         st = self.storage
-        if self.vc.version != self.version:
+        if (self.vc or st).version != self.version:
             return self.unpack(node)._data    # raises the version error
         if _events.active:
             _events.emit("unpack", node=self.node_id, name=self.name, storage=st.id)
