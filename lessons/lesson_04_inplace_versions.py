@@ -53,6 +53,24 @@ def safe_inplace(s):
             "expected": [2.0 if v > 0 else 0.0 for v in s.x.tolist()]}
 
 
+def data_slips_past(s):
+    x = torch.tensor([0.0, 1.0, 2.0], requires_grad=True)
+    y = x.exp()                              # saves y, at version 0
+    y.data.add_(1)                           # .data: same storage, a counter of its own
+    y.sum().backward()                       # no error ...
+    silent = x.grad.tolist()
+    right = x.detach().exp().tolist()        # ... but exp'(x) = exp(x) is not what came out
+    y2 = x.exp()
+    y2.detach().add_(1)                      # detach() shares y2's counter
+    try:
+        y2.sum().backward()
+        caught = "no error"
+    except RuntimeError as err:
+        caught = str(err).split(" Hint:")[0]
+    return {"silent": [round(v, 4) for v in silent], "right": [round(v, 4) for v in right],
+            "y_version": y._version, "caught": caught}
+
+
 def _message(run):
     m = run.values["message"]
     return ("modified by an inplace operation" in m and "is at version 1; expected version 0" in m), m[:80]
@@ -123,6 +141,29 @@ tells you when they are not.""",
             focus=Focus("memory", "first op op == 'relu'"),
             checks=(Check("x.grad is {expected}", lambda r: r.values["grad"] == r.values["expected"]),
                     Check("relu_ kept no new memory ({grew_by} B)", lambda r: r.values["grew_by"] == 0)),
+        ),
+        Step(
+            title="`.data` slips past the check",
+            narrative="""`y.data` is `y`'s storage with a version counter of its own, so
+`y.data.add_(1)` changes the values ExpBackward0 saved while `y._version`
+stays {y_version}. Backward runs without a word and gives **{silent}**
+where exp'(x) is **{right}**: the silently wrong gradient the counter exists
+to prevent. `y.detach()` shares the counter, so the same change made
+through it is caught:
+
+> {caught}
+
+To change values outside autograd use `with torch.no_grad():` or `detach()`:
+the counter still sees those changes. `.data` hides them.""",
+            code=data_slips_past,
+            focus=Focus("log", "first version"),
+            checks=(Check("backward through .data raised nothing and y stayed at version 0",
+                          lambda r: r.values["y_version"] == 0),
+                    Check("the gradient is exp(x) + 1, off by exactly what add_ added",
+                          lambda r: all(abs(a - b - 1.0) < 1e-3
+                                        for a, b in zip(r.values["silent"], r.values["right"]))),
+                    Check("detach().add_ made backward raise the in-place error",
+                          lambda r: "is at version 1; expected version 0" in r.values["caught"])),
         ),
     ),
 )
