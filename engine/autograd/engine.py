@@ -275,8 +275,10 @@ def _own(gin, outs, made):
             st = None
             for o in incoming:
                 od = o._data
-                if r is od or ((_may_share(r, od) if type(r) is _ndarray and type(od) is _ndarray
-                                else shares_memory(o._storage.xp, r, od))):
+                if r is od or ((((r.base is not None or od.base is not None) and _may_share(r, od))
+                                 # two distinct NumPy arrays that own their memory never overlap
+                                 if type(r) is _ndarray and type(od) is _ndarray
+                                 else shares_memory(o._storage.xp, r, od))):
                     st = o._storage
                     break
             t = Tensor._wrap(r, st)
