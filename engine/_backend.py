@@ -181,3 +181,13 @@ def index_fill(xp, target, idx, value):
 
 def _np_index(xp, idx):
     return tuple(to_numpy(xp, i) if hasattr(i, "shape") else i for i in idx)
+
+
+def cumprod(xp, a, axis):
+    """Running product along ``axis`` (NumPy's and CuPy's cumprod; the array API's cumulative_prod)."""
+    if _is_numpy(xp):
+        return np.cumprod(a, axis=axis)
+    if _is_cupy(xp):
+        import cupy
+        return cupy.cumprod(a, axis=axis)
+    return xp.cumulative_prod(a, axis=axis)

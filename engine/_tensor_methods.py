@@ -21,7 +21,7 @@ _methods = {
     "square": E.square, "floor": E.floor, "round": E.round, "isnan": E.isnan,
     "eq": E.eq, "ne": E.ne, "lt": E.lt, "le": E.le, "gt": E.gt, "ge": E.ge,
     "logical_and": E.logical_and, "logical_or": E.logical_or, "logical_not": E.logical_not,
-    "sum": E.sum, "mean": E.mean, "var": E.var, "std": E.std, "max": E.max, "min": E.min, "amax": E.amax, "amin": E.amin,
+    "sum": E.sum, "prod": E.prod, "mean": E.mean, "var": E.var, "std": E.std, "max": E.max, "min": E.min, "amax": E.amax, "amin": E.amin,
     "argmax": E.argmax, "argmin": E.argmin, "logsumexp": E.logsumexp, "all": E.all, "any": E.any,
     "reshape": E.reshape, "view": E.view, "flatten": E.flatten, "unflatten": E.unflatten,
     "permute": E.permute, "transpose": E.transpose, "swapaxes": E.transpose, "t": E.t,

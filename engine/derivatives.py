@@ -584,25 +584,86 @@ def _mse_bwd(F, g, s):
 op("mse_loss", "MseLossBackward0", ("self", "target"), _mse_fwd, _mse_bwd, save={"self": (), "target": ()})
 
 
-def _bce_logits_fwd(xp, x, t, reduction="mean"):
-    # max(x, 0) - x t + log(1 + exp(-|x|)): stable for large |x|
-    loss = xp.maximum(x, xp.zeros_like(x)) - x * t + xp.log1p(xp.exp(-xp.abs(x)))
+def _reduce(xp, loss, reduction):
     if reduction == "none":
         return loss
     return xp.sum(loss) if reduction == "sum" else xp.mean(loss)
 
 
+def _bce_logits_fwd(xp, x, t, weight=None, pos_weight=None, reduction="mean"):
+    if pos_weight is None:
+        # max(x, 0) - x t + log(1 + exp(-|x|)): stable for large |x|
+        loss = xp.maximum(x, xp.zeros_like(x)) - x * t + xp.log1p(xp.exp(-xp.abs(x)))
+    else:
+        # PyTorch's form: (1 - t) x - (1 + (pos_weight - 1) t) log_sigmoid(x)
+        log_sig = xp.minimum(x, xp.zeros_like(x)) - xp.log1p(xp.exp(-xp.abs(x)))
+        loss = (1.0 - t) * x - ((pos_weight - 1.0) * t + 1.0) * log_sig
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(xp, loss, reduction)
+
+
+def _log_sigmoid(F, x):
+    return F.where(F.lt(x, 0.0), x, 0.0) - F.log(1.0 + F.exp(-F.abs(x)))
+
+
 def _bce_logits_bwd(F, g, s):
-    x, t = s.self, s.target
-    shape = tuple(max(a, b) for a, b in zip(s.shapes[0], s.shapes[1]))
+    x, t, w, pw = s.self, s.target, s.weight, s.pos_weight
     if s.reduction == "mean":
+        shape = tuple(max(a, b) for a, b in zip(s.shapes[0], s.shapes[1]))
         g = g * (1.0 / _count(shape, None))
-    sig = 1.0 / (1.0 + F.exp(-x))
-    return (g * (sig - t) if s.needs[0] else None, -g * x if s.needs[1] else None)
+    if w is not None:
+        g = g * w
+    gx = gt = None
+    if s.needs[0]:
+        sig = 1.0 / (1.0 + F.exp(-x))
+        if pw is None:
+            gx = g * (sig - t)
+        else:
+            pt = pw * t
+            gx = g * ((pt + 1.0 - t) * sig - pt)
+    if s.needs[1]:
+        gt = -g * x if pw is None else g * (_log_sigmoid(F, -x) - pw * _log_sigmoid(F, x))
+    return gx, gt, None, None
 
 
-op("binary_cross_entropy_with_logits", "BinaryCrossEntropyWithLogitsBackward0", ("self", "target"),
-   _bce_logits_fwd, _bce_logits_bwd, save={"self": (), "target": ()})
+op("binary_cross_entropy_with_logits", "BinaryCrossEntropyWithLogitsBackward0",
+   ("self", "target", "weight", "pos_weight"), _bce_logits_fwd, _bce_logits_bwd,
+   save={"self": (), "target": (), "weight": (), "pos_weight": ()}, promote=False,
+   nondiff=("weight", "pos_weight"))
+
+
+def _bce_fwd(xp, x, t, weight=None, reduction="mean"):
+    """-(t log x + (1 - t) log(1 - x)), each log clamped at -100 (PyTorch's, so 0 log 0 is 0)."""
+    floor = xp.asarray(-100.0, dtype=x.dtype)
+    loss = -(t * xp.maximum(xp.log(x), floor) + (1.0 - t) * xp.maximum(xp.log(1.0 - x), floor))
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(xp, loss, reduction)
+
+
+_BCE_EPS = 9.999999960041972e-13   # PyTorch's EPSILON: 1e-12 as a float32
+
+
+def _bce_bwd(F, g, s):
+    """PyTorch's binary_cross_entropy_backward: (x - t) / max(x (1 - x), EPSILON); the target's
+    gradient is -logit(x) = log(1 - x) - log(x)."""
+    x, t, w = s.self, s.target, s.weight
+    if s.reduction == "mean":
+        g = g * (1.0 / _count(s.shapes[0], None))
+    if w is not None:
+        g = g * w
+    gx = gt = None
+    if s.needs[0]:
+        d = x * (1.0 - x)
+        gx = g * (x - t) / F.where(F.gt(d, _BCE_EPS), d, _BCE_EPS)
+    if s.needs[1]:
+        gt = g * (F.log(1.0 - x) - F.log(x))
+    return gx, gt, None
+
+
+op("binary_cross_entropy", "BinaryCrossEntropyBackward0", ("self", "target", "weight"), _bce_fwd, _bce_bwd,
+   save={"self": (), "target": (), "weight": ()}, promote=False, nondiff=("weight",))
 
 
 def _conv_fwd(xp, x, w, b, geom):
@@ -764,3 +825,80 @@ op("fill", "FillBackward0", ("self",), lambda xp, a, value: xp.full(a.shape, val
    lambda F, g, s: (g * 0.0,), promote=False)  # a zero gradient, not none: the input still gets a .grad
 op("copy", "CopyBackwards", ("self", "src"), lambda xp, a, b: xp.astype(xp.broadcast_to(b, a.shape), a.dtype),
    lambda F, g, s: (None, g), promote=False)
+
+
+# ---- prod ------------------------------------------------------------------------------------
+def _any(F, mask) -> bool:
+    """One host-side yes/no (a device sync on CUDA, as PyTorch's prod backward makes too)."""
+    return bool(mask.any().item()) if F.differentiable else bool(F.xp.any(mask))
+
+
+def _prod_others(F, x, d):
+    """NOTE [ Product of the others ]
+    1. ``prod``'s gradient at element i is the product of every other element of its slice.
+       Without zeros that is ``result / x_i`` (what PyTorch computes then too); with a zero
+       the division is 0/0, so the product is formed without dividing.
+    2. As PyTorch's prod_safe_zeros_backward: an exclusive running product from the front
+       times one from the back, ``(x_0 ... x_{i-1}) * (x_{i+1} ... x_{n-1})``.
+    3. On arrays the running products are two cumprods (``_backend.cumprod``). For
+       ``create_graph`` they are built slice by slice from mul and cat, so the second
+       derivative is right at the zeros too (its formula is that of mul).
+    """
+    n = F.shape(x)[d]
+    if F.differentiable:
+        E = F.E
+        parts = [E.narrow(x, d, i, 1) for i in range(n)]
+        left, right = [None] * n, [None] * n
+        left[0] = right[n - 1] = E.ones_like(parts[0])
+        for i in range(1, n):
+            left[i] = left[i - 1] * parts[i - 1]
+        for i in range(n - 2, -1, -1):
+            right[i] = right[i + 1] * parts[i + 1]
+        return E.cat([lf * r for lf, r in zip(left, right)], d)
+    from ._backend import cumprod
+    xp = F.xp
+    nd = len(F.shape(x))
+    ones = xp.ones(tuple(1 if k == d else s for k, s in enumerate(F.shape(x))), dtype=x.dtype)
+    head = x[(slice(None),) * d + (slice(0, n - 1), Ellipsis)]
+    tail = x[(slice(None),) * d + (slice(1, n), Ellipsis)]
+    left = cumprod(xp, xp.concat([ones, head], axis=d), d)
+    right = xp.flip(cumprod(xp, xp.flip(xp.concat([tail, ones], axis=d), axis=d), d), axis=d)
+    return left * right if nd else left
+
+
+def _prod_fwd(xp, a, dim=None, keepdim=False, dtype=None):
+    if dtype is not None:
+        a = xp.astype(a, dtype)
+    elif a.dtype == xp.bool:
+        a = xp.astype(a, xp.int64)   # as sum: a product of bools counts in int64
+    kw = {"dtype": xp.int64} if a.dtype == xp.int64 else {}
+    return xp.prod(a, axis=dim, keepdims=keepdim, **kw)
+
+
+def _prod_all_bwd(F, g, s):
+    """PyTorch's prod_backward: ``g * result / self`` without zeros, NOTE [ Product of the others ] with."""
+    x, shape = s.self, s.shapes[0]
+    if not shape:
+        return (g,)
+    if not _any(F, F.eq(x, 0.0)):
+        return (g * (s.result / x),)
+    n = _count(shape, None)
+    return (F.reshape(g * _prod_others(F, F.reshape(x, (n,)), 0), shape),)
+
+
+def _prod_dim_bwd(F, g, s):
+    x, shape = s.self, s.shapes[0]
+    if not shape:
+        return (g,)
+    res = s.result
+    if not s.keepdim:
+        g, res = F.expand_dims(g, axis=s.dim), F.expand_dims(res, axis=s.dim)
+    if not _any(F, F.eq(x, 0.0)):
+        return (g * (res / x),)
+    return (g * _prod_others(F, x, s.dim),)
+
+
+op("prod", "ProdBackward0", ("self",), lambda xp, a, dtype=None: _prod_fwd(xp, a, None, False, dtype),
+   _prod_all_bwd, save={"self": (), "result": ()}, promote=False)
+op("prod_dim", "ProdBackward1", ("self",), _prod_fwd, _prod_dim_bwd, save={"self": (), "result": ()},
+   promote=False)

@@ -366,6 +366,35 @@ def logsumexp(input, dim, keepdim=False):
     return apply(_O["logsumexp"], [input], {"dim": _dims(dim, input.ndim), "keepdim": keepdim})
 
 
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    """Product of all elements (ProdBackward0) or along one ``dim`` (ProdBackward1); the
+    gradient is right with zeros in the input (NOTE [ Product of the others ])."""
+    if isinstance(dim, (tuple, list)):
+        raise TypeError("prod() received an invalid combination of arguments - got (tuple), but expected one of:\n"
+                        " * (*, torch.dtype dtype = None)\n"
+                        " * (int dim, bool keepdim = False, *, torch.dtype dtype = None)\n")
+    xp = input._storage.xp
+    out_dt = dtype if dtype is not None else (_dtype.int64 if not input.dtype.is_floating_point else input.dtype)
+    if (not out_dt.is_floating_point and input.requires_grad and _grad_enabled()):
+        raise RuntimeError(f"Autograd not support dtype: {_short(out_dt)}")
+    adt = _dtype.to_array_dtype(xp, dtype) if dtype is not None and dtype is not input.dtype else None
+    if dim is None:
+        return apply(_O["prod"], [input], {"dtype": adt} if adt is not None else None)
+    d = _wrap_dim(dim, input.ndim)
+    attrs = {"dim": d if input.ndim else None, "keepdim": keepdim}
+    if adt is not None:
+        attrs["dtype"] = adt
+    out = apply(_O["prod_dim"], [input], attrs)
+    if out.grad_fn is not None and not input.ndim:
+        out.grad_fn._attrs["dim"] = d    # a 0-d input reduces nothing; PyTorch still reports the dim
+    return out
+
+
+def _grad_enabled():
+    from .autograd import grad_mode
+    return grad_mode.is_grad_enabled()
+
+
 def all(input, dim=None):
     xp = input._storage.xp
     return Tensor._wrap(xp.all(xp.astype(input._data, xp.bool), axis=dim))

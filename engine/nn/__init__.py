@@ -11,11 +11,12 @@ from .normalization import LayerNorm
 from .dropout import Dropout
 from .sparse import Embedding
 from .conv import Conv2d
-from .loss import CrossEntropyLoss, MSELoss, NLLLoss
+from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, MSELoss, NLLLoss
 from .attention import MultiheadAttention, TransformerBlock
+from . import utils  # noqa: F401
 
 __all__ = ["Buffer", "Parameter", "Module", "Identity", "Linear", "GELU", "LogSoftmax", "ReLU", "Sigmoid",
            "Softmax", "Tanh", "ModuleDict", "ModuleList", "Sequential", "Flatten", "LayerNorm", "Dropout",
-           "Embedding", "Conv2d", "CrossEntropyLoss", "MSELoss", "NLLLoss", "MultiheadAttention",
-           "TransformerBlock", "functional", "init", "register_module_forward_hook",
+           "Embedding", "Conv2d", "BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "MSELoss", "NLLLoss", "MultiheadAttention",
+           "TransformerBlock", "functional", "init", "utils", "register_module_forward_hook",
            "register_module_forward_pre_hook"]

@@ -182,14 +182,107 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     return apply(OPS["mse_loss"], [input, target], {"reduction": reduction})
 
 
+def _reduction(size_average, reduce, reduction):
+    """PyTorch's legacy ``size_average``/``reduce`` pair, else ``reduction`` (checked)."""
+    if size_average is not None or reduce is not None:
+        size_average = True if size_average is None else size_average
+        reduce = True if reduce is None else reduce
+        reduction = ("mean" if size_average else "sum") if reduce else "none"
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def _no_grad_arg(t, fn, name):
+    if t is not None and t.requires_grad:
+        raise RuntimeError(f"The function '{fn}' is not differentiable with respect to argument '{name}'. "
+                           "This input cannot have requires_grad True.")
+
+
+def _type_name(dt):
+    return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}[dt.name]
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """Binary cross-entropy of probabilities ``input`` in [0, 1] (BinaryCrossEntropyBackward0).
+
+    Each log is clamped at -100, as in PyTorch, so a probability of exactly 0 or 1 gives a
+    finite loss. ``weight`` broadcasts to the input and is kept expanded (a view, no copy).
+    """
+    reduction = _reduction(size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
+                         f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"binary_cross_entropy" not implemented for \'{_type_name(input.dtype)}\'')
+    if target.dtype is not input.dtype:
+        raise RuntimeError(f"Found dtype {_type_name(target.dtype)} but expected {_type_name(input.dtype)}")
+    _no_grad_arg(weight, "binary_cross_entropy", "weight")
+    if weight is not None:
+        shape = tuple(input.shape)
+        if _broadcast_shape(tuple(weight.shape), shape) != shape:
+            raise RuntimeError(_infer_size_error(tuple(weight.shape), shape))
+        weight = E.expand(weight.to(input.dtype), shape)
+    xp = input._storage.xp
+    if input.numel():
+        x, t = input._data, target._data
+        if bool(xp.any(xp.logical_or(x < 0, x > 1))):
+            raise RuntimeError("all elements of input should be between 0 and 1")
+        if bool(xp.any(xp.logical_or(t < 0, t > 1))):
+            raise RuntimeError("all elements of target should be between 0 and 1")
+    return apply(OPS["binary_cross_entropy"], [input, target, weight], {"reduction": reduction})
+
+
+def _broadcast_shape(a, b):
+    import numpy as np
+    try:
+        return tuple(np.broadcast_shapes(a, b))
+    except ValueError:
+        return None
+
+
+def _infer_size_error(a, b):
+    """PyTorch's _infer_size message for ``a`` that does not broadcast to ``b``."""
+    n = max(len(a), len(b))
+    pa, pb = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
+    for i in reversed(range(n)):
+        if pa[i] != pb[i] and pa[i] != 1 and pb[i] != 1:
+            return (f"Attempting to broadcast a dimension of length {pa[i]} at {i - n}! Mismatching argument at "
+                    f"index 1 had torch.Size([{', '.join(map(str, a))}]); but expected shape should be "
+                    f"broadcastable to [{', '.join(map(str, b))}]")
+    return f"shape {list(a)} does not broadcast to {list(b)}"
+
+
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
                                      pos_weight=None):
-    """Sigmoid and binary cross-entropy in one stable step (BinaryCrossEntropyWithLogitsBackward0)."""
-    if weight is not None or pos_weight is not None:
-        raise NotImplementedError("glassgrad's binary_cross_entropy_with_logits takes no weight or pos_weight")
+    """Sigmoid and binary cross-entropy in one stable step (BinaryCrossEntropyWithLogitsBackward0).
+
+    ``pos_weight`` scales the positive term (one value per class, broadcast over the last
+    dim); ``weight`` scales each element's loss. Neither gets a gradient.
+    """
+    reduction = _reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
-    return apply(OPS["binary_cross_entropy_with_logits"], [input, target], {"reduction": reduction})
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"log_sigmoid_cpu" not implemented for \'{_type_name(input.dtype)}\'')
+    _no_grad_arg(weight, "binary_cross_entropy_with_logits", "weight")
+    _no_grad_arg(pos_weight, "binary_cross_entropy_with_logits", "pos_weight")
+    dt = _dtype.result_type([input, target])
+    if not target.dtype.is_floating_point:
+        raise RuntimeError(f"result type {_type_name(dt)} can't be cast to the desired output type "
+                           f"{_type_name(target.dtype)}")
+    for extra, first in ((pos_weight, True), (weight, False)):
+        if extra is not None:
+            E._broadcast_check(*((extra, input) if first else (input, extra)))
+            out = _broadcast_shape(tuple(extra.shape), tuple(input.shape))
+            if out != tuple(input.shape):
+                raise RuntimeError(f"output with shape {list(input.shape)} doesn't match the broadcast shape "
+                                   f"{list(out)}".replace(",", ", ").replace(",  ", ", "))
+    input, target = input.to(dt), target.to(dt)
+    weight = weight.to(dt) if weight is not None else None
+    pos_weight = pos_weight.to(dt) if pos_weight is not None else None
+    return apply(OPS["binary_cross_entropy_with_logits"], [input, target, weight, pos_weight],
+                 {"reduction": reduction})
 
 
 def one_hot(tensor, num_classes=-1):

@@ -1,4 +1,4 @@
-"""Loss modules: ``CrossEntropyLoss``, ``NLLLoss``, ``MSELoss``."""
+"""Loss modules: ``CrossEntropyLoss``, ``NLLLoss``, ``MSELoss``, ``BCELoss``, ``BCEWithLogitsLoss``."""
 from __future__ import annotations
 
 from . import functional as F
@@ -14,6 +14,14 @@ class _Loss(Module):
         if reduction not in ("mean", "sum", "none"):
             raise ValueError(f"{reduction} is not a valid value for reduction")
         self.reduction = reduction
+
+
+class _WeightedLoss(_Loss):
+    """A loss with a ``weight`` buffer (in the state_dict when given, as PyTorch's)."""
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction: str = "mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
 
 
 class CrossEntropyLoss(_Loss):
@@ -44,3 +52,23 @@ class NLLLoss(_Loss):
 class MSELoss(_Loss):
     def forward(self, input, target):
         return F.mse_loss(input, target, reduction=self.reduction)
+
+
+class BCELoss(_WeightedLoss):
+    """Binary cross-entropy of probabilities (apply a sigmoid first, or use BCEWithLogitsLoss)."""
+
+    def forward(self, input, target):
+        return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(_Loss):
+    """Sigmoid and binary cross-entropy in one numerically stable step."""
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction: str = "mean", pos_weight=None):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+        self.register_buffer("pos_weight", pos_weight)
+
+    def forward(self, input, target):
+        return F.binary_cross_entropy_with_logits(input, target, self.weight, pos_weight=self.pos_weight,
+                                                  reduction=self.reduction)
