@@ -12,6 +12,7 @@ import os
 import re
 
 from . import _fmt
+from . import graph_layout as layout
 from .graph_state import GraphState, default_step
 from .module_groups import assign_modules, collapsed_instances
 
@@ -164,11 +165,21 @@ def _slot_line(slot, nodes) -> str:
 
 
 # ------------------------------------------------------------------ the DOT
+_SPINE_WEIGHT = 100
+_NOTE_EDGE = {"live": 'style=dashed, color="#e65100", dir=none',
+              "released": 'style=dotted, color="#9e9e9e", dir=none',
+              "dropped": 'style=dashed, color="#c62828", dir=none'}
+
+
 class _Builder:
     def __init__(self, state: GraphState, collapse: bool, min_repeats: int, legend: bool, title: str | None,
                  total_steps: int | None):
         self.s = state
         self.lines: list[str] = []
+        self.region_lines: dict[int, list] = {}   # checkpoint region -> lines inside its frame
+        self.where: dict[str, int] = {}           # DOT id -> the checkpoint region it is drawn in
+        self.notes: list = []                     # (note id, [(keeper id, edge attrs)]) for NOTE rule 4
+        self.order: list[str] = []                # every DOT node id, in the order drawn
         self.used: set[str] = set()
         self.collapse = collapse
         self.min_repeats = min_repeats
@@ -176,9 +187,15 @@ class _Builder:
         self.title = title
         self.total_steps = total_steps
 
-    def node(self, nid: str, label: str, style: str, out: list | None = None, **extra):
+    def node(self, nid: str, label: str, style: str, region: int | None = None, **extra):
         self.used.add(style)
-        (self.lines if out is None else out).append(f"  {nid} [label={_q(label)}, {_attrs(_node_style(style, **extra))}];")
+        self.order.append(nid)
+        line = f"  {nid} [label={_q(label)}, {_attrs(_node_style(style, **extra))}];"
+        if region is None:
+            self.lines.append(line)
+        else:
+            self.where[nid] = region
+            self.region_lines.setdefault(region, []).append(line)
 
     def build(self) -> str:
         s = self.s
@@ -187,61 +204,65 @@ class _Builder:
         self.boxed = boxed
         head = ["digraph autograd {",
                 f"  graph [rankdir=TB, fontname=Helvetica, fontsize=12, labelloc=t, nodesep=0.25, "
-                f"ranksep=0.35, label={_q(self._title())}];",
+                f"ranksep=0.35, ordering=out, pack=true, packmode=\"array_tu{{columns}}\", label={_q(self._title())}];",
                 '  node [shape=box, style="rounded,filled", fontname=Helvetica, fontsize=10, height=0.3, '
                 'fillcolor="#eeeeee", color="#424242"];',
                 '  edge [color="#444444", arrowsize=0.7];']
-        region_lines: dict[int, list] = {}
-
-        def bucket(n):
-            if n.region is not None and n.region in s.regions and n.id not in boxed:
-                return region_lines.setdefault(n.region, [])
-            return None
+        edges = self._edges()
+        self.graph_edges = list(edges)
+        outs = [n for n in s.output_nodes() if n.output is not None]
+        self.spines = layout.spines(self._chain(), edges, [self._id(n.id) for n in outs])
+        self.pos = layout.positions(self.spines)
+        self.group = {v: f"spine{k}" for v, (k, _i) in self.pos.items()}
+        spine_outs: dict = {}      # spine -> the output tensor drawn below it
 
         # grad_fn and leaf nodes
         for n in sorted(s.nodes.values(), key=lambda n: (n.seq, n.id)):
             if n.id in boxed:
                 continue
             nid = f"n{n.id}"
+            grp = {"group": self.group[nid]} if nid in self.group else {}
             if n.kind == "leaf":
                 extra = {"fillcolor": "#a5d6a7"} if n.state == "executed" else {}
                 self.node(nid, _leaf_label(n), "leaf", **extra)
             elif n.kind == "missing":
-                self.node(nid, f"{n.name}\n(built before recording)", "missing")
+                self.node(nid, f"{n.name}\n(built before recording)", "missing", **grp)
             else:
-                style = n.state
-                extra = {}
+                extra = dict(grp)
                 if n.recomputed:
                     self.used.add("recomputed")
-                    extra = dict(STYLES["recomputed"][0])
+                    extra.update(STYLES["recomputed"][0])
                     if n.state == "current":
                         extra["penwidth"] = "3"
-                self.node(nid, _fn_label(n), style, bucket(n), **extra)
+                region = n.region if n.region is not None and n.region in s.regions else None
+                self.node(nid, _fn_label(n), n.state, region, **extra)
         # collapsed module boxes
         self._module_boxes()
-        # graph edges (deduplicated after mapping nodes into boxes)
-        seen = set()
-        for n in s.nodes.values():
-            dst = self._id(n.id)
-            for nx, _nr in n.next:
-                if nx is None or nx not in s.nodes:
-                    continue
-                src = self._id(nx)
-                if src == dst or (src, dst) in seen:
-                    continue
-                seen.add((src, dst))
+        # graph edges; the spine's are heavy (NOTE [ Graph picture layout ] rule 2)
+        pos = self.pos
+        for src, dst in edges:
+            if src in pos and pos.get(dst) == (pos[src][0], pos[src][1] + 1):
+                # a spine edge into another checkpoint frame leaves a rank for the frame's own inputs (rule 6)
+                gap = ", minlen=2" if self.where.get(src) != self.where.get(dst) else ""
+                self.lines.append(f"  {src} -> {dst} [weight={_SPINE_WEIGHT}{gap}];")
+            else:
                 self.lines.append(f"  {src} -> {dst};")
         # output tensors
-        for n in s.output_nodes():
-            if n.output is None:
-                continue
+        for n in outs:
             o = n.output
             tid = f"t{o['id']}"
             label = f"{o.get('name') or 'output'}\n{_fmt.shape(o.get('shape', []))} {o.get('dtype', '')}"
-            self.node(tid, label, "output")
-            self.lines.append(f"  {self._id(n.id)} -> {tid};")
-        self._saved(region_lines)
-        for rid, rl in sorted(region_lines.items()):
+            k = pos.get(self._id(n.id), (None,))[0]
+            on_spine = k is not None and self._id(n.id) == self.spines[k][-1] and k not in spine_outs
+            if on_spine:
+                spine_outs[k] = tid
+            self.node(tid, label, "output", **({"group": self.group[self._id(n.id)]} if on_spine else {}))
+            w = f" [weight={_SPINE_WEIGHT}]" if on_spine else ""
+            self.lines.append(f"  {self._id(n.id)} -> {tid}{w};")
+            edges.append((self._id(n.id), tid))
+        self._saved()
+        layout_edges = edges + self._ranks()
+        for rid, rl in sorted(self.region_lines.items()):
             r = s.regions[rid]
             txt = f"checkpoint region {rid}\ndropped {_fmt.nbytes(r.dropped_bytes)} in forward"
             if r.recomputed:
@@ -252,9 +273,73 @@ class _Builder:
                               "fontsize=10;")
             self.lines.extend("  " + x for x in rl)
             self.lines.append("  }")
+        # packing order: the graph's components, most graph nodes first, then the legend (rule 7)
+        comps = sorted(layout.components(self.order, layout_edges),
+                       key=lambda c: -sum(v.startswith(("n", "m_")) for v in c))
+        for i, comp in enumerate(comps):
+            self.lines.append(f"  {comp[0]} [sortv={i}];")
         if self.legend:
-            self.lines.append(self._legend())
+            self.lines.append(self._legend(len(comps)))
+        head[1] = head[1].replace("{columns}", str(len(comps) + self.legend), 1)
         return "\n".join(head + self.lines + ["}"]) + "\n"
+
+    def _edges(self) -> list:
+        """Graph edges between drawn ids, deduplicated after mapping nodes into boxes, in node order."""
+        s = self.s
+        seen, out = set(), []
+        for n in sorted(s.nodes.values(), key=lambda n: (n.seq, n.id)):
+            dst = self._id(n.id)
+            for nx, _nr in n.next:
+                if nx is None or nx not in s.nodes:
+                    continue
+                src = self._id(nx)
+                if src == dst or (src, dst) in seen:
+                    continue
+                seen.add((src, dst))
+                out.append((src, dst))
+        return out
+
+    def _chain(self) -> dict:
+        """Drawn ids that may be on the spine (grad_fn nodes and boxes) -> creation order."""
+        out: dict = {}
+        for n in self.s.nodes.values():
+            if n.kind == "leaf" or (n.kind == "missing" and n.name == "AccumulateGrad"):
+                continue
+            nid = self._id(n.id)
+            out[nid] = max(out.get(nid, n.seq), n.seq)
+        return out
+
+    def _ranks(self) -> list:
+        """Rank groups and flat ordering edges (NOTE [ Graph picture layout ] rules 3, 4, 6); returns the edges."""
+        groups: dict[str, list] = {}       # anchor id -> [(member, flat edge or None)]
+        flat: list = []
+        anchors = layout.left_anchors(self.spines, [i for i in self.order if i.startswith(("n", "m_"))],
+                                      self.graph_edges)
+        member_of: dict[str, str] = {}
+        for v, sp in anchors.items():
+            if self.where.get(v) == self.where.get(sp):
+                groups.setdefault(sp, []).append(v)
+                member_of[v] = sp
+                flat.append(f"  {v} -> {sp} [style=invis];")
+        pos = self.pos
+        for note, keepers in self.notes:
+            on_spine = [k for k in keepers if k[0] in pos]
+            first = min(on_spine, key=lambda k: pos[k[0]]) if on_spine else keepers[0]
+            anchor = member_of.get(first[0], first[0])
+            if self.where.get(note) == self.where.get(first[0]) == self.where.get(anchor):
+                groups.setdefault(anchor, []).append(note)
+                member_of.setdefault(note, anchor)
+                flat.append(f"  {first[0]} -> {note} [{first[1]}];")
+                rest = [k for k in keepers if k is not first]
+                flat.extend(f"  {note} -> {k} [{a}, constraint=false];" for k, a in rest)
+            else:
+                flat.extend(f"  {note} -> {k} [{a}];" for k, a in keepers)
+        for anchor, members in groups.items():
+            line = "  {rank=same; " + "; ".join([anchor] + members) + ";}"
+            r = self.where.get(anchor)
+            (self.lines if r is None else self.region_lines[r]).append(line)
+        self.lines.extend(flat)
+        return [(v, a) for v, a in member_of.items()] + [(n, k[0]) for n, ks in self.notes for k in ks]
 
     def _id(self, node_id: int) -> str:
         inst = self.boxed.get(node_id)
@@ -282,10 +367,11 @@ class _Builder:
             members.setdefault(inst, []).append(s.nodes[nid])
         sig = {inst: tuple(n.name for n in sorted(ns, key=lambda n: n.seq) if n.kind == "fn")
                for inst, ns in members.items()}
-        alike = {inst: sum(1 for v in sig.values() if v == sig[inst]) for inst in sig}
+        self.alike: dict[tuple, list] = {}       # node sequence -> its instances, for the legend
         leaf_st = s.leaf_storages()
         for inst, ns in sorted(members.items(), key=lambda kv: min(n.seq for n in kv[1])):
-            fns = [n for n in ns if n.kind == "fn"]
+            self.alike.setdefault(sig[inst], []).append(inst)
+            fns = sorted((n for n in ns if n.kind == "fn"), key=lambda n: n.seq)
             leaves = [n for n in ns if n.kind == "leaf"]
             run = sum(n.state == "executed" for n in fns)
             live = released = dropped = 0
@@ -304,8 +390,10 @@ class _Builder:
                             live += sl.bytes
             state = ("current" if any(n.state == "current" for n in fns) else
                      "executed" if fns and run == len(fns) else "pending")
-            lines = [f"module {inst} · one of {alike[inst]} alike (collapsed)",
-                     f"{len(fns)} grad_fn nodes · {len(leaves)} parameters",
+            title = f"checkpoint {inst}" if inst.startswith("region ") else f"module {inst}"
+            lines = [title,
+                     f"collapsed: {_plural(len(fns), 'grad_fn node')} · {_plural(len(leaves), 'parameter')}",
+                     "ops: " + _ops_line(fns),
                      f"saved: {_fmt.nbytes(live)} held beyond parameters"
                      + (f", {_fmt.nbytes(released)} released" if released else "")]
             if dropped:
@@ -316,9 +404,12 @@ class _Builder:
             extra = {"fillcolor": _STATE_FILL[state]}
             if state == "current":
                 extra.update(penwidth="3", color="#d84315")
-            self.node(self._id(ns[0].id), "\n".join(lines), "module", **extra)
+            nid = self._id(ns[0].id)
+            if nid in self.group:
+                extra["group"] = self.group[nid]
+            self.node(nid, "\n".join(lines), "module", **extra)
 
-    def _saved(self, region_lines):
+    def _saved(self):
         s = self.s
         leaf_st = s.leaf_storages()
         for sid, slots in sorted(s.saved_by_storage().items()):
@@ -346,16 +437,13 @@ class _Builder:
             sid_s = f"s{sid}"
             regions = {s.nodes[sl.node].region for sl in shown if sl.node in s.nodes}
             r = regions.pop() if len(regions) == 1 else None
-            out = region_lines.setdefault(r, []) if r is not None and r in s.regions and leaf is None else None
+            region = r if r is not None and r in s.regions and leaf is None else None
             extra = dict(STYLES["recomputed"][0]) if any(sl.state == "recomputed" for sl in shown) and held else {}
             if extra:
                 self.used.add("recomputed")
-            self.node(sid_s, "\n".join(lines), style, out, **extra)
-            for sl in shown:
-                live = sl.state in ("live", "recomputed")
-                ea = ('style=dashed, color="#e65100", dir=none' if live
-                      else 'style=dotted, color="#9e9e9e", dir=none')
-                self.lines.append(f"  {sid_s} -> {self._id(sl.node)} [{ea}];")
+            self.node(sid_s, "\n".join(lines), style, region, **extra)
+            self.notes.append((sid_s, [(self._id(sl.node), _NOTE_EDGE["live" if sl.state in ("live", "recomputed")
+                                                                      else "released"]) for sl in shown]))
         # dropped activations (checkpointing): one box per dropped storage, inside its region;
         # released slots whose storage is unknown (a live graph after backward): one box each
         dropped: dict = {}
@@ -366,7 +454,7 @@ class _Builder:
                 if sl.storage is None and sl.state == "released":
                     rid = f"r{n.id}_{i}"
                     self.node(rid, f"{_slot_line(sl, s.nodes)}\nreleased", "released")
-                    self.lines.append(f'  {rid} -> n{n.id} [style=dotted, color="#9e9e9e", dir=none];')
+                    self.notes.append((rid, [(f"n{n.id}", _NOTE_EDGE["released"])]))
                 if sl.state == "dropped":
                     key = f"d{sl.dropped_storage}" if sl.dropped_storage is not None else f"d{n.id}_{i}"
                     dropped.setdefault(key, []).append(sl)
@@ -376,12 +464,10 @@ class _Builder:
                 lines.append(f"... and {len(slots) - 4} more")
             lines.append(f"{_fmt.nbytes(slots[0].bytes)} not kept")
             region = s.nodes[slots[0].node].region
-            out = region_lines.setdefault(region, []) if region in s.regions else None
-            self.node(did, "\n".join(lines), "dropped", out)
-            for sl in slots:
-                self.lines.append(f'  {did} -> n{sl.node} [style=dashed, color="#c62828", dir=none];')
+            self.node(did, "\n".join(lines), "dropped", region if region in s.regions else None)
+            self.notes.append((did, [(f"n{sl.node}", _NOTE_EDGE["dropped"]) for sl in slots]))
 
-    def _legend(self) -> str:
+    def _legend(self, sortv: int) -> str:
         order = ["pending", "current", "executed", "recomputed", "missing", "leaf", "output", "saved",
                  "released", "dropped", "module", "region"]
         always = {"pending", "executed", "current", "leaf", "output", "saved", "released"}
@@ -393,13 +479,37 @@ class _Builder:
             color = STYLES[k][0].get("color", "#424242")
             rows.append(f'<TR><TD BGCOLOR="{fill}" COLOR="{color}" STYLE="{cstyle}">{_html(text)}</TD>'
                         f'<TD BORDER="0" ALIGN="LEFT">{_html(STYLES[k][1])}</TD></TR>')
+        for insts in getattr(self, "alike", {}).values():
+            rows.append(f'<TR><TD BORDER="0"></TD><TD BORDER="0" ALIGN="LEFT">{_html(_alike_line(insts))}</TD></TR>')
         for color, estyle, text in EDGE_LEGEND:
             arrow = "&#8594;" if estyle == "solid" else "- - -"
             rows.append(f'<TR><TD BORDER="0"><FONT COLOR="{color}" POINT-SIZE="14"><B>{arrow}</B></FONT></TD>'
                         f'<TD BORDER="0" ALIGN="LEFT">{_html(text)}</TD></TR>')
         table = ('<TABLE BORDER="1" COLOR="#9e9e9e" CELLBORDER="1" CELLSPACING="3" CELLPADDING="3">'
                  + "".join(rows) + "</TABLE>")
-        return f"  legend [shape=plaintext, style=solid, fontsize=9, label=<{table}>];"
+        return f"  legend [shape=plaintext, style=solid, fontsize=9, sortv={sortv}, label=<{table}>];"
+
+
+def _plural(k: int, word: str) -> str:
+    return f"{k} {word}" if k == 1 else f"{k} {word}s"
+
+
+def _ops_line(fns, most: int = 4) -> str:
+    """The ops of a collapsed box in forward order, repeats counted: ``t, addmm, tanh`` or ``addmm ×4, ...``."""
+    counts: dict[str, int] = {}
+    for n in fns:
+        k = n.op or n.name
+        counts[k] = counts.get(k, 0) + 1
+    parts = [k if c == 1 else f"{k} ×{c}" for k, c in counts.items()]
+    if len(parts) > most:
+        parts = parts[:most] + [f"{len(parts) - most} more kinds"]
+    return ", ".join(parts)
+
+
+def _alike_line(insts: list) -> str:
+    """Legend line for one group of alike collapsed instances."""
+    names = insts if len(insts) <= 4 else insts[:2] + ["…"] + insts[-1:]
+    return f"{len(insts)} alike modules drawn collapsed, one box each: {', '.join(names)}"
 
 
 def graph_source(state: GraphState, *, collapse: bool = True, min_repeats: int = 3, legend: bool = True,
