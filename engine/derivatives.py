@@ -902,3 +902,50 @@ op("prod", "ProdBackward0", ("self",), lambda xp, a, dtype=None: _prod_fwd(xp, a
    _prod_all_bwd, save={"self": (), "result": ()}, promote=False)
 op("prod_dim", "ProdBackward1", ("self",), _prod_fwd, _prod_dim_bwd, save={"self": (), "result": ()},
    promote=False)
+
+
+# ---- class weights and label smoothing for the classification losses --------------------------
+def _nll_weighted_fwd(xp, x, target, weight, reduction="mean", ignore_index=-100):
+    """nll_loss with class weights: each picked -log p is scaled by its class's weight, and the
+    mean divides by the summed weights of the counted targets (``total_weight``), as PyTorch."""
+    c = x.shape[-1]
+    t2 = xp.expand_dims(target, axis=-1)
+    iota = xp.reshape(xp.arange(c, dtype=xp.int64), (1,) * (len(x.shape) - 1) + (c,))
+    valid = target != ignore_index
+    hit = xp.logical_and(iota == t2, xp.expand_dims(valid, axis=-1))
+    zero = xp.zeros_like(x)
+    w_row = xp.reshape(weight, (1,) * (len(x.shape) - 1) + (c,))
+    picked = xp.sum(xp.where(hit, x * w_row, zero), axis=-1)
+    w_t = xp.sum(xp.where(hit, xp.broadcast_to(w_row, x.shape), zero), axis=-1)
+    if reduction == "none":
+        return -picked, {"total_weight": xp.zeros((), dtype=x.dtype)}   # PyTorch leaves it 0 here
+    total = xp.sum(w_t)
+    out = -xp.sum(picked)
+    return (out if reduction == "sum" else out / total), {"total_weight": total}
+
+
+def _nll_weighted_bwd(F, g, s):
+    shape = s.shapes[0]
+    c, nd = shape[-1], len(shape)
+    target = s.target
+    hit = F.logical_and(F.eq(F.iota(c, nd - 1, nd, g), F.expand_dims(target, axis=-1)),
+                        F.expand_dims(F.logical_not(F.eq(target, s.ignore_index)), axis=-1))
+    if s.reduction == "none":
+        g = F.expand_dims(g, axis=-1)
+    elif s.reduction == "mean":
+        g = g / s.total_weight
+    return F.where(hit, -g * F.reshape(s.weight, (1,) * (nd - 1) + (c,)), 0.0), None, None
+
+
+op("nll_loss_weighted", "NllLossBackward0", ("self", "target", "weight"), _nll_weighted_fwd, _nll_weighted_bwd,
+   save={"self": (), "target": (), "weight": (), "total_weight": ()}, aux=("total_weight",), promote=False,
+   nondiff=("target", "weight"))
+op("masked_fill", "MaskedFillBackward0", ("self", "mask"),
+   lambda xp, a, mask, value: xp.where(mask, xp.asarray(value, dtype=a.dtype), a),
+   lambda F, g, s: (F.where(s.mask, 0.0, g), None), save={"mask": ()}, promote=False, nondiff=("mask",))
+# ``tensor * number`` and ``tensor / number`` as PyTorch's C++ code calls them (the Scalar overloads):
+# MulBackward1 / DivBackward1, one edge, ``other`` the number (composite losses use them)
+op("mul_number", "MulBackward1", ("self",), lambda xp, a, other: a * other, lambda F, g, s: (g * s.other,),
+   promote=False)
+op("div_number", "DivBackward1", ("self",), lambda xp, a, other: a / other, lambda F, g, s: (g * (1.0 / s.other),),
+   promote=False)

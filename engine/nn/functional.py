@@ -142,9 +142,11 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return apply(OPS["conv2d"], [input, weight, bias], {"geom": geom})
 
 
-def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
-    if weight is not None:
-        raise NotImplementedError("glassgrad's nll_loss does not take class weights")
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    """Negative log-likelihood of the target classes; ``weight`` scales each class (the mean
+    then divides by the summed weights of the counted targets, as PyTorch)."""
+    if size_average is not None or reduce is not None or reduction not in _REDUCTIONS:
+        reduction = _reduction(size_average, reduce, reduction)
     if target.dtype is not _dtype.int64:
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {target.type().split('.')[-1][:-6]}")
     if input.ndim == 2 and target.ndim == 1 and input.shape[0] != target.shape[0]:
@@ -156,21 +158,114 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
         bad = host[(host != ignore_index) & ((host < 0) | (host >= c))]
         if bad.size:
             raise IndexError(f"Target {int(bad[0])} is out of bounds.")
+    if weight is not None:
+        _class_weight_check(weight, input, c)
+        return apply(OPS["nll_loss_weighted"], [input, target, weight],
+                     {"reduction": reduction, "ignore_index": ignore_index})
     return apply(OPS["nll_loss"], [input, target], {"reduction": reduction, "ignore_index": ignore_index})
 
 
-def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
-    """log_softmax then nll_loss (so, as in PyTorch, the log-probabilities are what is kept)."""
-    if label_smoothing:
-        raise NotImplementedError("glassgrad's cross_entropy does not support label_smoothing")
-    if target.dtype.is_floating_point:
-        raise NotImplementedError("glassgrad's cross_entropy takes class indices, not probabilities")
+def _class_weight_check(weight, input, c, prefix=""):
+    if weight.ndim != 1 or weight.shape[0] != c:
+        raise RuntimeError(f"{prefix}weight tensor should be defined either for all {c} classes or no classes but "
+                           f"got weight tensor of shape: {list(weight.shape)}".replace(",", ", ").replace(",  ", ", "))
+    if weight.dtype is not input.dtype:
+        raise RuntimeError(f"expected scalar type {_type_name(input.dtype)} but found {_type_name(weight.dtype)}")
+    _no_grad_arg(weight, "nll_loss_forward", "weight")
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
+                  label_smoothing=0.0):
+    """log_softmax then nll_loss (so, as in PyTorch, the log-probabilities are what is kept).
+
+    ``target`` holds class indices, or class probabilities shaped like ``input``.
+    ``label_smoothing`` mixes each target with the uniform distribution over the classes.
+    """
+    if size_average is not None or reduce is not None or reduction not in _REDUCTIONS:
+        reduction = _reduction(size_average, reduce, reduction)
+    if weight is not None or label_smoothing or target.dtype.is_floating_point:
+        return _cross_entropy_general(input, target, weight, ignore_index, reduction, label_smoothing)
     if input.ndim > 2:
         # (N, C, d...) -> (N*d..., C)
         perm = (0,) + tuple(range(2, input.ndim)) + (1,)
         input = E.reshape(E.permute(input, perm), -1, input.shape[1])
         target = E.reshape(target, -1)
-    return nll_loss(log_softmax(input, 1 if input.ndim == 2 else 0), target, weight, ignore_index, reduction)
+    return nll_loss(log_softmax(input, 1 if input.ndim == 2 else 0), target, None, None, ignore_index, None, reduction)
+
+
+def _cross_entropy_general(input, target, weight, ignore_index, reduction, ls):
+    """PyTorch's cross_entropy for class weights, label smoothing and probability targets,
+    composed from the same ops as PyTorch's (so the graph shows the same nodes)."""
+    if ls > 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {ls:g}")
+    class_dim = 0 if input.ndim == 1 else 1
+    n = input.shape[class_dim]
+    if tuple(input.shape) == tuple(target.shape):
+        return _cross_entropy_probs(input, target, weight, ignore_index, reduction, ls, class_dim, n)
+    if target.dtype.is_floating_point and target.ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if input.ndim > 2:
+        perm = (0,) + tuple(range(2, input.ndim)) + (1,)
+        input = E.reshape(E.permute(input, perm), -1, input.shape[1])
+        target = E.reshape(target, -1)
+    logp = log_softmax(input, class_dim)
+    nll = nll_loss(logp, target, weight, None, ignore_index, None, reduction)
+    if ls <= 0:
+        return nll
+    ignore = E.eq(target, ignore_index)
+    if weight is not None:
+        smooth = E.neg(E.sum(E.mul(logp, _class_view(weight, input.ndim, class_dim)), class_dim))
+    else:
+        smooth = E.neg(E.sum(logp, class_dim))
+    smooth = apply(OPS["masked_fill"], [smooth, ignore], {"value": 0.0})
+    if reduction == "mean":
+        kept = E.logical_not(ignore)
+        if weight is not None:   # the summed weights of the counted targets, as nll_loss's total_weight
+            denom = E.sum(E.where(kept, weight[E.where(kept, target, 0)], 0.0))
+        else:   # PyTorch divides by the int64 count; a float count keeps the backward on one dtype
+            denom = E.sum(kept).to(smooth.dtype)   # (the array API divides no float by an integer array)
+        ret = E.div(E.sum(smooth), denom)
+    elif reduction == "sum":
+        ret = E.sum(smooth)
+    else:
+        ret = smooth
+    return E.add(_mul_number(nll, 1.0 - ls), _mul_number(ret, ls / n))
+
+
+def _mul_number(t, k):
+    """``t * k`` for a Python number, as PyTorch's C++ code calls it (MulBackward1, ``other`` a number)."""
+    return apply(OPS["mul_number"], [t], {"other": k})
+
+
+def _class_view(weight, ndim, class_dim):
+    """``weight`` viewed to broadcast along the class dim (PyTorch's weight_broadcast_shape)."""
+    if ndim <= 1:
+        return weight
+    shape = [1] * ndim
+    shape[class_dim] = weight.shape[0]
+    return E.view(weight, tuple(shape))
+
+
+def _cross_entropy_probs(input, target, weight, ignore_index, reduction, ls, class_dim, n):
+    if not target.dtype.is_floating_point:
+        raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
+                           f"{_type_name(target.dtype)}")
+    if ignore_index >= 0:
+        raise RuntimeError("ignore_index is not supported for floating point target")
+    if weight is not None and (weight.ndim != 1 or weight.shape[0] != n):
+        _class_weight_check(weight, input, n, prefix="cross_entropy: ")
+    logp = log_softmax(input, class_dim)
+    if ls > 0:
+        target = E.add(_mul_number(target, 1.0 - ls), ls / n)
+    prod = E.mul(logp, target)
+    if weight is not None:
+        prod = E.mul(prod, _class_view(weight, input.ndim, class_dim))
+    if reduction == "none":
+        return E.neg(E.sum(prod, class_dim))
+    total = E.neg(E.sum(prod))
+    if reduction == "sum":
+        return total
+    return apply(OPS["div_number"], [total], {"other": input.numel() // n})
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
@@ -180,6 +275,9 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
                       "This will likely lead to incorrect results due to broadcasting. Please ensure they have "
                       "the same size.", UserWarning, stacklevel=2)
     return apply(OPS["mse_loss"], [input, target], {"reduction": reduction})
+
+
+_REDUCTIONS = ("mean", "sum", "none")
 
 
 def _reduction(size_average, reduce, reduction):
