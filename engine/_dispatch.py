@@ -131,7 +131,8 @@ def apply(op: OpDef, inputs: list, attrs: dict | None = None, inplace: Tensor | 
         try:
             out = op.fwd(xp, *arrays, **attrs)
         except (ValueError, TypeError, IndexError) as e:
-            raise RuntimeError(f"{op.name}: {e}") from None
+            msg = _broadcast_error(tensors) if "broadcast" in str(e) else None
+            raise RuntimeError(msg or f"{op.name}: {e}") from None
     aux = None
     if op.aux:
         out, aux = out
@@ -176,6 +177,29 @@ def apply(op: OpDef, inputs: list, attrs: dict | None = None, inplace: Tensor | 
     if hooks:
         _hooks_after(hooks, op, inputs, attrs, result)
     return (result, aux) if return_aux else result
+
+
+def broadcast_mismatch(sa, sb) -> str | None:
+    """PyTorch's message when shapes ``sa`` and ``sb`` do not broadcast, else None."""
+    n = max(len(sa), len(sb))
+    pa, pb = (1,) * (n - len(sa)) + tuple(sa), (1,) * (n - len(sb)) + tuple(sb)
+    for i in reversed(range(n)):  # PyTorch names the last mismatching dimension
+        x, y = pa[i], pb[i]
+        if x != y and x != 1 and y != 1:
+            return (f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
+                    f"non-singleton dimension {i}")
+    return None
+
+
+def _broadcast_error(tensors):
+    """The first pair of ``tensors`` whose shapes do not broadcast, in PyTorch's words (None if all do)."""
+    shapes = [tuple(t._data.shape) for t in tensors]
+    for i, sa in enumerate(shapes):
+        for sb in shapes[i + 1:]:
+            msg = broadcast_mismatch(sa, sb)
+            if msg:
+                return msg
+    return None
 
 
 def _promote_pair(inputs):

@@ -5,7 +5,7 @@ import numpy as np
 
 from . import _backend, _dtype
 from ._device import as_device, namespace_for
-from ._tensor import Tensor
+from ._tensor import CANNOT_REQUIRE_GRAD, Tensor
 from .random import generator_for
 
 
@@ -22,6 +22,8 @@ def _resolve(dtype, device, default=None):
 def _finish(array, requires_grad, base="input"):
     t = Tensor._wrap(array, base=base)
     if requires_grad:
+        if not t.dtype.is_floating_point:
+            raise RuntimeError(CANNOT_REQUIRE_GRAD)
         t.requires_grad = True
     return t
 

@@ -34,6 +34,9 @@ def _engine_dtype(xp, adt):
     return d
 
 
+CANNOT_REQUIRE_GRAD = "Only Tensors of floating point and complex dtype can require gradients"  # factories
+
+
 class VersionCounter:
     """A version counter that is not its storage's (see :func:`version_counter`)."""
 
@@ -194,13 +197,15 @@ class Tensor:
                                "you can only change requires_grad flags of leaf variables. If you want "
                                "to use a computed variable in a subgraph that doesn't require differentiation "
                                "use var_no_grad = var.detach().")
-        if value and not self.dtype.is_floating_point:
-            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if value and not self.dtype.is_floating_point:   # PyTorch's three paths word it three ways
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         if value and self.is_inference() and not grad_mode.is_inference_mode_enabled():
             raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True):
+        if requires_grad and self.grad_fn is None and not self.dtype.is_floating_point:
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         if not (requires_grad and self.grad_fn is not None):  # a non-leaf already requires grad
             self.requires_grad = requires_grad
         return self

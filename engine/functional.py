@@ -7,7 +7,7 @@ import collections
 import numpy as np
 
 from . import _backend, _dtype
-from ._dispatch import apply, bump_version
+from ._dispatch import apply, broadcast_mismatch, bump_version
 from ._factories import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,  # noqa: F401
                          linspace, ones, ones_like, rand, rand_like, randint, randn, randn_like,
                          randperm, tensor, zeros, zeros_like)
@@ -35,16 +35,12 @@ def _shape_str(shape) -> str:
 def _broadcast_check(a, b):
     if not (isinstance(a, Tensor) and isinstance(b, Tensor)):
         return
-    sa, sb = tuple(a.shape), tuple(b.shape)
+    sa, sb = a._data.shape, b._data.shape
     if sa == sb:
         return
-    n = builtins.max(len(sa), len(sb))
-    pa, pb = (1,) * (n - len(sa)) + sa, (1,) * (n - len(sb)) + sb
-    for i in reversed(range(n)):  # PyTorch names the last mismatching dimension
-        x, y = pa[i], pb[i]
-        if x != y and x != 1 and y != 1:
-            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
-                               f"non-singleton dimension {i}")
+    msg = broadcast_mismatch(sa, sb)
+    if msg:
+        raise RuntimeError(msg)
 
 
 def _scalar_ok(x, name):

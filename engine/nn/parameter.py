@@ -1,7 +1,7 @@
 """``Parameter``: a tensor that a Module registers as one of its learnable weights."""
 from __future__ import annotations
 
-from .._tensor import Tensor
+from .._tensor import CANNOT_REQUIRE_GRAD, Tensor
 
 
 class Parameter(Tensor):
@@ -17,6 +17,8 @@ class Parameter(Tensor):
             data = E.empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter(): expected a Tensor as data, but got {type(data).__name__}")
+        if requires_grad and not data.dtype.is_floating_point:
+            raise RuntimeError(CANNOT_REQUIRE_GRAD)
         p = cls._wrap(data._data, data._storage)
         p._is_param = True
         p._storage.set_base("parameter")

@@ -231,7 +231,7 @@ def test_requires_grad_rules():
     assert b.requires_grad and not b.is_leaf and b.grad_fn.name() == "MulBackward0"
     with pytest.raises(RuntimeError, match="you can only change requires_grad flags of leaf variables"):
         b.requires_grad = False
-    with pytest.raises(RuntimeError, match="only Tensors of floating point dtype can require gradients"):
+    with pytest.raises(RuntimeError, match="^Only Tensors of floating point and complex dtype can require gradients$"):
         engine.tensor([1, 2], requires_grad=True)
     c = b.detach()
     assert c.is_leaf and not c.requires_grad and c._storage is b._storage
@@ -278,3 +278,23 @@ def test_unsupported_dtype_names_say_which_dtypes_exist():
     for name in ("float16", "bfloat16", "uint8"):
         with pytest.raises(AttributeError, match="its dtypes are bool, int64, float32 and float64"):
             getattr(engine, name)
+
+
+def test_integer_requires_grad_errors_word_each_path_as_pytorch():
+    # PyTorch 2.13: factories and Parameter, the setter and requires_grad_() each have their own text
+    cases = [(lambda: engine.zeros(2, dtype=engine.int64, requires_grad=True),
+              "Only Tensors of floating point and complex dtype can require gradients"),
+             (lambda: engine.arange(3, requires_grad=True),
+              "Only Tensors of floating point and complex dtype can require gradients"),
+             (lambda: engine.nn.Parameter(engine.tensor([1, 2])),
+              "Only Tensors of floating point and complex dtype can require gradients"),
+             (lambda: setattr(engine.tensor([1, 2]), "requires_grad", True),
+              "only Tensors of floating point and complex dtype can require gradients"),
+             (lambda: engine.ones(2, dtype=engine.bool).requires_grad_(),
+              "only Tensors of floating point dtype can require gradients")]
+    for fn, msg in cases:
+        with pytest.raises(RuntimeError) as e:
+            fn()
+        assert str(e.value) == msg
+    t = engine.tensor([1, 2])
+    assert engine.nn.Parameter(t, requires_grad=False).dtype is engine.int64   # allowed without grad
