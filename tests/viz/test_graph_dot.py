@@ -5,6 +5,7 @@ import shutil
 import pytest
 
 import engine as torch
+from engine import nn
 import viz
 from viz.graph_dot import INSTALL_HINT, STYLES, GraphvizNotFound, graph_picture
 from viz.graph_state import default_step
@@ -222,3 +223,108 @@ def test_make_dot_repr_svg():
     x = torch.randn(2, requires_grad=True)
     svg = viz.make_dot(x.tanh().sum())._repr_svg_()
     assert "<svg" in svg and "TanhBackward0" in svg
+
+
+# ------------------------------------------------------------ layout (NOTE [ Graph picture layout ])
+def _plain(src):
+    """Graphviz's node centres (inches) for DOT text: id -> (x, y), y growing upwards."""
+    import subprocess
+    r = subprocess.run(["dot", "-Tplain"], input=src.encode(), capture_output=True, check=True)
+    rows = (line.split() for line in r.stdout.decode().splitlines())
+    return {p[1]: (float(p[2]), float(p[3])) for p in rows if p[0] == "node"}
+
+
+def _spines(src):
+    """group name -> the ids drawn in it (spine nodes, top to bottom as written)."""
+    out = {}
+    for nid, g in re.findall(r'^ +(\w+) \[.*group="(spine\d+)"', src, re.M):
+        out.setdefault(g, []).append(nid)
+    return out
+
+
+def _residual_trace():
+    torch.manual_seed(0)
+
+    class Res(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = nn.Linear(6, 6), nn.Linear(6, 6)
+
+        def forward(self, x):
+            return x + self.b(torch.relu(self.a(x)))
+
+    model = nn.Sequential(Res(), Res(), nn.Linear(6, 2))
+    list(model.named_parameters())
+    with torch.record() as tr:
+        model(torch.randn(3, 6)).pow(2).mean().backward()
+    return tr
+
+
+def _attention_trace():
+    torch.manual_seed(0)
+    block = nn.TransformerBlock(8, 2)
+    with torch.record() as tr:
+        block(torch.randn(1, 3, 8)).pow(2).mean().backward()
+    return tr
+
+
+def test_spine_attributes_in_the_dot_text(stack_trace):
+    tr = stack_trace(4)
+    pic = graph_picture(tr, expand_modules=True)
+    src, nodes = pic.source, pic.state.nodes
+    names = [nodes[int(v[1:])].name if v.startswith("n") else v[0] for v in _spines(src)["spine0"]]
+    # the data path: each block's addmm and tanh, then the sum and the output tensor. The input x needs no
+    # grad, so the chain starts at the first weight's TBackward0; the other blocks' TBackward0 stay off it
+    assert names == ["TBackward0"] + ["AddmmBackward0", "TanhBackward0"] * 4 + ["SumBackward0", "t"]
+    spine = _spines(src)["spine0"]
+    for a, b in zip(spine, spine[1:]):
+        assert "weight=100" in _edge(src, a, b)
+    for n in nodes.values():
+        if n.kind == "leaf" or (n.name == "TBackward0" and f"n{n.id}" != spine[0]):
+            assert "group=" not in _node_line(src, f"n{n.id}")
+    # each block's bias, and the TBackward0 of every block but the first, is ranked with the node above its
+    # addmm, on its left
+    invis = re.findall(r"^  (n\d+) -> (n\d+) \[style=invis\];$", src, re.M)
+    assert sorted(nodes[int(a[1:])].name for a, _ in invis) == ["AccumulateGrad"] * 4 + ["TBackward0"] * 3
+    assert all(b in spine for _, b in invis)
+    assert len(re.findall(r"^  \{rank=same; ", src, re.M)) >= 3
+
+
+@needs_dot
+@pytest.mark.parametrize("which", ["stack", "stack_mid", "residual", "attention", "ckpt", "ckpt_reentrant",
+                                   "collapsed"])
+def test_spine_is_straight_inputs_left_notes_right(which, stack_trace, ckpt_trace):
+    make = {"stack": lambda: (stack_trace(6), None), "stack_mid": lambda: (stack_trace(6), "mid"),
+            "residual": lambda: (_residual_trace(), None), "attention": lambda: (_attention_trace(), None),
+            "ckpt": lambda: (ckpt_trace(False), "end"), "ckpt_reentrant": lambda: (ckpt_trace(True), "mid"),
+            "collapsed": lambda: (stack_trace(6), None)}
+    tr, when = make[which]()
+    ex = [i for i, e in enumerate(tr.events) if e["kind"] == "execute"]
+    step = {None: None, "mid": ex[len(ex) // 2], "end": len(tr) - 1}[when]
+    src = graph_picture(tr, step, expand_modules=which != "collapsed").source
+    pos = _plain(src)
+    spines = _spines(src)
+    assert spines and max(map(len, spines.values())) >= 5
+    for ids in spines.values():
+        xs = {round(pos[v][0], 2) for v in ids}
+        assert len(xs) == 1, f"spine bends: {[(v, pos[v]) for v in ids]}"
+    if which.startswith("ckpt"):
+        return       # inside checkpoint frames Graphviz orders ranks its own way (rule 6)
+    for a, b in re.findall(r"^  (\w+) -> (\w+) \[style=invis\];$", src, re.M):
+        assert pos[a][0] < pos[b][0] and pos[a][1] == pos[b][1], (a, b)
+    notes = re.findall(r"^  (\w+) -> ([sdr]\d\w*) \[style=(?:dashed|dotted), color=\"#\w+\", dir=none\];$", src, re.M)
+    assert notes or which == "collapsed"
+    for keeper, note in notes:
+        assert pos[keeper][0] < pos[note][0] and pos[keeper][1] == pos[note][1], (keeper, note)
+
+
+@needs_dot
+def test_legend_beside_the_graph_without_stretching_a_rank(stack_trace):
+    src = graph_picture(stack_trace(6)).source
+    pos = _plain(src)
+    boxes = [pos[f"m_{i}"] for i in range(6)]
+    gaps = [a[1] - b[1] for a, b in zip(boxes, boxes[1:])]
+    assert max(gaps) - min(gaps) < 0.01, gaps                 # no tall first rank
+    assert len({round(x, 2) for x, _ in boxes}) == 1
+    assert pos["legend"][0] > max(x for v, (x, _) in pos.items() if v != "legend")
+    assert 'packmode="array_tu2"' in src and "legend [shape=plaintext, style=solid, fontsize=9, sortv=1," in src
