@@ -248,6 +248,19 @@ Tensor.double = lambda self: self.to(_dtype.float64)
 Tensor.long = lambda self: self.to(_dtype.int64)
 Tensor.int = lambda self: self.to(_dtype.int64)
 Tensor.bool = lambda self: self.to(_dtype.bool_)
+
+
+def _no_dtype(method, name):
+    def convert(self, *args, **kwargs):
+        raise TypeError(f"Tensor.{method}(): glassgrad has no dtype {name}: its dtypes are bool, int64, float32 "
+                        "and float64")
+    convert.__name__ = method
+    return convert
+
+
+for _m, _n in (("half", "float16"), ("bfloat16", "bfloat16"), ("short", "int16"), ("char", "int8"),
+               ("byte", "uint8"), ("cfloat", "complex64"), ("cdouble", "complex128")):
+    setattr(Tensor, _m, _no_dtype(_m, _n))
 Tensor.type_as = lambda self, other: self.to(other.dtype)
 Tensor.view_as = lambda self, other: E.view(self, tuple(other.shape))
 Tensor.reshape_as = lambda self, other: E.reshape(self, tuple(other.shape))

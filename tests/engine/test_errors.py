@@ -299,3 +299,13 @@ def test_inf_and_nan_arithmetic_is_silent_as_in_pytorch():
                          timeout=120)
     assert res.returncode == 0, res.stderr
     assert res.stdout.strip() == "[nan, inf]"   # what PyTorch 2.13 gives
+
+
+@pytest.mark.parametrize("method, name", [("half", "float16"), ("bfloat16", "bfloat16"), ("short", "int16"),
+                                          ("char", "int8"), ("byte", "uint8"), ("cfloat", "complex64"),
+                                          ("cdouble", "complex128")])
+def test_conversions_to_dtypes_glassgrad_lacks_say_so(method, name):
+    with pytest.raises(TypeError) as e:
+        getattr(engine.randn(2), method)()
+    assert str(e.value) == (f"Tensor.{method}(): glassgrad has no dtype {name}: its dtypes are bool, int64, "
+                            "float32 and float64")
