@@ -27,6 +27,7 @@ stream, no expandable segments, no max_split_size). Sizes in bytes; 1 MiB = 1048
 from __future__ import annotations
 
 import bisect
+import threading
 
 from ._device import CPU as _CPU
 
@@ -261,6 +262,9 @@ class CachingAllocatorModel:
         return out
 
 
+LOCK = threading.RLock()   # NOTE [ Deferred allocator model ] 5
+
+
 class AllocatorHook:
     """The ``_memstate.allocator_hooks`` entry: one model per device, fed by every storage.
 
@@ -276,6 +280,9 @@ class AllocatorHook:
        can finalize a storage while a model allocates) is appended and replayed by the
        same loop before it returns.
     4. Assigning ``models`` replays the log into the old models first.
+    5. ``LOCK`` (reentrant) guards the log and the models: ``_memstate`` holds it around
+       every ``alloc``/``free`` call (it is ``_memstate._lock``), and a replay takes it, so
+       no thread appends to a log another thread is replaying.
     """
 
     LOG_LIMIT = 4096
@@ -326,7 +333,11 @@ class AllocatorHook:
             self.flush()
 
     def flush(self) -> None:
-        """Replay the log into the models (rules 1 and 3)."""
+        """Replay the log into the models (rules 1, 3 and 5)."""
+        with LOCK:
+            self._flush()
+
+    def _flush(self) -> None:
         if self._busy:
             return
         self._busy = True

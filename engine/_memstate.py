@@ -18,14 +18,13 @@ NOTE [ Reserved bytes in events ]
 """
 from __future__ import annotations
 
-import threading
-
 from . import _allocator, _events
 from ._device import CPU as _CPU
 
 # Reentrant: a storage allocated under the lock may make the garbage collector finalize
-# another storage (Storage.__del__ -> on_free) on this same thread.
-_lock = threading.RLock()
+# another storage (Storage.__del__ -> on_free) on this same thread. The allocator model's
+# lock, so its log is appended and replayed under one lock (NOTE [ Deferred allocator model ] 5).
+_lock = _allocator.LOCK
 allocator_hooks: list = [_allocator.hook]   # objects with alloc(storage) / free(storage)
 
 _FIELDS = ("allocated", "peak", "count", "count_peak", "bytes_allocated", "bytes_freed", "n_allocated", "n_freed")

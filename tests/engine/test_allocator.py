@@ -278,3 +278,38 @@ def test_assigning_models_replays_into_the_old_ones_first():
     hook.alloc(St())
     hook.models = {}
     assert old["cpu"].by_owner.keys() == {5} and hook.models == {}
+
+
+def test_threads_allocating_while_another_reads_lose_no_log_entry():
+    # NOTE [ Deferred allocator model ] 5: appends and replays share one lock
+    import threading
+
+    dev = "cpu"
+    stop = threading.Event()
+
+    def reader():
+        while not stop.is_set():
+            memory.memory_reserved(dev)
+            memory.memory_snapshot(dev)
+
+    def worker(out):
+        for _ in range(300):
+            out.append(engine.zeros(257))      # 1,028 B: one small-pool block each
+            if len(out) > 5:
+                out.pop(0)
+
+    keep = [[] for _ in range(3)]
+    r = threading.Thread(target=reader)
+    ws = [threading.Thread(target=worker, args=(k,)) for k in keep]
+    r.start()
+    for w in ws:
+        w.start()
+    for w in ws:
+        w.join()
+    stop.set()
+    r.join()
+    model = _allocator.hook.model(dev)
+    live = {t._storage.id for k in keep for t in k}
+    assert live <= set(model.by_owner)           # every live storage has its block
+    del keep
+    assert not (live & set(_allocator.hook.model(dev).by_owner))   # and every freed one gave it back
