@@ -5,7 +5,7 @@ from .parameter import Buffer, Parameter
 from .module import Module, register_module_forward_hook, register_module_forward_pre_hook
 from .linear import Identity, Linear
 from .activation import GELU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
-from .container import ModuleDict, ModuleList, Sequential
+from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .flatten import Flatten
 from .normalization import LayerNorm
 from .dropout import Dropout
@@ -16,7 +16,7 @@ from .attention import MultiheadAttention, TransformerBlock
 from . import utils  # noqa: F401
 
 __all__ = ["Buffer", "Parameter", "Module", "Identity", "Linear", "GELU", "LogSoftmax", "ReLU", "Sigmoid",
-           "Softmax", "Tanh", "ModuleDict", "ModuleList", "Sequential", "Flatten", "LayerNorm", "Dropout",
-           "Embedding", "Conv2d", "BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "MSELoss", "NLLLoss", "MultiheadAttention",
-           "TransformerBlock", "functional", "init", "utils", "register_module_forward_hook",
-           "register_module_forward_pre_hook"]
+           "Softmax", "Tanh", "ModuleDict", "ModuleList", "ParameterDict", "ParameterList", "Sequential",
+           "Flatten", "LayerNorm", "Dropout", "Embedding", "Conv2d", "BCELoss", "BCEWithLogitsLoss",
+           "CrossEntropyLoss", "MSELoss", "NLLLoss", "MultiheadAttention", "TransformerBlock", "functional",
+           "init", "utils", "register_module_forward_hook", "register_module_forward_pre_hook"]

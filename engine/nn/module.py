@@ -132,7 +132,8 @@ class Module:
         if isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
-            self._remove_from(name, d, params)
+            if name not in params:        # a parameter re-assigned keeps its place (state_dict order)
+                self._remove_from(name, d, params)
             self.register_parameter(name, value)
         elif params is not None and name in params:
             if value is not None:
