@@ -7,6 +7,7 @@ it runs on PyTorch; with ``import engine as torch`` glassgrad runs it (and
 import engine as torch  # `import torch` works the same
 
 nn = torch.nn
+DataLoader, TensorDataset = torch.utils.data.DataLoader, torch.utils.data.TensorDataset
 
 
 def two_spirals(n_per_class=200, noise=0.15):
@@ -21,9 +22,10 @@ def two_spirals(n_per_class=200, noise=0.15):
     return torch.cat(xs), torch.cat(ys)
 
 
-def main(steps=600, print_every=100):
+def main(epochs=60, print_every=10, batch_size=40):
     torch.manual_seed(0)
     x, y = two_spirals()
+    loader = DataLoader(TensorDataset(x, y), batch_size=batch_size, shuffle=True)  # 10 batches an epoch
     model = nn.Sequential(
         nn.Linear(2, 64),
         nn.ReLU(),
@@ -34,16 +36,19 @@ def main(steps=600, print_every=100):
     loss_fn = nn.CrossEntropyLoss()
     optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
 
-    for step in range(steps + 1):
-        optimizer.zero_grad()
-        logits = model(x)
-        loss = loss_fn(logits, y)
-        loss.backward()
-        optimizer.step()
-        if step % print_every == 0:
+    for epoch in range(epochs + 1):
+        if epoch > 0:                      # epoch 0 only reports the untrained model
+            for xb, yb in loader:
+                optimizer.zero_grad()
+                loss = loss_fn(model(xb), yb)
+                loss.backward()
+                optimizer.step()
+        if epoch % print_every == 0:
             with torch.no_grad():
+                logits = model(x)
+                loss = loss_fn(logits, y).item()
                 accuracy = (logits.argmax(dim=1) == y).float().mean().item()
-            print(f"step {step:4d}  loss {loss.item():.4f}  accuracy {accuracy:.2f}")
+            print(f"epoch {epoch:3d}  loss {loss:.4f}  accuracy {accuracy:.2f}")
 
 
 if __name__ == "__main__":
