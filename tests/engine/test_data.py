@@ -283,3 +283,14 @@ def test_reachable_after_bare_import():
     code = "import engine; print(engine.utils.data.DataLoader.__name__)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "DataLoader"
+
+
+def test_loader_and_collate_on_a_non_numpy_array_namespace():
+    xps = pytest.importorskip("array_api_strict")
+    from engine._device import cpu_namespace
+    with cpu_namespace(xps):
+        for data in (TensorDataset(engine.arange(10.0).reshape(5, 2), engine.arange(5)), Squares(5)):
+            batches = list(DataLoader(data, batch_size=2))
+            xb, yb = batches[1]
+            assert type(xb._data).__module__.startswith("array_api_strict") and xb._storage.category == "input"
+            assert yb.tolist() == ([2, 3] if isinstance(data, TensorDataset) else [0, 1]) and len(batches) == 3

@@ -628,3 +628,14 @@ def test_scheduler_errors_in_pytorchs_words():
     s.step()
     with pytest.raises(ValueError, match="^Tried to step 3 times. The specified number of total steps is 2$"):
         s.step()
+
+
+def test_updates_run_on_a_non_numpy_array_namespace():
+    # the update formulas use only the array API: the same trajectories on array_api_strict
+    xps = pytest.importorskip("array_api_strict")
+    from engine._device import cpu_namespace
+    for (name, kw), want in zip(MORE_CONFIGS, MORE_EXPECTED):
+        with cpu_namespace(xps):
+            got, _, p = _trajectory(name, kw)
+        assert type(p._data).__module__.startswith("array_api_strict")
+        np.testing.assert_allclose(got, want, rtol=1e-14, atol=0)
