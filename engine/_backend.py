@@ -183,3 +183,16 @@ def cumprod(xp, a, axis):
         import cupy
         return cupy.cumprod(a, axis=axis)
     return xp.cumulative_prod(a, axis=axis)
+
+
+def einsum(xp, equation, *arrays):
+    """``numpy.einsum`` on each backend (the array API has none): NumPy's and CuPy's own, with
+    the contraction order optimized for two or more operands; elsewhere through NumPy."""
+    opt = len(arrays) > 1
+    if _is_numpy(xp):
+        return np.asarray(np.einsum(equation, *arrays, optimize=opt))   # (a 0-d result may come back a scalar)
+    if _is_cupy(xp):
+        import cupy
+        return cupy.asarray(cupy.einsum(equation, *arrays))
+    out = np.asarray(np.einsum(equation, *(to_numpy(xp, a) for a in arrays), optimize=opt))
+    return from_numpy(xp, out)

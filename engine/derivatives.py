@@ -949,3 +949,81 @@ op("mul_number", "MulBackward1", ("self",), lambda xp, a, other: a * other, lamb
    promote=False)
 op("div_number", "DivBackward1", ("self",), lambda xp, a, other: a / other, lambda F, g, s: (g * (1.0 / s.other),),
    promote=False)
+
+
+# ---- einsum ----------------------------------------------------------------------------------
+def _einsum_call(F, equation, *xs):
+    """einsum in F's currency: the backend helper on arrays, the recorded op on Tensors."""
+    if F.differentiable:
+        return F.E.einsum(equation, *xs)
+    from ._backend import einsum
+    return einsum(F.xp, equation, *xs)
+
+
+def _full(F, x, term, sizes):
+    """``x`` broadcast from its own shape (size-1 dims) to its labels' sizes."""
+    shape = tuple(sizes[c] for c in term)
+    return x if F.shape(x) == shape else F.broadcast_to(x, shape)
+
+
+def _einsum_fwd(xp, *arrays, terms, out, sizes):
+    from ._backend import einsum
+    sizes = dict(sizes)
+    arrays = [a if tuple(a.shape) == tuple(sizes[c] for c in t) else xp.broadcast_to(a, tuple(sizes[c] for c in t))
+              for a, t in zip(arrays, terms)]
+    return einsum(xp, ",".join(terms) + "->" + out, *arrays)
+
+
+def _einsum_bwd(F, g, s):
+    """NOTE [ einsum's gradient ]
+    1. The gradient for operand k is itself an einsum: the incoming gradient (labelled as
+       the output) contracted with every other operand, onto operand k's labels.
+    2. A label of operand k that appears nowhere else was summed away in the forward, so
+       its gradient is the same along it: the einsum leaves it out and the result is
+       broadcast along it.
+    3. A label repeated within operand k (a diagonal, as in ``ii->i``) gets the gradient on
+       the diagonal only: the result is laid out over the full shape and masked to where
+       the repeated indices are equal.
+    4. Size-1 dims broadcast against other operands (and ``...``) come back summed, by the
+       dispatcher, as for any broadcasting op.
+    """
+    terms, out, sizes = s.terms, s.out, dict(s.sizes)
+    ops = s.operands if len(terms) > 1 else [None]
+    grads = []
+    for k, term in enumerate(terms):
+        if not s.needs[k]:
+            grads.append(None)
+            continue
+        others = [(out, g)] + [(t, _full(F, x, t, sizes)) for j, (t, x) in enumerate(zip(terms, ops)) if j != k]
+        seen = "".join(t for t, _ in others)
+        unique = "".join(dict.fromkeys(term))
+        kept = "".join(c for c in unique if c in seen)
+        gk = _einsum_call(F, ",".join(t for t, _ in others) + "->" + kept, *(x for _, x in others))
+        if kept != unique:                                            # rule 2
+            gk = F.reshape(gk, tuple(sizes[c] if c in kept else 1 for c in unique))
+            gk = F.broadcast_to(gk, tuple(sizes[c] for c in unique))
+        if unique != term:                                            # rule 3
+            first = {}
+            for p, c in enumerate(term):
+                first.setdefault(c, p)
+            nd = len(term)
+            gk = F.reshape(gk, tuple(sizes[c] if first[c] == p else 1 for p, c in enumerate(term)))
+            gk = F.broadcast_to(gk, tuple(sizes[c] for c in term))
+            mask = None
+            for p, c in enumerate(term):
+                if first[c] != p:
+                    m = F.eq(F.iota(sizes[c], first[c], nd, g), F.iota(sizes[c], p, nd, g))
+                    mask = m if mask is None else F.logical_and(mask, m)
+            gk = F.where(mask, gk, 0.0)
+        grads.append(gk)
+    return tuple(grads)
+
+
+op("einsum", "EinsumBackward0", ("*operands",), _einsum_fwd, _einsum_bwd, save={"operands": ()}, promote=False)
+# one operand (a diagonal or a broadcast ``...``): the gradient needs no operand values, so none are kept
+op("einsum_one", "EinsumBackward0", ("self",), _einsum_fwd, _einsum_bwd, promote=False)
+
+
+# ---- layers CNN/MLP tutorials use: batch norm, pooling, more activations and losses ----------------
+# (their rows live beside their kernels in engine/ops/; importing them registers them here)
+from .ops import norm as _norm_rows  # noqa: E402,F401

@@ -30,6 +30,10 @@ TI = ("long", [2, 0, 3])                         # class indices
 TI_IGN = ("long", [2, -100, 3])                  # the second one ignored
 CW = ("const", [0.5, 2.0, 1.0, 3.0])             # class weights
 TP = [[0.1, 0.2, 0.6, 0.1], [0.7, 0.1, 0.1, 0.1], [0.0, 0.5, 0.0, 0.5]]   # class probabilities
+M = [[0.5, -1.0, 2.0, 0.25], [1.5, 0.75, -0.5, 1.0], [-2.0, 0.3, 1.2, -0.6]]   # 3 x 4
+S = [[1.0, 2.0, -0.5], [0.3, -1.5, 0.8], [2.2, 0.1, 0.9]]                    # 3 x 3
+R12 = [-0.55, 0.45, -0.35, 1.25, -0.15, 0.05, 0.6, -1.05, 0.35, 0.45, -0.2, 0.65]   # reshaped in the code
+R18 = [0.2, -0.3, 0.9, 0.1, -0.6, 1.1, 0.4, -0.8, 0.7, 0.05, -1.2, 0.3, 0.5, -0.45, 1.4, 0.15, -0.25, 0.85]
 L3 = [[[1.0, -0.5], [2.0, 0.3], [0.2, 0.1]], [[-1.0, 1.5], [-2.0, 0.7], [0.0, 0.4]]]   # (N=2, C=3, d=2)
 
 # ---- case tables (each runs the same code in PyTorch and in glassgrad) ------------------------
@@ -96,6 +100,33 @@ VALUE_CASES = {
     "ce_probs_kdim": ({"l": L3, "p": ("const", [[[0.5, 0.0], [0.25, 1.0], [0.25, 0.0]],
                                                 [[0.0, 0.3], [1.0, 0.3], [0.0, 0.4]]])},
                       "F.cross_entropy(l, p, reduction='none')"),
+    "einsum_mm": ({"a": X, "b": M}, "torch.einsum('ij,jk->ik', a, b)"),
+    "einsum_mm_implicit": ({"a": X, "b": M}, "torch.einsum('ij,jk', a, b)"),
+    "einsum_list_form": ({"a": X, "b": M}, "torch.einsum('ij,jk', [a, b])"),
+    "einsum_spaces_capitals": ({"a": X, "b": M}, "torch.einsum('Ab , bc -> Ac', a, b)"),
+    "einsum_transpose": ({"a": X}, "torch.einsum('ij->ji', a)"),
+    "einsum_implicit_transpose": ({"a": X}, "torch.einsum('ba', a)"),
+    "einsum_sum_all": ({"a": X}, "torch.einsum('ij->', a)"),
+    "einsum_column_sums": ({"a": X}, "torch.einsum('ij->j', a)"),
+    "einsum_trace": ({"s": S}, "torch.einsum('ii', s)"),
+    "einsum_diagonal": ({"s": S}, "torch.einsum('ii->i', s)"),
+    "einsum_diagonal_kept_axis": ({"r": R12}, "torch.einsum('iji->j', r.reshape(2, 3, 2))"),
+    "einsum_dot": ({"s": S}, "torch.einsum('i,i->', s[0], s[1])"),
+    "einsum_outer": ({"a": X, "s": S}, "torch.einsum('i,j->ij', a[0], s[1])"),
+    "einsum_hadamard_sum": ({"a": X, "b": M}, "torch.einsum('ij,ij->i', a, b[:2, :3])"),
+    "einsum_bmm": ({"r": R12, "q": R18}, "torch.einsum('bij,bjk->bik', r.reshape(2, 2, 3), q[:12].reshape(2, 3, 2))"),
+    "einsum_batch_contracted": ({"r": R12, "q": R18},
+                                "torch.einsum('bij,bjk->ik', r.reshape(2, 2, 3), q[:12].reshape(2, 3, 2))"),
+    "einsum_three_operands": ({"a": X, "b": M, "s": S}, "torch.einsum('ij,jk,li->lk', a, b, s[:, :2])"),
+    "einsum_ellipsis_broadcast": ({"r": R12, "q": R18},
+                                  "torch.einsum('...ij,...jk->...ik', r.reshape(2, 1, 2, 3), q.reshape(3, 3, 2))"),
+    "einsum_ellipsis_implicit": ({"r": R12, "q": R18}, "torch.einsum('...ij,...jk', r.reshape(2, 2, 3), q[:6].reshape(3, 2))"),
+    "einsum_ellipsis_summed": ({"r": R12, "b": M}, "torch.einsum('...j,jk->k', r.reshape(2, 2, 3), b)"),
+    "einsum_size_one_broadcast": ({"a": X, "b": M}, "torch.einsum('ij,jk->ik', a, b[:1])"),
+    "einsum_repeated_and_contracted": ({"q": R18, "b": M}, "torch.einsum('iij,jk->ik', q.reshape(3, 3, 2), b[:2])"),
+    "einsum_label_only_in_one_operand": ({"a": X, "b": M}, "torch.einsum('ij,kl->ik', a, b)"),
+    "einsum_long": ({"i": ("long", [[1, 2], [3, 4]]), "j": ("long", [[0, 1], [1, 1]])}, "torch.einsum('ij,jk', i, j)"),
+    "einsum_scalar": ({"a": 2.5}, "torch.einsum('', a) * torch.einsum('->', a)"),
     "ce_module": ({"l": L, "t": TI}, "nn.CrossEntropyLoss(weight=torch.tensor([0.5, 2.0, 1.0, 3.0], "
                                      "dtype=torch.float64), label_smoothing=0.05)(l, t)"),
     "nll_module": ({"l": L, "t": TI_IGN}, "nn.NLLLoss(torch.tensor([0.5, 2.0, 1.0, 3.0], dtype=torch.float64), "
@@ -126,6 +157,11 @@ GRAPH_CASES = {
     "ce_probs_smoothing": ({"l": L, "p": ("const", TP)}, "F.cross_entropy(l, p, label_smoothing=0.2)"),
     "ce_probs_none": ({"l": L, "p": ("const", TP)}, "F.cross_entropy(l, p, reduction='none')"),
     "ce_probs_target_grad": ({"l": L, "p": TP}, "F.cross_entropy(l, p, reduction='sum')"),
+    "einsum_transpose": ({"a": X}, "torch.einsum('ij->ji', a)"),
+    "einsum_sum_all": ({"a": X}, "torch.einsum('ij->', a)"),
+    "einsum_sum_middle": ({"r": R12}, "torch.einsum('ijk->j', r.reshape(2, 3, 2))"),
+    "einsum_capitals_sum": ({"r": R12}, "torch.einsum('Bab->a', r.reshape(2, 3, 2))"),
+    "einsum_identity": ({"a": X}, "torch.einsum('ij', a)"),
 }
 
 ERROR_CASES = {
@@ -163,6 +199,24 @@ ERROR_CASES = {
     "ce_float_target_of_other_shape": ({"l": L, "p": TP}, "F.cross_entropy(l, p[:, :2])"),
     "ce_float_indices": ({"l": L, "p": TP}, "F.cross_entropy(l, p[:, 0], label_smoothing=0.1)"),
     "ce_reduction": ({"l": L, "t": TI}, "F.cross_entropy(l, t, label_smoothing=0.1, reduction='avg')"),
+    "einsum_fewer_operands": ({"a": X}, "torch.einsum('ij,jk->ik', a)"),
+    "einsum_more_operands": ({"a": X}, "torch.einsum('ij->ij', a, a)"),
+    "einsum_subscript_count": ({"a": X, "b": M}, "torch.einsum('ijk,jk->ik', a, b)"),
+    "einsum_subscripts_over_ellipsis": ({"a": X, "b": M}, "torch.einsum('...ijk,jk->ik', a, b)"),
+    "einsum_repeated_sizes": ({"a": X, "b": M}, "torch.einsum('ij,kk->ik', a, b)"),
+    "einsum_size_mismatch": ({"a": X, "b": M}, "torch.einsum('ij,jk->ik', a, b.t())"),
+    "einsum_ellipsis_mismatch": ({"r": R12, "q": R18},
+                                 "torch.einsum('...ij,...jk->...ik', r.reshape(2, 2, 3), q.reshape(3, 3, 2))"),
+    "einsum_invalid_subscript": ({"a": X, "b": M}, "torch.einsum('i2,jk->ik', a, b)"),
+    "einsum_second_arrow": ({"a": X}, "torch.einsum('ij->j->i', a)"),
+    "einsum_comma_in_output": ({"a": X, "b": M}, "torch.einsum('ij,jk->i,k', a, b)"),
+    "einsum_unknown_output": ({"a": X, "b": M}, "torch.einsum('ij,jk->iz', a, b)"),
+    "einsum_repeated_output": ({"a": X, "b": M}, "torch.einsum('ij,jk->ii', a, b)"),
+    "einsum_lone_dot": ({"a": X, "b": M}, "torch.einsum('ij..,jk->ik', a, b)"),
+    "einsum_lone_dot_output": ({"a": X, "b": M}, "torch.einsum('ij,jk->i..k', a, b)"),
+    "einsum_two_ellipses": ({"a": X}, "torch.einsum('...i...->i', a)"),
+    "einsum_dtypes": ({"a": X, "b": M}, "torch.einsum('ij,jk->ik', a, b.double())"),
+    "einsum_number": ({"a": X}, "torch.einsum('ij,ij->ij', a, 2.0)"),
 }
 
 
@@ -386,6 +440,114 @@ EXPECTED = {'bce_at_0_and_1': {'grads': {'p': [0.0, 0.0, 1166666671328.4368, -37
                                            [0.0, 0.0, 0.0, 0.0],
                                            [0.043742026297, 0.650869616399, 0.323212286188, -1.017823928884]]},
                            'out': 3.894936355326},
+ 'einsum_batch_contracted': {'grads': {'q': [1.183333333333, 1.416666666667, 0.05, 0.15, -0.116666666667,
+                                             -0.216666666667, 0.825, 1.175, -0.758333333333, -1.175, 0.933333333333,
+                                             1.266666666667, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+                                       'r': [-0.15, 0.533333333333, 0.616666666667, -0.216666666667, 1.2, 0.95,
+                                             -0.466666666667, 0.391666666667, -0.35, -0.733333333333,
+                                             0.891666666667, -0.95]},
+                             'out': [[-0.41, -0.6025], [-0.655, -0.51]]},
+ 'einsum_bmm': {'grads': {'q': [0.707142857143, 0.807142857143, 0.107142857143, 0.15, -0.135714285714,
+                                -0.178571428571, 1.253571428571, 1.403571428571, -1.396428571429, -1.575,
+                                1.257142857143, 1.4, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+                          'r': [-0.092857142857, 0.514285714286, 0.407142857143, -0.121428571429, 0.8, 0.55,
+                                -0.542857142857, 0.810714285714, -0.921428571429, -0.657142857143, 1.025,
+                                -1.178571428571]},
+                'out': [[[0.505, -0.175], [0.085, -0.335]], [[-0.915, -0.4275], [-0.74, -0.175]]]},
+ 'einsum_column_sums': {'grads': {'a': [[0.5, 1.0, 1.5], [0.5, 1.0, 1.5]]}, 'out': [1.75, 1.0, -0.5]},
+ 'einsum_diagonal': {'grads': {'s': [[0.5, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.5]]}, 'out': [1.0, -1.5, 0.9]},
+ 'einsum_diagonal_kept_axis': {'grads': {'r': [0.5, 0.0, 1.0, 0.0, 1.5, 0.0, 0.0, 0.5, 0.0, 1.0, 0.0, 1.5]},
+                               'out': [-1.6, 0.1, 0.5]},
+ 'einsum_dot': {'grads': {'s': [[0.15, -0.75, 0.4], [0.5, 1.0, -0.25], [0.0, 0.0, 0.0]]}, 'out': -3.1},
+ 'einsum_ellipsis_broadcast': {'grads': {'q': [1.570652173913, 1.646739130435, -1.157608695652, -1.198913043478,
+                                               0.932608695652, 0.963043478261, 1.875, 1.951086956522,
+                                               -1.322826086957, -1.364130434783, 1.054347826087, 1.084782608696,
+                                               2.179347826087, 2.255434782609, -1.488043478261, -1.529347826087,
+                                               1.176086956522, 1.20652173913],
+                                         'r': [-0.344565217391, 2.332608695652, 0.25, -0.383695652174,
+                                               2.619565217391, 0.267391304348, -0.579347826087, 4.054347826087,
+                                               0.354347826087, -0.61847826087, 4.341304347826, 0.371739130435]},
+                               'out': [[[[0.505, -0.175], [0.085, -0.335]], [[0.515, 0.3575], [0.335, -0.9925]],
+                                        [[0.4425, 0.0175], [0.4025, -0.5425]]],
+                                       [[[-1.035, 0.1], [-0.48, 0.56]], [[-0.915, -0.4275], [-0.74, -0.175]],
+                                        [[-1.2575, -0.13], [-0.2175, 0.32]]]]},
+ 'einsum_ellipsis_implicit': {'grads': {'q': [1.960714285714, 2.210714285714, -1.289285714286, -1.425,
+                                              1.121428571429, 1.221428571429, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+                                              0.0, 0.0, 0.0, 0.0, 0.0],
+                                        'r': [-0.092857142857, 0.514285714286, 0.407142857143, -0.121428571429, 0.8,
+                                              0.55, -0.15, 1.085714285714, 0.692857142857, -0.178571428571,
+                                              1.371428571429, 0.835714285714]},
+                              'out': [[[0.505, -0.175], [0.085, -0.335]], [[-1.035, 0.1], [-0.48, 0.56]]]},
+ 'einsum_ellipsis_summed': {'grads': {'b': [[0.875, 1.458333333333, 2.041666666667, 2.625],
+                                            [-0.475, -0.791666666667, -1.108333333333, -1.425],
+                                            [0.35, 0.583333333333, 0.816666666667, 1.05]],
+                                      'r': [2.125, 2.291666666667, -0.25, 2.125, 2.291666666667, -0.25, 2.125,
+                                            2.291666666667, -0.25, 2.125, 2.291666666667, -0.25]},
+                            'out': [-1.95, -2.2525, 4.815, -0.9325]},
+ 'einsum_hadamard_sum': {'grads': {'a': [[0.25, -0.5, 1.0], [2.25, 1.125, -0.75]],
+                                   'b': [[0.75, -1.0, 0.25, 0.0], [0.375, 4.5, -1.5, 0.0], [0.0, 0.0, 0.0, 0.0]]},
+                         'out': [3.75, 3.125]},
+ 'einsum_implicit_transpose': {'grads': {'a': [[0.5, 0.9, 1.3], [0.7, 1.1, 1.5]]},
+                               'out': [[1.5, 0.25], [-2.0, 3.0], [0.5, -1.0]]},
+ 'einsum_label_only_in_one_operand': {'grads': {'a': [[1.81, 1.81, 1.81], [3.85, 3.85, 3.85]],
+                                                'b': [[2.475, 2.475, 2.475, 2.475], [2.925, 2.925, 2.925, 2.925],
+                                                      [3.375, 3.375, 3.375, 3.375]]},
+                                      'out': [[0.0, 0.0, -0.0], [3.9375, 6.1875, -2.475]]},
+ 'einsum_list_form': {'grads': {'a': [[1.410714285714, 1.767857142857, -0.421428571429],
+                                      [2.410714285714, 3.339285714286, -1.05]],
+                                'b': [[1.017857142857, 1.267857142857, 1.517857142857, 1.767857142857],
+                                      [2.214285714286, 2.357142857143, 2.5, 2.642857142857],
+                                      [-0.821428571429, -0.892857142857, -0.964285714286, -1.035714285714]]},
+                      'out': [[-3.25, -2.85, 4.6, -1.925], [6.625, 1.7, -2.2, 3.6625]]},
+ 'einsum_long': {'grads': {}, 'out': [[2, 3], [4, 7]]},
+ 'einsum_mm': {'grads': {'a': [[1.410714285714, 1.767857142857, -0.421428571429],
+                               [2.410714285714, 3.339285714286, -1.05]],
+                         'b': [[1.017857142857, 1.267857142857, 1.517857142857, 1.767857142857],
+                               [2.214285714286, 2.357142857143, 2.5, 2.642857142857],
+                               [-0.821428571429, -0.892857142857, -0.964285714286, -1.035714285714]]},
+               'out': [[-3.25, -2.85, 4.6, -1.925], [6.625, 1.7, -2.2, 3.6625]]},
+ 'einsum_mm_implicit': {'grads': {'a': [[1.410714285714, 1.767857142857, -0.421428571429],
+                                        [2.410714285714, 3.339285714286, -1.05]],
+                                  'b': [[1.017857142857, 1.267857142857, 1.517857142857, 1.767857142857],
+                                        [2.214285714286, 2.357142857143, 2.5, 2.642857142857],
+                                        [-0.821428571429, -0.892857142857, -0.964285714286, -1.035714285714]]},
+                        'out': [[-3.25, -2.85, 4.6, -1.925], [6.625, 1.7, -2.2, 3.6625]]},
+ 'einsum_outer': {'grads': {'a': [[-0.1875, -0.3375, -0.4875], [0.0, 0.0, 0.0]],
+                            's': [[0.0, 0.0, 0.0], [-0.375, -0.375, -0.375], [0.0, 0.0, 0.0]]},
+                  'out': [[0.45, -2.25, 1.2], [-0.6, 3.0, -1.6], [0.15, -0.75, 0.4]]},
+ 'einsum_repeated_and_contracted': {'grads': {'b': [[0.397727272727, 0.456818181818, 0.515909090909, 0.575],
+                                                    [0.936363636364, 0.990909090909, 1.045454545455, 1.1],
+                                                    [0.0, 0.0, 0.0, 0.0]],
+                                              'q': [1.215909090909, 1.625, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+                                                    1.852272727273, 2.625, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+                                                    2.488636363636, 3.625]},
+                                    'out': [[-0.35, -0.425, 0.55, -0.25], [0.425, -0.6625, 1.375, 0.225],
+                                            [1.15, 0.8875, -0.925, 0.7875]]},
+ 'einsum_scalar': {'grads': {'a': 2.5}, 'out': 6.25},
+ 'einsum_size_one_broadcast': {'grads': {'a': [[1.410714285714, 1.410714285714, 1.410714285714],
+                                               [2.410714285714, 2.410714285714, 2.410714285714]],
+                                         'b': [[2.410714285714, 2.732142857143, 3.053571428571, 3.375],
+                                               [0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]]},
+                               'out': [[0.0, -0.0, 0.0, 0.0], [1.125, -2.25, 4.5, 0.5625]]},
+ 'einsum_spaces_capitals': {'grads': {'a': [[1.410714285714, 1.767857142857, -0.421428571429],
+                                            [2.410714285714, 3.339285714286, -1.05]],
+                                      'b': [[1.017857142857, 1.267857142857, 1.517857142857, 1.767857142857],
+                                            [2.214285714286, 2.357142857143, 2.5, 2.642857142857],
+                                            [-0.821428571429, -0.892857142857, -0.964285714286, -1.035714285714]]},
+                            'out': [[-3.25, -2.85, 4.6, -1.925], [6.625, 1.7, -2.2, 3.6625]]},
+ 'einsum_sum_all': {'grads': {'a': [[0.5, 0.5, 0.5], [0.5, 0.5, 0.5]]}, 'out': 2.25},
+ 'einsum_three_operands': {'grads': {'a': [[7.246590909091, 10.3875, -3.518636363636],
+                                           [-0.097727272727, -0.325, 0.239090909091]],
+                                     'b': [[5.145454545455, 5.636363636364, 6.127272727273, 6.618181818182],
+                                           [-7.436363636364, -7.909090909091, -8.381818181818, -8.854545454545],
+                                           [1.902272727273, 2.006818181818, 2.111363636364, 2.215909090909]],
+                                     's': [[-1.660227272727, 5.647159090909, 0.0], [-2.905681818182, 9.20625, 0.0],
+                                           [-4.151136363636, 12.765340909091, 0.0]]},
+                           'out': [[10.0, 0.55, 0.2, 5.4], [-10.9125, -3.405, 4.68, -6.07125],
+                                   [-6.4875, -6.1, 9.9, -3.86875]]},
+ 'einsum_trace': {'grads': {'s': [[0.5, 0.0, 0.0], [0.0, 0.5, 0.0], [0.0, 0.0, 0.5]]}, 'out': 0.4},
+ 'einsum_transpose': {'grads': {'a': [[0.5, 0.9, 1.3], [0.7, 1.1, 1.5]]},
+                      'out': [[1.5, 0.25], [-2.0, 3.0], [0.5, -1.0]]},
  'nll_module': {'grads': {'l': [[0.11266343061, 0.025138609315, -0.193749043841, 0.055947003916],
                                 [0.0, 0.0, 0.0, 0.0],
                                 [0.043742026297, 0.650869616399, 0.323212286188, -1.017823928884]]},
@@ -524,6 +686,13 @@ GRAPHS = {'bce': [['BinaryCrossEntropyBackward0',
                  '_saved_weight': [[4], 'float32', 16, ['w']]},
                 ['LogSoftmaxBackward0']],
                ['LogSoftmaxBackward0', {'_saved_result': [[3, 4], 'float32', 48, []]}, ['AccumulateGrad']]],
+ 'einsum_capitals_sum': [['SumBackward1', {}, ['PermuteBackward0']], ['PermuteBackward0', {}, ['ViewBackward0']],
+                         ['ViewBackward0', {}, ['AccumulateGrad']]],
+ 'einsum_identity': [['PermuteBackward0', {}, ['AccumulateGrad']]],
+ 'einsum_sum_all': [['SumBackward1', {}, ['PermuteBackward0']], ['PermuteBackward0', {}, ['AccumulateGrad']]],
+ 'einsum_sum_middle': [['SumBackward1', {}, ['PermuteBackward0']], ['PermuteBackward0', {}, ['ViewBackward0']],
+                       ['ViewBackward0', {}, ['AccumulateGrad']]],
+ 'einsum_transpose': [['PermuteBackward0', {}, ['AccumulateGrad']]],
  'nll_weight_none': [['NllLossBackward0',
                       {'_saved_self': [[3, 4], 'float32', 48, ['l']],
                        '_saved_target': [[3], 'int64', 24, ['t']],
@@ -587,6 +756,41 @@ ERRORS = {'bce_input_range': ['RuntimeError', 'all elements of input should be b
  'ce_weight_requires_grad': ['RuntimeError',
                              "The function 'nll_loss_forward' is not differentiable with respect to argument "
                              "'weight'. This input cannot have requires_grad True."],
+ 'einsum_comma_in_output': ['RuntimeError',
+                            'einsum(): invalid subscript given at index 8 in the equation string, subscripts must '
+                            'be in [a-zA-Z]'],
+ 'einsum_dtypes': ['RuntimeError', 'expected scalar type Float but found Double'],
+ 'einsum_ellipsis_mismatch': ['RuntimeError',
+                              'einsum(): dimension 0 covered by ellipsis in operand 1has size 3 which does not '
+                              'broadcast with previously seen ellipsis with size 2 for the respective dimension'],
+ 'einsum_fewer_operands': ['RuntimeError', 'einsum(): fewer operands were provided than specified in the equation'],
+ 'einsum_invalid_subscript': ['RuntimeError',
+                              'einsum(): invalid subscript given at index 1 in the equation string, subscripts '
+                              'must be in [a-zA-Z]'],
+ 'einsum_lone_dot': ['RuntimeError', "einsum(): found '.' for operand 0 that is not part of any ellipsis"],
+ 'einsum_lone_dot_output': ['RuntimeError',
+                            "einsum(): found '.' for output that is not part of any ellipsis (...)"],
+ 'einsum_more_operands': ['RuntimeError', 'einsum(): more operands were provided than specified in the equation'],
+ 'einsum_number': ['TypeError', 'expected Tensor as element 1 in argument 1, but got float'],
+ 'einsum_repeated_output': ['RuntimeError', 'einsum(): output subscript i appears more than once in the output'],
+ 'einsum_repeated_sizes': ['RuntimeError',
+                           "einsum(): subscript k is repeated for operand 1 but the sizes don't match, 4 != 3"],
+ 'einsum_second_arrow': ['RuntimeError',
+                         'einsum(): invalid subscript given at index 5 in the equation string, subscripts must be '
+                         'in [a-zA-Z]'],
+ 'einsum_size_mismatch': ['RuntimeError',
+                          'einsum(): subscript j has size 4 for operand 1 which does not broadcast with previously '
+                          'seen size 3'],
+ 'einsum_subscript_count': ['RuntimeError',
+                            'einsum(): the number of subscripts in the equation (3) does not match the number of '
+                            'dimensions (2) for operand 0 and no ellipsis was given'],
+ 'einsum_subscripts_over_ellipsis': ['RuntimeError',
+                                     'einsum(): the number of subscripts in the equation (3) is more than the '
+                                     'number of dimensions (2) for operand 0'],
+ 'einsum_two_ellipses': ['RuntimeError',
+                         "einsum(): found '.' for operand 0 for which an ellipsis was already found"],
+ 'einsum_unknown_output': ['RuntimeError',
+                           'einsum(): output subscript z does not appear in the equation for any input operand'],
  'nll_weight_2d': ['RuntimeError',
                    'weight tensor should be defined either for all 4 classes or no classes but got weight tensor '
                    'of shape: [4, 1]'],
@@ -717,6 +921,19 @@ FINITE_DIFFERENCES = {
                  lambda: [f64(4, 3), probs(4, 3, seed=2)]),
     "ce_probs_kdim_none": (lambda x, p: F.cross_entropy(x, p, reduction="none"),
                            lambda: [f64(2, 3, 2), probs(2, 3, 2, seed=2)]),
+    "einsum_mm": (lambda a, b: engine.einsum("ij,jk->ik", a, b), lambda: [f64(2, 3), f64(3, 4)]),
+    "einsum_bmm_implicit": (lambda a, b: engine.einsum("bij,bjk", a, b), lambda: [f64(2, 2, 3), f64(2, 3, 2)]),
+    "einsum_trace": (lambda s: engine.einsum("ii", s), lambda: [f64(3, 3)]),
+    "einsum_diagonal_kept_axis": (lambda r: engine.einsum("iji->ji", r), lambda: [f64(2, 3, 2)]),
+    "einsum_repeated_and_contracted": (lambda q, b: engine.einsum("iij,jk->ki", q, b),
+                                       lambda: [f64(3, 3, 2), f64(2, 4)]),
+    "einsum_three": (lambda a, b, c: engine.einsum("ij,jk,li->lk", a, b, c),
+                     lambda: [f64(2, 3), f64(3, 4), f64(3, 2)]),
+    "einsum_ellipsis_broadcast": (lambda a, b: engine.einsum("...ij,...jk->...ik", a, b),
+                                  lambda: [f64(2, 1, 2, 3), f64(3, 3, 2)]),
+    "einsum_size_one_and_lone_label": (lambda a, b: engine.einsum("ij,jk,l->ikl", a, b[:1], b[0]),
+                                       lambda: [f64(2, 3), f64(3, 4)]),
+    "einsum_sum_and_transpose": (lambda r: engine.einsum("ijk->kj", r), lambda: [f64(2, 3, 2)]),
 }
 
 
@@ -727,7 +944,9 @@ def test_gradients_match_finite_differences(name):
 
 
 @pytest.mark.parametrize("name", ["prod_all", "prod_all_one_zero", "prod_all_two_zeros", "prod_dim_zeros",
-                                  "bce", "bcel_pos_weight", "ce_weight", "ce_smoothing_weight", "ce_probs"])
+                                  "bce", "bcel_pos_weight", "ce_weight", "ce_smoothing_weight", "ce_probs",
+                                  "einsum_mm", "einsum_repeated_and_contracted", "einsum_three",
+                                  "einsum_ellipsis_broadcast"])
 def test_second_derivatives_match_finite_differences(name):
     fn, inputs = FINITE_DIFFERENCES[name]
     gradgradcheck(fn, inputs())
@@ -766,6 +985,10 @@ STRICT = {
                                                              reduction="none", label_smoothing=0.2),
     "ce_smoothing_mean": lambda a, b: F.cross_entropy(a, engine.tensor([0, -100, 1]), label_smoothing=0.2),
     "ce_probs": lambda a, b: F.cross_entropy(a, F.softmax(b, 1), label_smoothing=0.1),
+    "einsum_mm": lambda a, b: engine.einsum("ij,kj->ik", a, b),
+    "einsum_diagonal": lambda a, b: engine.einsum("ii->i", a[:, :3]) * b[0, :3],
+    "einsum_ellipsis_broadcast": lambda a, b: engine.einsum("...i,...i->...", a.reshape(3, 1, 4), b),
+    "einsum_lone_label": lambda a, b: engine.einsum("ij,k->ik", a, b[0]),
 }
 
 
@@ -790,6 +1013,35 @@ def test_array_api_strict_matches_numpy(name):
         if g is not None:
             assert type(g._data).__module__.startswith("array_api_strict")
             np.testing.assert_allclose(g.numpy(), r.numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_einsum_keeps_its_operands_once_and_one_operand_keeps_none():
+    a = engine.randn(4, 5, requires_grad=True)
+    b = engine.randn(5, 3, requires_grad=True)
+    y = engine.einsum("ij,jk->ik", a, b)
+    node = y.grad_fn
+    assert node.name() == "EinsumBackward0"
+    assert [f.variable for f, _ in node.next_functions] == [a, b]
+    kept = dict(node.saved_tensors_info)
+    assert sorted(kept) == ["operands#0", "operands#1"]
+    assert kept["operands#0"].unpack(node) is a and kept["operands#1"].unpack(node) is b
+    with engine.no_grad():
+        assert not engine.einsum("ij,jk->ik", a, b).requires_grad
+    d = engine.einsum("ii->i", engine.randn(3, 3, requires_grad=True))
+    assert d.grad_fn.name() == "EinsumBackward0" and d.grad_fn.saved_tensors_info == []
+    # one operand, no repeated label: PyTorch's permute then sum
+    t = engine.einsum("ijk->kj", engine.randn(2, 3, 4, requires_grad=True))
+    assert t.grad_fn.name() == "SumBackward1" and t.grad_fn.next_functions[0][0].name() == "PermuteBackward0"
+
+
+def test_einsum_records_one_op_event_with_its_labels():
+    a, b = engine.randn(2, 3, requires_grad=True), engine.randn(3, 4)
+    with engine.record() as tr:
+        engine.einsum("ij,jk", a, b)
+    (ev,) = [e for e in tr.of_kind("op") if e["op"] == "einsum"]
+    assert ev["node"]["name"] == "EinsumBackward0"
+    assert ev["node"]["attrs"]["terms"] == ["ij", "jk"] and ev["node"]["attrs"]["out"] == "ik"
+    assert [s["bytes"] for s in ev["node"]["saved"]] == [24, 48]
 
 
 def exercise_new_ops():
