@@ -639,3 +639,78 @@ def test_updates_run_on_a_non_numpy_array_namespace():
             got, _, p = _trajectory(name, kw)
         assert type(p._data).__module__.startswith("array_api_strict")
         np.testing.assert_allclose(got, want, rtol=1e-14, atol=0)
+
+
+# More schedules, same harness as SCHED_CASES (PyTorch 2.13, exact floats); SequentialLR chains two.
+L = optim.lr_scheduler
+MORE_SCHED_CASES = [
+    lambda o: L.MultiplicativeLR(o, lr_lambda=lambda e: 0.95),
+    lambda o: L.ConstantLR(o, factor=0.5, total_iters=4),
+    lambda o: L.PolynomialLR(o, total_iters=8, power=2.0),
+    lambda o: L.CosineAnnealingWarmRestarts(o, T_0=3, T_mult=2, eta_min=0.01),
+    lambda o: L.SequentialLR(o, [L.LinearLR(o, start_factor=0.1, total_iters=3), L.CosineAnnealingLR(o, T_max=9)],
+                             milestones=[3]),
+    lambda o: L.SequentialLR(o, [L.ConstantLR(o, factor=0.2, total_iters=10), L.ExponentialLR(o, gamma=0.8)],
+                             milestones=[2]),
+]
+MORE_SCHED_EXPECTED = [
+    [[0.1, 0.03], [0.095, 0.028499999999999998], [0.09025, 0.027074999999999995],
+     [0.0857375, 0.025721249999999994], [0.08145062499999998, 0.024435187499999993],
+     [0.07737809374999999, 0.023213428124999994], [0.07350918906249998, 0.022052756718749993],
+     [0.06983372960937498, 0.020950118882812493], [0.06634204312890622, 0.01990261293867187],
+     [0.0630249409724609, 0.018907482291738276], [0.05987369392383786, 0.01796210817715136],
+     [0.05688000922764597, 0.01706400276829379], [0.05403600876626367, 0.0162108026298791]],
+    [[0.05, 0.015], [0.05, 0.015], [0.05, 0.015], [0.05, 0.015], [0.1, 0.03], [0.1, 0.03], [0.1, 0.03],
+     [0.1, 0.03], [0.1, 0.03], [0.1, 0.03], [0.1, 0.03], [0.1, 0.03], [0.1, 0.03]],
+    [[0.1, 0.03], [0.0765625, 0.02296875], [0.05625, 0.016874999999999998], [0.03906250000000001, 0.01171875],
+     [0.02500000000000001, 0.0075000000000000015], [0.014062500000000006, 0.004218750000000001],
+     [0.006250000000000002, 0.0018750000000000004], [0.0015625000000000005, 0.0004687500000000001], [0.0, 0.0],
+     [0.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0]],
+    [[0.1, 0.03], [0.0775, 0.024999999999999998], [0.032500000000000015, 0.015000000000000003], [0.1, 0.03],
+     [0.09397114317029975, 0.028660254037844383], [0.0775, 0.024999999999999998],
+     [0.05500000000000001, 0.019999999999999997], [0.032500000000000015, 0.015000000000000003],
+     [0.01602885682970026, 0.011339745962155614], [0.1, 0.03], [0.09846666218300808, 0.029659258262890682],
+     [0.09397114317029975, 0.028660254037844383], [0.08681980515339464, 0.027071067811865475]],
+    [[0.010000000000000002, 0.003], [0.04, 0.011999999999999999], [0.07, 0.020999999999999998], [0.1, 0.03],
+     [0.09698463103929543, 0.029095389311788625], [0.08830222215594889, 0.026490666646784667], [0.075, 0.0225],
+     [0.058682408883346526, 0.017604722665003958], [0.041317591116653486, 0.012395277334996046],
+     [0.025000000000000012, 0.007500000000000004], [0.011697777844051105, 0.003509333353215332],
+     [0.0030153689607045845, 0.0009046106882113754], [0.0, 0.0]],
+    [[0.020000000000000004, 0.006], [0.020000000000000004, 0.006], [0.1, 0.03], [0.08000000000000002, 0.024],
+     [0.06400000000000002, 0.019200000000000002], [0.051200000000000016, 0.015360000000000002],
+     [0.04096000000000002, 0.012288000000000002], [0.03276800000000001, 0.009830400000000003],
+     [0.026214400000000013, 0.007864320000000003], [0.02097152000000001, 0.0062914560000000026],
+     [0.016777216000000008, 0.005033164800000003], [0.013421772800000007, 0.004026531840000003],
+     [0.010737418240000006, 0.0032212254720000023]],
+]
+
+
+@pytest.mark.parametrize("i", range(len(MORE_SCHED_CASES)),
+                         ids=["Multiplicative", "Constant", "Polynomial", "WarmRestarts", "Seq-warmup-cosine",
+                              "Seq-constant-exp"])
+def test_more_schedulers_match_pytorch_exactly(i):
+    opt = _two_group_sgd()
+    s = MORE_SCHED_CASES[i](opt)
+    lrs = [s.get_last_lr()]
+    for _ in range(12):
+        opt.step()
+        s.step()
+        lrs.append(s.get_last_lr())
+    assert lrs == MORE_SCHED_EXPECTED[i]
+
+
+def test_sequential_lr_state_dict_and_errors():
+    opt = _two_group_sgd()
+    s = L.SequentialLR(opt, [L.ConstantLR(opt, factor=0.2), L.ExponentialLR(opt, gamma=0.8)], milestones=[2])
+    sd = s.state_dict()
+    # PyTorch 2.13: ['_milestones', 'last_epoch', '_last_lr', '_schedulers'], the last a list of state dicts
+    assert list(sd) == ["_milestones", "last_epoch", "_last_lr", "_schedulers"]
+    assert [list(d)[:2] for d in sd["_schedulers"]] == [["factor", "total_iters"], ["gamma", "base_lrs"]]
+    with pytest.raises(ValueError, match="^Sequential Schedulers expects number of schedulers provided to be one "
+                                         "more than the number of milestone points, but got number of schedulers 2 "
+                                         "and the number of milestones to be equal to 0$"):
+        L.SequentialLR(opt, [L.ConstantLR(opt), L.ExponentialLR(opt, gamma=0.8)], milestones=[])
+    with pytest.raises(ValueError, match="^Constant multiplicative factor expected to be between 0 and 1.$"):
+        L.ConstantLR(opt, factor=2.0)
+    with pytest.raises(ValueError, match="^Expected positive integer T_0, but got 0$"):
+        L.CosineAnnealingWarmRestarts(opt, T_0=0)
