@@ -11,7 +11,10 @@ NOTE [ Graph picture layout ]
    (``weight.t()``, a slice of ``in_proj_weight``).
 2. Spine nodes (and the output tensor below the last one) share ``group="spineK"``
    and their edges get a heavy ``weight``: Graphviz keeps them on one vertical
-   line, so a deep network reads top to bottom instead of drifting right.
+   line, so a deep network reads top to bottom instead of drifting right. An
+   edge that skips along the spine (a residual connection) is written before the
+   others, so (rule 5) it runs down the left, with the inputs, and leaves the
+   notes on the right undisturbed.
 3. A node off the spine whose consumers are all on one spine (a parameter, its
    TBackward0, the last node of a side branch) is ranked with the spine node just
    above its first consumer and placed left of it (a flat invisible edge

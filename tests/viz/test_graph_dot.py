@@ -328,3 +328,21 @@ def test_legend_beside_the_graph_without_stretching_a_rank(stack_trace):
     assert len({round(x, 2) for x, _ in boxes}) == 1
     assert pos["legend"][0] > max(x for v, (x, _) in pos.items() if v != "legend")
     assert 'packmode="array_tu2"' in src and "legend [shape=plaintext, style=solid, fontsize=9, sortv=1," in src
+
+
+@needs_dot
+def test_residual_skip_runs_down_the_left():
+    import subprocess
+    src = graph_picture(_residual_trace(), expand_modules=True).source
+    spine = _spines(src)["spine0"]
+    at = {v: i for i, v in enumerate(spine)}
+    skips = [(a, b) for a, b in re.findall(r"^  (\w+) -> (\w+)(?: \[.*\])?;$", src, re.M)
+             if a in at and b in at and at[b] > at[a] + 1]
+    assert len(skips) == 1                         # the second block's x + f(x) (the first x needs no grad)
+    a, b = skips[0]
+    lines = src.splitlines()
+    assert lines.index(f"  {a} -> {b};") < lines.index(f"  {a} -> {spine[at[a] + 1]} [weight=100];")
+    plain = subprocess.run(["dot", "-Tplain"], input=src.encode(), capture_output=True, check=True).stdout.decode()
+    pts = next(p for p in (line.split() for line in plain.splitlines()) if p[:3] == ["edge", a, b])
+    xs = [float(x) for x in pts[4:4 + 2 * int(pts[3]):2]]
+    assert min(xs) < _plain(src)[a][0] - 0.5
