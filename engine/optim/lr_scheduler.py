@@ -129,6 +129,10 @@ class LRScheduler:
         self.__dict__.update(state_dict)
 
 
+class _LRScheduler(LRScheduler):
+    """The old name of :class:`LRScheduler` (older tutorials subclass it)."""
+
+
 class LambdaLR(LRScheduler):
     """``lr = base_lr * lr_lambda(epoch)`` (one function, or one per group)."""
 

@@ -109,7 +109,7 @@ class Squares(Dataset):
 
 
 def test_tensordataset_batches_equal_sample_by_sample_collation():
-    # NOTE [ Reproducible shuffling ] 3: the one-gather path gives what stacking dataset[i] gives
+    # NOTE [ Batches are inputs ] 4: the one-gather path gives what stacking dataset[i] gives
     x, y = engine.randn(9, 3, 2), engine.randint(0, 5, (9,))
     ds = TensorDataset(x, y)
     sub = Subset(ds, [8, 1, 4, 4, 0, 7])

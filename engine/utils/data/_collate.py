@@ -11,6 +11,10 @@ NOTE [ Batches are inputs ]
    unequal shapes) and the result's storage is then moved to ``input``.
 3. Python floats collate to float64 and ints to int64, as in PyTorch (a list of float
    labels becomes a *double* tensor); tuples become lists; dicts keep their keys.
+4. A ``DataLoader`` over a ``TensorDataset`` (or a ``Subset`` of one) with the default
+   collate skips the per-sample step: it indexes each tensor with the batch's indices at
+   once. The values are those of stacking ``dataset[i]`` sample by sample; the recording
+   shows one ``input`` allocation per tensor and no per-sample ops.
 """
 from __future__ import annotations
 

@@ -10,10 +10,6 @@ NOTE [ Reproducible shuffling ]
    before the sampler's first draw. glassgrad makes the same draws in the same order,
    so what a script draws after a pass matches in kind, though the numbers are
    glassgrad's own (PCG64, not PyTorch's Mersenne Twister).
-3. A ``TensorDataset`` (or a ``Subset`` of one) with the default collate is batched by
-   indexing each tensor with the batch's indices at once: the same values as stacking
-   ``dataset[i]`` sample by sample, one ``input`` allocation per tensor and no per-sample
-   ops in a recording (NOTE [ Batches are inputs ]).
 """
 from __future__ import annotations
 
@@ -160,7 +156,7 @@ class DataLoader:
             yield self.collate_fn(batch)
 
     def _tensor_rows(self, indices):
-        """NOTE [ Reproducible shuffling ] 3: a batch of a TensorDataset as one gather per tensor, or
+        """NOTE [ Batches are inputs ] 4: a batch of a TensorDataset as one gather per tensor, or
         None when the dataset is anything else (then samples are fetched and collated one by one)."""
         ds, idx = self.dataset, list(indices)
         while type(ds) is Subset:
