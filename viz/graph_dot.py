@@ -240,12 +240,14 @@ class _Builder:
         self._module_boxes()
         # graph edges; the spine's are heavy, skips along it come first (NOTE [ Graph picture layout ] rule 2)
         pos = self.pos
+        heights = layout.side_heights(self.spines, edges)
         skip = [e for e in edges if e[0] in pos and e[1] in pos and pos[e[0]][0] == pos[e[1]][0]
                 and pos[e[1]][1] > pos[e[0]][1] + 1]
         for src, dst in skip + [e for e in edges if e not in set(skip)]:
             if src in pos and pos.get(dst) == (pos[src][0], pos[src][1] + 1):
                 # a spine edge into another checkpoint frame leaves a rank for the frame's own inputs (rule 6)
-                gap = ", minlen=2" if self.where.get(src) != self.where.get(dst) else ""
+                gap = (f", minlen={max(2, heights[dst] + 1)}" if self.where.get(src) != self.where.get(dst)
+                       else "")
                 self.lines.append(f"  {src} -> {dst} [weight={_SPINE_WEIGHT}{gap}];")
             else:
                 self.lines.append(f"  {src} -> {dst};")

@@ -30,8 +30,10 @@ NOTE [ Graph picture layout ]
 6. A rank group never mixes nodes of different checkpoint frames (Graphviz cannot
    rank a node with one outside its cluster): such a node is left where Graphviz
    puts it, and a note keeps the plain ``note -> keeper`` edge (above its keeper).
-   A spine edge into another frame has ``minlen=2``, so two frames never share a
-   rank (frames side by side would push the spine sideways).
+   A spine edge into another frame leaves room (``minlen``) for the new frame's
+   side inputs that start at leaves (``weight -> TBackward0 -> addmm`` needs two
+   ranks), at least one rank: two frames never share a rank, and no parameter sits
+   beside the frame above (frames side by side would push the spine sideways).
 7. The legend is not connected to the graph. The picture is packed (``pack``,
    ``packmode="array_tuN"``, ``sortv``): each connected component is laid out on
    its own, the one with most graph nodes first, the legend last, top-aligned in
@@ -115,6 +117,36 @@ def left_anchors(spine_list: list, nodes, edges) -> dict:
         k, i = min(pos[c] for c in cs)
         if i >= 1:
             out[v] = spine_list[k][i - 1]
+    return out
+
+
+def side_heights(spine_list: list, edges) -> dict:
+    """Spine node -> how many ranks its side inputs rooted at leaves need above it (rule 6).
+
+    ``weight -> TBackward0 -> addmm`` needs 2; a side chain that starts at a spine node
+    needs none (the spine above already makes room for it).
+    """
+    pos = positions(spine_list)
+    preds: dict = {}
+    for a, b in edges:
+        preds.setdefault(b, []).append(a)
+    memo: dict = {}
+
+    def height(v, depth=0):       # ranks v and its leaf-rooted inputs take; None if a spine node feeds it
+        if v in memo:
+            return memo[v]
+        memo[v] = None            # a cycle (never in a real graph) counts as rooted at the spine
+        ps = preds.get(v, [])
+        if any(p in pos for p in ps) or depth > 500:
+            return None
+        hs = [height(p, depth + 1) for p in ps]
+        memo[v] = None if any(h is None for h in hs) else 1 + max(hs, default=0)
+        return memo[v]
+
+    out = {}
+    for v in pos:
+        hs = [height(p) for p in preds.get(v, []) if p not in pos]
+        out[v] = max((h for h in hs if h is not None), default=0)
     return out
 
 

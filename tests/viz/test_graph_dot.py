@@ -268,6 +268,19 @@ def _attention_trace():
     return tr
 
 
+def _ckpt_stack_trace():
+    from engine.utils.checkpoint import checkpoint
+    torch.manual_seed(0)
+    model = nn.Sequential(*[nn.Sequential(nn.Linear(6, 6), nn.Tanh()) for _ in range(4)])
+    list(model.named_parameters())
+    with torch.record() as tr:
+        h = torch.randn(2, 6)
+        for block in model:
+            h = checkpoint(block, h, use_reentrant=False)
+        h.sum().backward()
+    return tr
+
+
 def test_spine_attributes_in_the_dot_text(stack_trace):
     tr = stack_trace(4)
     pic = graph_picture(tr, expand_modules=True)
@@ -292,12 +305,12 @@ def test_spine_attributes_in_the_dot_text(stack_trace):
 
 @needs_dot
 @pytest.mark.parametrize("which", ["stack", "stack_mid", "residual", "attention", "ckpt", "ckpt_reentrant",
-                                   "collapsed"])
+                                   "ckpt_stack", "collapsed"])
 def test_spine_is_straight_inputs_left_notes_right(which, stack_trace, ckpt_trace):
     make = {"stack": lambda: (stack_trace(6), None), "stack_mid": lambda: (stack_trace(6), "mid"),
             "residual": lambda: (_residual_trace(), None), "attention": lambda: (_attention_trace(), None),
             "ckpt": lambda: (ckpt_trace(False), "end"), "ckpt_reentrant": lambda: (ckpt_trace(True), "mid"),
-            "collapsed": lambda: (stack_trace(6), None)}
+            "ckpt_stack": lambda: (_ckpt_stack_trace(), "mid"), "collapsed": lambda: (stack_trace(6), None)}
     tr, when = make[which]()
     ex = [i for i, e in enumerate(tr.events) if e["kind"] == "execute"]
     step = {None: None, "mid": ex[len(ex) // 2], "end": len(tr) - 1}[when]

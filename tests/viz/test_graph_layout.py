@@ -1,5 +1,5 @@
 """The spine, left anchors and components the graph picture is laid out by (NOTE [ Graph picture layout ])."""
-from viz.graph_layout import components, left_anchors, positions, spine, spines
+from viz.graph_layout import components, left_anchors, positions, side_heights, spine, spines
 
 
 def _chain(*ids):
@@ -64,3 +64,11 @@ def test_components_ignore_edge_direction_and_keep_order():
     assert components(["a", "b", "c", "d", "e"], [("b", "a"), ("d", "c"), ("c", "e"), ("a", "zz")]) == \
         [["a", "b"], ["c", "d", "e"]]
     assert components(["legend"], []) == [["legend"]]
+
+
+def test_side_heights_count_leaf_rooted_inputs_only():
+    sp = [["x", "addmm", "relu", "add"]]
+    edges = [("w", "t"), ("t", "addmm"), ("b", "addmm"), ("x", "addmm"), ("addmm", "relu"), ("relu", "add"),
+             ("x", "branch"), ("branch", "add")]
+    # addmm: w -> t -> addmm takes two ranks; add: its side input hangs off the spine node x, so none
+    assert side_heights(sp, edges) == {"x": 0, "addmm": 2, "relu": 0, "add": 0}
