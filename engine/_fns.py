@@ -125,6 +125,12 @@ class ArrayFns:
     def cumsum(self, x, axis):
         return self.xp.cumulative_sum(x, axis=axis)
 
+    def cumprod(self, x, axis):
+        return _backend.cumprod(self.xp, x, axis)
+
+    def einsum(self, equation, *xs):
+        return _backend.einsum(self.xp, equation, *xs)
+
     def scatter_add(self, shape, idx, values, like):
         """zeros(shape) with ``values`` added at ``idx`` (duplicates summed)."""
         xp = self.xp
@@ -229,6 +235,9 @@ class TensorFns:
 
     def cumsum(self, x, axis):
         return self.E.cumsum(x, axis)
+
+    def einsum(self, equation, *xs):
+        return self.E.einsum(equation, *xs)
 
     def scatter_add(self, shape, idx, values, like):
         return self.E._index_put_add_new(shape, idx, values)

@@ -828,9 +828,23 @@ op("copy", "CopyBackwards", ("self", "src"), lambda xp, a, b: xp.astype(xp.broad
 
 
 # ---- prod ------------------------------------------------------------------------------------
-def _any(F, mask) -> bool:
-    """One host-side yes/no (a device sync on CUDA, as PyTorch's prod backward makes too)."""
-    return bool(mask.any().item()) if F.differentiable else bool(F.xp.any(mask))
+def _any_zero(F, x) -> bool:
+    """Whether ``x`` holds a zero: one host-side answer (a device sync on CUDA, as PyTorch's
+    prod backward makes too). A formula traced for a compiled graph cannot branch on values,
+    so there the answer is yes: the zero-safe form is right either way (NOTE [ Product of the others ])."""
+    from ._fns import ArrayFns
+    if F.differentiable:
+        return bool((x == 0.0).any().item())
+    if isinstance(F, ArrayFns):
+        return bool(F.xp.any(x == 0.0))
+    return True
+
+
+def _exclusive(F, c, d, n, nd):
+    """``c`` (a running product along ``d``) shifted one step: 1 first, then c[0] .. c[n-2]."""
+    head = F.index(c, (slice(None),) * d + (slice(0, n - 1),))
+    shifted = F.scatter_add(F.shape(c), (slice(None),) * d + (slice(1, n),), head, head)
+    return F.where(F.eq(F.iota(n, d, nd, c), 0), 1.0, shifted)
 
 
 def _prod_others(F, x, d):
@@ -840,11 +854,11 @@ def _prod_others(F, x, d):
        the division is 0/0, so the product is formed without dividing.
     2. As PyTorch's prod_safe_zeros_backward: an exclusive running product from the front
        times one from the back, ``(x_0 ... x_{i-1}) * (x_{i+1} ... x_{n-1})``.
-    3. On arrays the running products are two cumprods (``_backend.cumprod``). For
-       ``create_graph`` they are built slice by slice from mul and cat, so the second
-       derivative is right at the zeros too (its formula is that of mul).
+    3. On arrays the running products are cumprods (``F.cumprod``), the one from the back on
+       the reversed slice. For ``create_graph`` they are built slice by slice from mul and
+       cat, so the second derivative is right at the zeros too (its formula is that of mul).
     """
-    n = F.shape(x)[d]
+    n, nd = F.shape(x)[d], len(F.shape(x))
     if F.differentiable:
         E = F.E
         parts = [E.narrow(x, d, i, 1) for i in range(n)]
@@ -855,15 +869,10 @@ def _prod_others(F, x, d):
         for i in range(n - 2, -1, -1):
             right[i] = right[i + 1] * parts[i + 1]
         return E.cat([lf * r for lf, r in zip(left, right)], d)
-    from ._backend import cumprod
-    xp = F.xp
-    nd = len(F.shape(x))
-    ones = xp.ones(tuple(1 if k == d else s for k, s in enumerate(F.shape(x))), dtype=x.dtype)
-    head = x[(slice(None),) * d + (slice(0, n - 1), Ellipsis)]
-    tail = x[(slice(None),) * d + (slice(1, n), Ellipsis)]
-    left = cumprod(xp, xp.concat([ones, head], axis=d), d)
-    right = xp.flip(cumprod(xp, xp.flip(xp.concat([tail, ones], axis=d), axis=d), d), axis=d)
-    return left * right if nd else left
+    rev = (slice(None),) * d + (slice(None, None, -1),)
+    left = _exclusive(F, F.cumprod(x, d), d, n, nd)
+    right = F.index(_exclusive(F, F.cumprod(F.index(x, rev), d), d, n, nd), rev)
+    return left * right
 
 
 def _prod_fwd(xp, a, dim=None, keepdim=False, dtype=None):
@@ -880,7 +889,7 @@ def _prod_all_bwd(F, g, s):
     x, shape = s.self, s.shapes[0]
     if not shape:
         return (g,)
-    if not _any(F, F.eq(x, 0.0)):
+    if not _any_zero(F, x):
         return (g * (s.result / x),)
     n = _count(shape, None)
     return (F.reshape(g * _prod_others(F, F.reshape(x, (n,)), 0), shape),)
@@ -893,7 +902,7 @@ def _prod_dim_bwd(F, g, s):
     res = s.result
     if not s.keepdim:
         g, res = F.expand_dims(g, axis=s.dim), F.expand_dims(res, axis=s.dim)
-    if not _any(F, F.eq(x, 0.0)):
+    if not _any_zero(F, x):
         return (g * (res / x),)
     return (g * _prod_others(F, x, s.dim),)
 
@@ -952,14 +961,6 @@ op("div_number", "DivBackward1", ("self",), lambda xp, a, other: a / other, lamb
 
 
 # ---- einsum ----------------------------------------------------------------------------------
-def _einsum_call(F, equation, *xs):
-    """einsum in F's currency: the backend helper on arrays, the recorded op on Tensors."""
-    if F.differentiable:
-        return F.E.einsum(equation, *xs)
-    from ._backend import einsum
-    return einsum(F.xp, equation, *xs)
-
-
 def _full(F, x, term, sizes):
     """``x`` broadcast from its own shape (size-1 dims) to its labels' sizes."""
     shape = tuple(sizes[c] for c in term)
@@ -998,7 +999,7 @@ def _einsum_bwd(F, g, s):
         seen = "".join(t for t, _ in others)
         unique = "".join(dict.fromkeys(term))
         kept = "".join(c for c in unique if c in seen)
-        gk = _einsum_call(F, ",".join(t for t, _ in others) + "->" + kept, *(x for _, x in others))
+        gk = F.einsum(",".join(t for t, _ in others) + "->" + kept, *(x for _, x in others))
         if kept != unique:                                            # rule 2
             gk = F.reshape(gk, tuple(sizes[c] if c in kept else 1 for c in unique))
             gk = F.broadcast_to(gk, tuple(sizes[c] for c in unique))

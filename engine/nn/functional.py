@@ -221,7 +221,8 @@ def _cross_entropy_general(input, target, weight, ignore_index, reduction, ls):
     if reduction == "mean":
         kept = E.logical_not(ignore)
         if weight is not None:   # the summed weights of the counted targets, as nll_loss's total_weight
-            denom = E.sum(E.where(kept, weight[E.where(kept, target, 0)], 0.0))
+            picked = weight[E.mul(target, kept.to(_dtype.int64))]       # (an ignored target reads class 0)
+            denom = E.sum(E.mul(picked, kept.to(weight.dtype)))
         else:   # PyTorch divides by the int64 count; a float count keeps the backward on one dtype
             denom = E.sum(kept).to(smooth.dtype)   # (the array API divides no float by an integer array)
         ret = E.div(E.sum(smooth), denom)

@@ -820,6 +820,7 @@ def leaves(spec):
     return [k for k, v in spec.items() if not isinstance(v, tuple)]
 
 
+@pytest.mark.filterwarnings("ignore:divide by zero encountered in log")   # bce at 0 and 1: log(0), clamped
 @pytest.mark.parametrize("name", sorted(VALUE_CASES))
 def test_values_and_gradients_match_pytorch(name):
     spec, code = VALUE_CASES[name]
@@ -1042,6 +1043,39 @@ def test_einsum_records_one_op_event_with_its_labels():
     assert ev["node"]["name"] == "EinsumBackward0"
     assert ev["node"]["attrs"]["terms"] == ["ij", "jk"] and ev["node"]["attrs"]["out"] == "ik"
     assert [s["bytes"] for s in ev["node"]["saved"]] == [24, 48]
+
+
+# ---- engine.compile: the formulas trace into a joint graph like every table op's ---------------
+IDX = engine.tensor([0, 3, -100])
+COMPILED = {
+    "prod_with_zeros": lambda x, w, t: (x * t).prod(1).sum() + x.prod(),
+    "einsum": lambda x, w, t: engine.einsum("ij,kj->ik", x, w).sum() + engine.einsum("ii", x[:, :3]),
+    "bcel_weights": lambda x, w, t: F.binary_cross_entropy_with_logits(x, t, w[0], pos_weight=w[1]),
+    "bce": lambda x, w, t: F.binary_cross_entropy(x.sigmoid(), t, reduction="sum"),
+    "ce_smoothing_weight": lambda x, w, t: F.cross_entropy(x, IDX, w[0], label_smoothing=0.2),
+    "ce_probs": lambda x, w, t: F.cross_entropy(x, t, w[0], label_smoothing=0.1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPILED))
+def test_compiled_matches_eager(name):
+    import warnings
+    rng = np.random.default_rng(4)
+    t = engine.tensor((rng.random((3, 4)) > 0.3).astype(np.float64), dtype=D)    # zeros for prod
+    w = engine.tensor(rng.uniform(0.5, 2.0, (2, 4)), dtype=D)
+    fn = COMPILED[name]
+    results = []
+    for run in (fn, engine.compile(fn)):
+        x = engine.tensor(rng.standard_normal((3, 4)) if not results else results[0][2], dtype=D, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")         # a graph break would warn: the compiled run must compile
+            out = run(x, w, t)
+        assert (out.grad_fn.name() == "CompiledFunctionBackward") == bool(results)
+        out.backward()
+        results.append((out.item(), x.grad.numpy(), x.detach().numpy()))
+    (eager, g_eager, _), (compiled, g_compiled, _) = results
+    np.testing.assert_allclose(compiled, eager, rtol=1e-12)
+    np.testing.assert_allclose(g_compiled, g_eager, rtol=1e-12, atol=1e-14)
 
 
 def exercise_new_ops():
