@@ -512,8 +512,11 @@ def _ops_line(fns, most: int = 4) -> str:
 
 def _alike_line(insts: list) -> str:
     """Legend line for one group of alike collapsed instances."""
+    what = "modules"
+    if all(i.startswith("region ") for i in insts):
+        what, insts = "checkpoint regions", [i[len("region "):] for i in insts]
     names = insts if len(insts) <= 4 else insts[:2] + ["…"] + insts[-1:]
-    return f"{len(insts)} alike modules drawn collapsed, one box each: {', '.join(names)}"
+    return f"{len(insts)} alike {what} drawn collapsed, one box each: {', '.join(names)}"
 
 
 def graph_source(state: GraphState, *, collapse: bool = True, min_repeats: int = 3, legend: bool = True,

@@ -359,3 +359,22 @@ def test_residual_skip_runs_down_the_left():
     pts = next(p for p in (line.split() for line in plain.splitlines()) if p[:3] == ["edge", a, b])
     xs = [float(x) for x in pts[4:4 + 2 * int(pts[3]):2]]
     assert min(xs) < _plain(src)[a][0] - 0.5
+
+
+def test_collapsed_checkpoint_regions_say_so():
+    from engine.utils.checkpoint import checkpoint
+    torch.manual_seed(0)
+    ws = [torch.randn(4, 4, requires_grad=True) for _ in range(5)]       # unnamed: regions stand in for modules
+    with torch.record() as tr:
+        h = torch.randn(2, 4)
+        for w in ws:
+            h = checkpoint(lambda a, w=w: (a @ w).tanh(), h, use_reentrant=False)
+        h.sum().backward()
+    pic = graph_picture(tr)
+    rids = sorted(pic.state.regions)
+    assert len(rids) == 5
+    line = _node_line(pic.source, f"m_region_{rids[0]}")
+    assert line.startswith(f'label="checkpoint region {rids[0]}\\ncollapsed: 2 grad_fn nodes · 0 parameters\\n'
+                           "ops: mm, tanh\\nsaved: 32 B held beyond parameters\\ncheckpointed: 32 B dropped\\n")
+    assert (f"5 alike checkpoint regions drawn collapsed, one box each: {rids[0]}, {rids[1]}, …, {rids[4]}"
+            in _node_line(pic.source, "legend"))
