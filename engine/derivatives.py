@@ -1024,3 +1024,13 @@ op("einsum", "EinsumBackward0", ("*operands",), _einsum_fwd, _einsum_bwd, save={
 # one operand (a diagonal or a broadcast ``...``): the gradient needs no operand values, so none are kept
 op("einsum_one", "EinsumBackward0", ("self",), _einsum_fwd, _einsum_bwd, promote=False)
 
+
+# ---- layers CNN/MLP tutorials use: batch norm, pooling, more activations and losses ----------------
+# (their rows live beside their kernels in engine/ops/; importing them registers them here)
+from .ops import norm as _norm_rows  # noqa: E402,F401
+
+
+# ---- layers CNN/MLP tutorials use: batch norm, pooling, more activations and losses ----------------
+# (their rows live beside their kernels in engine/ops/; importing them registers them here)
+from .ops import norm as _norm_rows  # noqa: E402,F401
+from .ops import pool as _pool_rows  # noqa: E402,F401

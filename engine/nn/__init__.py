@@ -20,3 +20,8 @@ __all__ = ["Buffer", "Parameter", "Module", "Identity", "Linear", "GELU", "LogSo
            "Flatten", "LayerNorm", "Dropout", "Embedding", "Conv2d", "BCELoss", "BCEWithLogitsLoss",
            "CrossEntropyLoss", "MSELoss", "NLLLoss", "MultiheadAttention", "TransformerBlock", "functional",
            "init", "utils", "register_module_forward_hook", "register_module_forward_pre_hook"]
+
+from .batchnorm import BatchNorm1d, BatchNorm2d  # noqa: E402
+__all__ += ["BatchNorm1d", "BatchNorm2d"]
+from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d  # noqa: E402
+__all__ += ["AdaptiveAvgPool2d", "AvgPool2d", "MaxPool2d"]

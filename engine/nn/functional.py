@@ -406,3 +406,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if dropout_p:
         attn = dropout(attn, dropout_p)
     return E.matmul(attn, value)
+
+
+from .batchnorm import batch_norm  # noqa: E402,F401
+from .pooling import adaptive_avg_pool2d, avg_pool2d, max_pool2d, max_pool2d_with_indices  # noqa: E402,F401

@@ -549,6 +549,8 @@ def test_every_table_op_is_exercised():
             EXTRA[name][0](distinct(*EXTRA[name][1]))
         from tests.engine.test_ops_more import exercise_new_ops
         exercise_new_ops()   # prod, einsum, binary cross-entropy, weighted losses
+        from tests.engine.test_nn_layers import exercise_layer_ops
+        exercise_layer_ops()   # batch norm, pooling, activations, losses
     seen = {e["op"] for e in tr.of_kind("op")}
     table = {n for n, o in OPS.items() if o.differentiable}
     assert table - seen == set()

@@ -1,0 +1,89 @@
+"""Batch normalisation: the op-table row behind ``F.batch_norm`` (NativeBatchNormBackward0).
+
+NOTE [ Batch norm ]
+1. Statistics are per channel (dim 1) over every other dim: ``(N, C)``, ``(N, C, L)`` and
+   ``(N, C, H, W)`` all reduce over all dims but 1.
+2. Training: normalise with the batch mean and the biased variance; ``result1`` is that
+   mean and ``result2`` is ``1 / sqrt(var + eps)`` (PyTorch's save_mean and save_invstd).
+   Evaluation: normalise with the running statistics; ``result1``/``result2`` are empty
+   (PyTorch's CPU kernel saves 0-element tensors then).
+3. As PyTorch's CPU kernel, the node keeps ``input``, ``weight``, ``running_mean``,
+   ``running_var``, ``result1`` and ``result2`` (not ``bias``), whichever inputs need grad;
+   the running statistics get no gradient edge.
+4. The running statistics are updated by ``F.batch_norm`` after the kernel, in place and
+   without a version bump (as PyTorch's kernel writes them): ``new = (1 - momentum) * old +
+   momentum * batch``, with the unbiased variance ``var * n / (n - 1)``. The kernel itself
+   stays a pure function of its arrays.
+"""
+from __future__ import annotations
+
+from ..derivatives import op
+
+
+def _axes(ndim):
+    return (0,) + tuple(range(2, ndim))
+
+
+def _chan(v, ndim):
+    """A per-channel vector shaped to broadcast against (N, C, ...)."""
+    return (1, -1) + (1,) * (ndim - 2)
+
+
+def _bn_fwd(xp, x, weight, bias, running_mean, running_var, training=True, eps=1e-5):
+    nd = len(x.shape)
+    axes, shape = _axes(nd), _chan(None, nd)
+    if training:
+        mean = xp.mean(x, axis=axes)
+        d = x - xp.reshape(mean, shape)
+        var = xp.mean(d * d, axis=axes)
+        invstd = 1.0 / xp.sqrt(var + eps)
+        out = d * xp.reshape(invstd, shape)
+        r1, r2 = mean, invstd
+    else:
+        invstd = 1.0 / xp.sqrt(running_var + eps)
+        out = (x - xp.reshape(running_mean, shape)) * xp.reshape(invstd, shape)
+        r1 = r2 = xp.zeros((0,), dtype=x.dtype)
+    if weight is not None:
+        out = out * xp.reshape(weight, shape)
+    if bias is not None:
+        out = out + xp.reshape(bias, shape)
+    return out, {"result1": r1, "result2": r2}
+
+
+def _bn_bwd(F, g, s):
+    x, w = s.input, s.weight
+    shape = s.shapes[0]
+    nd = len(shape)
+    axes, cshape = _axes(nd), _chan(None, nd)
+    n = 1
+    for a in axes:
+        n *= shape[a]
+    if s.training:
+        mean, invstd = s.result1, s.result2
+        if F.differentiable:  # create_graph: mean and invstd depend on x (NOTE [ One formula, two currencies ] 4)
+            mean = F.sum(x, axis=axes) * (1.0 / n)
+            d = x - F.reshape(mean, cshape)
+            invstd = 1.0 / F.sqrt(F.sum(d * d, axis=axes) * (1.0 / n) + s.eps)
+    else:
+        mean, invstd = s.running_mean, 1.0 / F.sqrt(s.running_var + s.eps)
+    xhat = (x - F.reshape(mean, cshape)) * F.reshape(invstd, cshape)
+    gx = gw = gb = None
+    if s.needs[0]:
+        gxhat = g * F.reshape(w, cshape) if w is not None else g
+        if s.training:
+            m1 = F.sum(gxhat, axis=axes, keepdims=True) * (1.0 / n)
+            m2 = F.sum(gxhat * xhat, axis=axes, keepdims=True) * (1.0 / n)
+            gx = F.reshape(invstd, cshape) * (gxhat - m1 - xhat * m2)
+        else:
+            gx = gxhat * F.reshape(invstd, cshape)
+    if s.needs[1]:
+        gw = F.sum(g * xhat, axis=axes)
+    if s.needs[2]:
+        gb = F.sum(g, axis=axes)
+    return gx, gw, gb, None, None
+
+
+op("batch_norm", "NativeBatchNormBackward0", ("input", "weight", "bias", "running_mean", "running_var"),
+   _bn_fwd, _bn_bwd,
+   save={"input": (), "weight": (), "running_mean": (), "running_var": (), "result1": (), "result2": ()},
+   aux=("result1", "result2"), promote=False, nondiff=("running_mean", "running_var"))

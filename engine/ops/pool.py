@@ -1,0 +1,197 @@
+"""2-D pooling: the op-table rows behind ``F.max_pool2d``, ``F.avg_pool2d`` and ``F.adaptive_avg_pool2d``.
+
+NOTE [ Pooling ]
+1. Every dim before the last two is a batch of independent planes; the kernels see
+   ``(P, H, W)``, so 3-D (unbatched) and 4-D input take one path.
+2. Max pooling gathers each window from a ``-inf``-padded copy (the im2col index idea of
+   engine/ops/conv.py), takes the first maximum of each window (PyTorch's CPU order) and
+   returns ``result1``: the int64 position of that maximum in its unpadded ``H * W`` plane,
+   as PyTorch's indices. The node keeps ``self`` and ``result1``; backward scatter-adds the
+   gradient at ``result1``.
+3. Average pooling is separable: ``out = A_h @ x @ A_w.T`` where row i of ``A_h`` holds
+   ``1 / d_i`` over window i's rows (``d_i`` the window's height as PyTorch counts it:
+   with or without padding). Adaptive pooling is the same with PyTorch's adaptive bins
+   ``[floor(i H / oh), ceil((i + 1) H / oh))``. Backward is ``A_h.T @ g @ A_w``.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import _backend
+from ..derivatives import op
+
+
+@dataclass(frozen=True)
+class Pool2d:
+    """One pooling's plane geometry: input (h, w), window (kh, kw), stride, padding, dilation, output."""
+    h: int
+    w: int
+    kh: int
+    kw: int
+    sh: int
+    sw: int
+    ph: int
+    pw: int
+    dh: int
+    dw: int
+    oh: int
+    ow: int
+
+
+def out_size(size, k, s, p, d, ceil_mode):
+    """PyTorch's pooling_output_shape."""
+    num = size + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)
+    out = num // s + 1
+    if ceil_mode and (out - 1) * s >= size + p:
+        out -= 1
+    return out
+
+
+def _planes(x):
+    lead = tuple(x.shape[:-2])
+    p = 1
+    for s in lead:
+        p *= s
+    return lead, p
+
+
+_CACHE: dict = {}
+
+
+def _cached(key, make):
+    v = _CACHE.get(key)
+    if v is None:
+        if len(_CACHE) > 256:
+            _CACHE.clear()
+        v = _CACHE[key] = make()
+    return v
+
+
+# ---- max pooling (NOTE [ Pooling ] 2) -------------------------------------------------------------
+def _max_tables(g: Pool2d):
+    """Padded sizes, each window element's padded flat index (K*L,), and its unpadded index."""
+    hp = max(g.h + 2 * g.ph, (g.oh - 1) * g.sh + g.dh * (g.kh - 1) + 1)
+    wp = max(g.w + 2 * g.pw, (g.ow - 1) * g.sw + g.dw * (g.kw - 1) + 1)
+    i = np.arange(g.kh)[:, None, None, None] * g.dh + np.arange(g.oh)[None, None, :, None] * g.sh
+    j = np.arange(g.kw)[None, :, None, None] * g.dw + np.arange(g.ow)[None, None, None, :] * g.sw
+    i, j = np.broadcast_arrays(i, j)
+    lin = (i * wp + j).reshape(-1).astype(np.int64)
+    src = ((i - g.ph) * g.w + (j - g.pw)).reshape(-1).astype(np.int64)
+    return hp, wp, lin, src
+
+
+def _max_fwd(xp, x, geom, kernel_size=(), stride=(), padding=(), dilation=(), ceil_mode=False):
+    g = geom
+    lead, p = _planes(x)
+    hp, wp, lin, src = _cached(("max", g), lambda: _max_tables(g))
+    dev = getattr(x, "device", None)
+    lin_x = _cached(("lin", xp.__name__, str(dev), g), lambda: _backend.from_numpy(xp, lin))
+    src_x = _cached(("src", xp.__name__, str(dev), g), lambda: _backend.from_numpy(xp, src))
+    low = -math.inf if xp.isdtype(x.dtype, "real floating") else xp.iinfo(x.dtype).min
+    pad = xp.full((p, hp, wp), low, dtype=x.dtype)
+    pad[:, g.ph:g.ph + g.h, g.pw:g.pw + g.w] = xp.reshape(x, (p, g.h, g.w))
+    k, n = g.kh * g.kw, g.oh * g.ow
+    cols = xp.reshape(xp.take(xp.reshape(pad, (p, hp * wp)), lin_x, axis=1), (p, k, n))
+    which = xp.argmax(cols, axis=1)                                   # the first maximum of each window
+    out = xp.max(cols, axis=1)
+    flat = xp.reshape(which * n + xp.reshape(xp.arange(n, dtype=xp.int64), (1, n)), (-1,))
+    idx = xp.reshape(xp.take(src_x, flat), lead + (g.oh, g.ow))
+    return xp.reshape(out, lead + (g.oh, g.ow)), {"result1": idx}
+
+
+def _max_bwd(F, g, s):
+    shape = s.shapes[0]
+    geo = s.geom
+    p = 1
+    for d in shape[:-2]:
+        p *= d
+    n = geo.oh * geo.ow
+    g2 = F.reshape(g, (p, n))
+    idx = F.reshape(s.result1, (p, n))
+    gx = F.scatter_add((p, geo.h * geo.w), (F.iota(p, 0, 2, g2), idx), g2, g2)
+    return (F.reshape(gx, shape),)
+
+
+op("max_pool2d", "MaxPool2DWithIndicesBackward0", ("self",), _max_fwd, _max_bwd,
+   save={"self": (), "result1": ()}, aux=("result1",), promote=False)
+
+
+# ---- average and adaptive average pooling (NOTE [ Pooling ] 3) -------------------------------------
+def _avg_matrix(size, k, s, p, out, count_include_pad, divisor_override):
+    a = np.zeros((out, size))
+    for i in range(out):
+        start = i * s - p
+        end = min(start + k, size + p)
+        whole = end - start
+        start, end = max(start, 0), min(end, size)
+        if divisor_override:
+            a[i, start:end] = 1.0
+        else:
+            a[i, start:end] = 1.0 / (whole if count_include_pad else end - start)
+    return a
+
+
+def _adaptive_matrix(size, out):
+    a = np.zeros((out, size))
+    for i in range(out):
+        start, end = (i * size) // out, -((-(i + 1) * size) // out)
+        a[i, start:end] = 1.0 / (end - start)
+    return a
+
+
+def _matrices(geom, count_include_pad, divisor_override, adaptive):
+    g = geom
+    if adaptive:
+        return _adaptive_matrix(g.h, g.oh), _adaptive_matrix(g.w, g.ow)
+    return (_avg_matrix(g.h, g.kh, g.sh, g.ph, g.oh, count_include_pad, divisor_override),
+            _avg_matrix(g.w, g.kw, g.sw, g.pw, g.ow, count_include_pad, divisor_override))
+
+
+def _scale(divisor_override, adaptive):
+    return 1.0 / divisor_override if (divisor_override and not adaptive) else 1.0
+
+
+def _separable_fwd(adaptive):
+    def fwd(xp, x, geom, kernel_size=(), stride=(), padding=(), ceil_mode=False, count_include_pad=True,
+            divisor_override=None):
+        key = (xp.__name__, str(getattr(x, "device", None)), str(x.dtype), geom, count_include_pad,
+               divisor_override, adaptive)
+
+        def make():
+            ah, aw = _matrices(geom, count_include_pad, divisor_override, adaptive)
+            dt = np.float64 if "64" in str(x.dtype) else np.float32
+            return _backend.from_numpy(xp, ah.astype(dt)), _backend.from_numpy(xp, aw.T.astype(dt).copy())
+        ah, awt = _cached(key, make)
+        out = xp.matmul(xp.matmul(ah, x), awt)
+        k = _scale(divisor_override, adaptive)
+        return out * k if k != 1.0 else out
+    return fwd
+
+
+def _const(F, arr, like):
+    """A constant array in F's currency (a Tensor when the backward is recorded)."""
+    if F.differentiable:
+        from .. import functional as E
+        return E.tensor(arr, dtype=like.dtype, device=like.device)
+    xp = F.xp
+    return _backend.from_numpy(xp, arr.astype(np.float64 if "64" in str(like.dtype) else np.float32))
+
+
+def _separable_bwd(adaptive):
+    def bwd(F, g, s):
+        cip = getattr(s, "count_include_pad", True) if not adaptive else True
+        dov = None if adaptive else s.divisor_override
+        ah, aw = _matrices(s.geom, cip, dov, adaptive)
+        gx = F.matmul(F.matmul(_const(F, ah.T.copy(), g), g), _const(F, aw, g))
+        k = _scale(dov, adaptive)
+        return (gx * k if k != 1.0 else gx,)
+    return bwd
+
+
+op("avg_pool2d", "AvgPool2DBackward0", ("self",), _separable_fwd(False), _separable_bwd(False),
+   save={"self": ()}, promote=False)
+op("adaptive_avg_pool2d", "AdaptiveAvgPool2DBackward0", ("self",), _separable_fwd(True), _separable_bwd(True),
+   save={"self": ()}, promote=False)

@@ -1,0 +1,310 @@
+"""Layers and functions CNN/MLP tutorials use: batch norm, pooling, more activations and losses.
+
+Expected numbers come from PyTorch 2.13 (CPU); the snippet that made each set is in a comment
+beside it. Gradients are also checked against finite differences (float64).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import engine
+import engine.nn.functional as F
+from engine import nn
+
+from tests.engine.conftest import gradcheck, gradgradcheck
+
+D = engine.float64
+
+
+def t64(a, requires_grad=False):
+    return engine.tensor(np.asarray(a, dtype=np.float64), dtype=D, requires_grad=requires_grad)
+
+
+def saved(fn, names):
+    """{name: (shape, dtype name, bytes) or value} of a node's ``_saved_<name>`` attributes."""
+    out = {}
+    for name in names:
+        v = getattr(fn, "_saved_" + name)
+        out[name] = (tuple(v.shape), v.dtype.name, _nbytes(v)) \
+            if isinstance(v, engine.Tensor) else v
+    return out
+
+
+def _nbytes(t):
+    """The bytes of ``t``'s whole storage (glassgrad's Storage.nbytes is an attribute)."""
+    return t.untyped_storage().nbytes
+
+
+def assert_saved(fn, expected):
+    """The node's saved values are ``expected`` (PyTorch's), and it keeps no other tensor."""
+    assert saved(fn, expected) == expected
+    kept = {n for n, _ in fn.saved_tensors_info}
+    assert kept == {n for n, v in expected.items() if isinstance(v, tuple) and len(v) == 3 and
+                    isinstance(v[1], str)}
+
+
+# ---- batch norm ------------------------------------------------------------------------------------
+# rng = np.random.default_rng(0); X = rng.standard_normal((4, 3)); X4 = rng.standard_normal((2, 2, 3, 3))
+# m = torch.nn.BatchNorm1d(3, momentum=0.3).double(); x = torch.tensor(X, requires_grad=True)
+# y = m(x); (y * torch.arange(12.).double().reshape(4, 3)).sum().backward()     # bn1_y, bn1_gx, bn1_gw, bn1_gb
+# m(torch.tensor(X * 2 + 1))                        # bn1_rm, bn1_rv, bn1_nbt; then m.eval(): bn1_eval = m(X)
+# m = torch.nn.BatchNorm2d(2, momentum=None).double(); for k in range(3): m(x4 * (k + 1) + k)   # bn2_rm, bn2_rv
+# m.train(); bn2_y = m(x4)[0, 1]
+BN = {'bn1_y': [[0.064226, -0.073833, 1.106048], [0.041329, -0.719994, 0.550899], [1.359411, 1.654088, -1.570186], [-1.464965, -0.860261, -0.086761]], 'bn1_gx': [[-4.85996, -7.204445, -4.252853], [-1.59314, -2.395304, -0.642211], [3.480938, 2.387005, -3.695283], [2.972162, 7.212744, 8.590348]], 'bn1_gw': [-4.904233, 0.022195, -8.549263], 'bn1_gb': [18.0, 22.0, 26.0], 'bn1_rm': [0.354515, 0.230347, 0.368771], 'bn1_rv': [2.045889, 1.223317, 0.964235], 'bn1_nbt': 2, 'bn1_eval': [[-0.15995, -0.327702, 0.276643], [-0.174513, -0.692575, -0.007307], [0.663814, 0.648018, -1.09221], [-1.132546, -0.771781, -0.333461]], 'bn2_rm': [0.519605, 1.82131], 'bn2_rv': [2.960567, 4.543013], 'bn2_y': [[0.996808, -1.121999, -0.061682], [0.513955, -0.330226, -1.203663], [-1.389534, -0.905631, -0.19863]]}
+
+
+def _bn_inputs():
+    rng = np.random.default_rng(0)
+    return rng.standard_normal((4, 3)), rng.standard_normal((2, 2, 3, 3))
+
+
+def test_batchnorm1d_training_step_values_grads_and_running_stats():
+    X, _ = _bn_inputs()
+    m = nn.BatchNorm1d(3, momentum=0.3).double()
+    x = t64(X, True)
+    y = m(x)
+    (y * engine.arange(12.0, dtype=D).reshape(4, 3)).sum().backward()
+    np.testing.assert_allclose(y.detach().numpy(), BN["bn1_y"], atol=2e-6)
+    np.testing.assert_allclose(x.grad.numpy(), BN["bn1_gx"], atol=2e-6)
+    np.testing.assert_allclose(m.weight.grad.numpy(), BN["bn1_gw"], atol=2e-6)
+    np.testing.assert_allclose(m.bias.grad.numpy(), BN["bn1_gb"], atol=2e-6)
+    m(t64(X * 2 + 1))
+    np.testing.assert_allclose(m.running_mean.numpy(), BN["bn1_rm"], atol=2e-6)
+    np.testing.assert_allclose(m.running_var.numpy(), BN["bn1_rv"], atol=2e-6)
+    assert m.num_batches_tracked.item() == BN["bn1_nbt"] and m.num_batches_tracked.dtype is engine.int64
+    m.eval()
+    before = m.running_mean.numpy().copy()
+    np.testing.assert_allclose(m(t64(X)).detach().numpy(), BN["bn1_eval"], atol=2e-6)
+    assert np.array_equal(m.running_mean.numpy(), before) and m.num_batches_tracked.item() == 2
+
+
+def test_batchnorm2d_cumulative_average_when_momentum_is_none():
+    _, X4 = _bn_inputs()
+    m = nn.BatchNorm2d(2, momentum=None).double()
+    x4 = t64(X4)
+    for k in range(3):
+        m(x4 * (k + 1) + k)
+    np.testing.assert_allclose(m.running_mean.numpy(), BN["bn2_rm"], atol=2e-6)
+    np.testing.assert_allclose(m.running_var.numpy(), BN["bn2_rv"], atol=2e-6)
+    np.testing.assert_allclose(m(x4)[0, 1].detach().numpy(), BN["bn2_y"], atol=2e-6)
+
+
+def test_batchnorm_modules_repr_state_dict_and_flags():
+    m = nn.BatchNorm1d(3)
+    assert repr(m) == "BatchNorm1d(3, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)"
+    assert list(m.state_dict()) == ["weight", "bias", "running_mean", "running_var", "num_batches_tracked"]
+    assert [n for n, _ in m.named_buffers()] == ["running_mean", "running_var", "num_batches_tracked"]
+    assert [n for n, _ in m.named_parameters()] == ["weight", "bias"]
+    assert m.weight.tolist() == [1.0, 1.0, 1.0] and m.bias.tolist() == [0.0, 0.0, 0.0]
+    m2 = nn.BatchNorm2d(3, momentum=None, affine=False, track_running_stats=False)
+    assert repr(m2) == ("BatchNorm2d(3, eps=1e-05, momentum=None, affine=False, bias=False, "
+                        "track_running_stats=False)")
+    assert list(m2.state_dict()) == [] and m2.running_mean is None and m2.weight is None
+    # without running statistics eval mode still normalises with the batch's
+    m2.eval()
+    x = engine.randn(4, 3, 2, 2)
+    y = m2(x)
+    np.testing.assert_allclose(y.mean((0, 2, 3)).numpy(), 0.0, atol=1e-6)
+    # a round trip through state_dict keeps the buffers
+    a = nn.BatchNorm1d(3)
+    a(engine.randn(5, 3))
+    b = nn.BatchNorm1d(3)
+    b.load_state_dict(a.state_dict())
+    assert b.running_mean.tolist() == a.running_mean.tolist() and b.num_batches_tracked.item() == 1
+
+
+def test_batch_norm_grad_fn_and_saved_tensors_as_pytorch():
+    # y = F.batch_norm(x, rm, rv, w, b, training=True) with x 4x3 float32, all of x, w, b requiring grad:
+    # NativeBatchNormBackward0 saves eps, input, result1 (mean), result2 (invstd), running_mean (rm itself),
+    # running_var, training, weight; the running stats get no edge, and rm's version stays 0
+    x = engine.randn(4, 3, requires_grad=True)
+    w, b = engine.ones(3, requires_grad=True), engine.zeros(3, requires_grad=True)
+    rm, rv = engine.zeros(3), engine.ones(3)
+    y = F.batch_norm(x, rm, rv, w, b, training=True)
+    fn = y.grad_fn
+    assert fn.name() == "NativeBatchNormBackward0" and len(fn.next_functions) == 3
+    assert_saved(fn, {"eps": 1e-05, "input": ((4, 3), "float32", 48), "result1": ((3,), "float32", 12),
+                         "result2": ((3,), "float32", 12), "running_mean": ((3,), "float32", 12),
+                         "running_var": ((3,), "float32", 12), "training": True, "weight": ((3,), "float32", 12)})
+    assert fn._saved_running_mean is rm and fn._saved_weight is w and fn._saved_input is x
+    assert rm._version == 0 and rv._version == 0
+    np.testing.assert_allclose(fn._saved_result1.numpy(), x.detach().numpy().mean(0), atol=1e-6)
+    np.testing.assert_allclose(fn._saved_result2.numpy(), 1 / np.sqrt(x.detach().numpy().var(0) + 1e-5), rtol=1e-5)
+    # eval: result1/result2 are empty (0 bytes); no affine: weight None, running stats None, two None edges
+    e = F.batch_norm(x, rm, rv, w, b, training=False).grad_fn
+    assert saved(e, ["result1"])["result1"] == ((0,), "float32", 0) and e._saved_training is False
+    n = F.batch_norm(x, None, None, training=True).grad_fn
+    assert n._saved_weight is None and n._saved_running_mean is None and n._saved_running_var is None
+    assert [f is None for f, _ in n.next_functions] == [False, True, True]
+
+
+def test_batch_norm_gradcheck_training_and_eval():
+    rng = np.random.default_rng(3)
+    x = t64(rng.standard_normal((3, 2, 4)), True)
+    w, b = t64(rng.standard_normal(2), True), t64(rng.standard_normal(2), True)
+    rm, rv = t64([0.1, -0.2]), t64([0.5, 2.0])
+    gradcheck(lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True), [x, w, b])
+    gradcheck(lambda x, w, b: F.batch_norm(x, rm, rv, w, b, training=False), [x, w, b])
+    gradgradcheck(lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True), [x, w, b])
+    gradgradcheck(lambda x, w: F.batch_norm(x, rm, rv, w, None, training=False), [x, w])
+
+
+def test_batch_norm_errors_as_pytorch():
+    m1, m2 = nn.BatchNorm1d(3), nn.BatchNorm2d(3)
+    with pytest.raises(ValueError, match=r"^expected 2D or 3D input \(got 4D input\)$"):
+        m1(engine.randn(2, 3, 4, 5))
+    with pytest.raises(ValueError, match=r"^Expected more than 1 value per channel when training, got input size "
+                                         r"torch.Size\(\[1, 3\]\)$"):
+        m1(engine.randn(1, 3))
+    with pytest.raises(ValueError, match=r"^expected 4D input \(got 3D input\)$"):
+        m2(engine.randn(2, 3, 4))
+    with pytest.raises(RuntimeError, match=r"^running_mean should contain 4 elements not 3$"):
+        m2(engine.randn(2, 4, 3, 3))
+    with pytest.raises(RuntimeError, match=r"^weight should contain 4 elements not 3$"):
+        F.batch_norm(engine.randn(2, 4), engine.zeros(4), engine.ones(4), engine.ones(3))
+    with pytest.raises(RuntimeError, match=r"^running_mean must be defined in evaluation mode$"):
+        F.batch_norm(engine.randn(2, 4), None, None, training=False)
+
+
+# ---- pooling ---------------------------------------------------------------------------------------
+# rng = np.random.default_rng(1); X = rng.standard_normal((1, 2, 5, 5)); for each name, with y = fn(x):
+# (y * torch.arange(y.numel()).double().reshape(y.shape)).sum().backward()  -> name: y, name_g: x.grad,
+# name_i: the indices. mp: F.max_pool2d(x, 3, 2, 1, ceil_mode=True, return_indices=True);
+# mpd: F.max_pool2d(x, 2, 1, dilation=2, return_indices=True); ap: F.avg_pool2d(x, 3, 2, 1, ceil_mode=True);
+# apx: F.avg_pool2d(x, (2, 3), (2, 1), (1, 0), count_include_pad=False); aap: F.adaptive_avg_pool2d(x, (3, 2))
+POOL = {'mp': [[[[0.821618, 0.821618, 0.905356], [0.598846, 0.581118, 0.364572], [0.598846, 1.294064, 1.006724]], [[2.117839, 2.042772, 2.042772], [2.117839, 2.042772, 2.042772], [0.095483, 0.593748, 0.891167]]]], 'mp_g': [[[[0.0, 1.0, 0.0, 0.0, 2.0], [0.0, 0.0, 4.0, 5.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0], [9.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 7.0, 8.0, 0.0]], [[0.0, 0.0, 0.0, 0.0, 0.0], [21.0, 0.0, 0.0, 48.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0], [15.0, 0.0, 0.0, 16.0, 17.0]]]], 'mp_i': [[[[1, 1, 4], [15, 7, 8], [15, 22, 23]], [[5, 8, 8], [5, 8, 8], [20, 23, 24]]]], 'mpd': [[[[0.345584, 0.821618, 0.905356], [0.598846, 0.364572, 0.581118], [1.294064, 1.006724, 1.294064]], [[0.663063, 0.213643, 0.217322], [2.117839, 2.042772, 0.646703], [0.663063, 0.593748, 0.891167]]]], 'mpd_g': [[[[0.0, 1.0, 0.0, 0.0, 2.0], [0.0, 0.0, 5.0, 4.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0], [3.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 14.0, 7.0, 0.0]], [[0.0, 0.0, 0.0, 10.0, 11.0], [12.0, 0.0, 0.0, 13.0, 14.0], [24.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 16.0, 17.0]]]], 'mpd_i': [[[[0, 1, 4], [15, 8, 7], [22, 23, 22]], [[10, 3, 4], [5, 8, 9], [10, 23, 24]]]], 'ap': [[[[0.119625, 0.028626, 0.028989], [0.124792, -0.108729, -0.113936], [0.041234, 0.11006, -0.304838]], [[-0.117552, 0.01887, 0.346716], [-0.083967, -0.349055, 0.213659], [-0.197723, -0.17522, 0.049099]]]], 'ap_g': [[[[0.0, 0.111111, 0.111111, 0.333333, 0.222222], [0.333333, 0.888889, 0.555556, 1.333333, 0.777778], [0.333333, 0.777778, 0.444444, 1.0, 0.555556], [1.0, 2.222222, 1.222222, 2.666667, 1.444444], [0.666667, 1.444444, 0.777778, 1.666667, 0.888889]], [[1.0, 2.111111, 1.111111, 2.333333, 1.222222], [2.333333, 4.888889, 2.555556, 5.333333, 2.777778], [1.333333, 2.777778, 1.444444, 3.0, 1.555556], [3.0, 6.222222, 3.222222, 6.666667, 3.444444], [1.666667, 3.444444, 1.777778, 3.666667, 1.888889]]]], 'apx': [[[[0.499213, -0.050367, -0.022455], [0.05487, 0.009348, -0.02361], [0.228786, 0.16509, -0.290322]], [[-0.828659, -0.127773, 0.002925], [-0.145134, -0.240245, 0.156712], [-0.392974, -0.26283, -0.02274]]]], 'apx_g': [[[[0.0, 0.333333, 1.0, 1.0, 0.666667], [0.5, 1.166667, 2.0, 1.5, 0.833333], [0.5, 1.166667, 2.0, 1.5, 0.833333], [1.0, 2.166667, 3.5, 2.5, 1.333333], [1.0, 2.166667, 3.5, 2.5, 1.333333]], [[3.0, 6.333333, 10.0, 7.0, 3.666667], [2.0, 4.166667, 6.5, 4.5, 2.333333], [2.0, 4.166667, 6.5, 4.5, 2.333333], [2.5, 5.166667, 8.0, 5.5, 2.833333], [2.5, 5.166667, 8.0, 5.5, 2.833333]]]], 'aap': [[[[0.331363, 0.19541], [0.075037, -0.163691], [0.228786, -0.290322]], [[-0.309627, 0.386774], [-0.317048, -0.019421], [-0.392974, -0.02274]]]], 'aap_g': [[[[0.0, 0.0, 0.166667, 0.166667, 0.166667], [0.222222, 0.222222, 0.722222, 0.5, 0.5], [0.222222, 0.222222, 0.555556, 0.333333, 0.333333], [0.888889, 0.888889, 2.055556, 1.166667, 1.166667], [0.666667, 0.666667, 1.5, 0.833333, 0.833333]], [[1.0, 1.0, 2.166667, 1.166667, 1.166667], [1.888889, 1.888889, 4.055556, 2.166667, 2.166667], [0.888889, 0.888889, 1.888889, 1.0, 1.0], [2.555556, 2.555556, 5.388889, 2.833333, 2.833333], [1.666667, 1.666667, 3.5, 1.833333, 1.833333]]]]}
+POOL_FNS = {
+    "mp": lambda x: F.max_pool2d(x, 3, 2, 1, ceil_mode=True, return_indices=True),
+    "mpd": lambda x: F.max_pool2d(x, 2, 1, dilation=2, return_indices=True),
+    "ap": lambda x: F.avg_pool2d(x, 3, 2, 1, ceil_mode=True),
+    "apx": lambda x: F.avg_pool2d(x, (2, 3), (2, 1), (1, 0), count_include_pad=False),
+    "aap": lambda x: F.adaptive_avg_pool2d(x, (3, 2)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(POOL_FNS))
+def test_pooling_values_indices_and_grads_as_pytorch(name):
+    X = np.random.default_rng(1).standard_normal((1, 2, 5, 5))
+    x = t64(X, True)
+    y = POOL_FNS[name](x)
+    yy = y[0] if isinstance(y, tuple) else y
+    (yy * engine.arange(yy.numel(), dtype=D).reshape(tuple(yy.shape))).sum().backward()
+    np.testing.assert_allclose(yy.detach().numpy(), POOL[name], atol=2e-6)
+    np.testing.assert_allclose(x.grad.numpy(), POOL[name + "_g"], atol=2e-6)
+    if isinstance(y, tuple):
+        assert y[1].dtype is engine.int64 and y[1].tolist() == POOL[name + "_i"]
+    gradcheck(lambda x: POOL_FNS[name](x), [t64(X, True)])
+    # pooling is linear: square its output so the recorded backward has something to differentiate
+    gradgradcheck(lambda x: _first(POOL_FNS[name](x)) ** 2, [t64(X, True)])
+
+
+def _first(y):
+    return y[0] if isinstance(y, tuple) else y
+
+
+def test_pooling_grad_fns_and_saved_tensors_as_pytorch():
+    x = engine.randn(2, 3, 6, 6, requires_grad=True)
+    y, i = F.max_pool2d(x, 3, 2, 1, return_indices=True)
+    assert y.grad_fn.name() == "MaxPool2DWithIndicesBackward0"
+    assert_saved(y.grad_fn, {"ceil_mode": False, "dilation": (1, 1), "kernel_size": (3, 3), "padding": (1, 1),
+                             "result1": ((2, 3, 3, 3), "int64", 432), "self": ((2, 3, 6, 6), "float32", 864),
+                             "stride": (2, 2)})
+    assert y.grad_fn._saved_result1.untyped_storage() is i.untyped_storage()
+    assert F.max_pool2d(x, 2).grad_fn._saved_stride == ()
+    assert_saved(F.avg_pool2d(x, 2, divisor_override=3).grad_fn, {
+        "ceil_mode": False, "count_include_pad": True, "divisor_override": 3, "kernel_size": (2, 2),
+        "padding": (0, 0), "self": ((2, 3, 6, 6), "float32", 864), "stride": ()})
+    a = F.adaptive_avg_pool2d(x, 2).grad_fn
+    assert a.name() == "AdaptiveAvgPool2DBackward0"
+    assert_saved(a, {"self": ((2, 3, 6, 6), "float32", 864)})
+    m = F.adaptive_avg_pool2d(x, (1, 1))
+    assert m.grad_fn.name() == "MeanBackward1" and tuple(m.shape) == (2, 3, 1, 1)
+    assert tuple(F.adaptive_avg_pool2d(x, (3, None)).shape) == (2, 3, 3, 6)
+    u = F.max_pool2d(engine.randn(3, 6, 6, requires_grad=True), 2)    # unbatched (C, H, W)
+    assert tuple(u.shape) == (3, 3, 3) and saved(u.grad_fn, ["result1"])["result1"] == ((3, 3, 3), "int64", 216)
+
+
+def test_pooling_modules_and_shapes():
+    assert repr(nn.MaxPool2d(2)) == "MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)"
+    assert repr(nn.MaxPool2d(3, 2, 1, return_indices=True, ceil_mode=True)) == \
+        "MaxPool2d(kernel_size=3, stride=2, padding=1, dilation=1, ceil_mode=True)"
+    assert repr(nn.AvgPool2d(2)) == "AvgPool2d(kernel_size=2, stride=2, padding=0)"
+    assert repr(nn.AdaptiveAvgPool2d((1, 1))) == "AdaptiveAvgPool2d(output_size=(1, 1))"
+    x = engine.randn(2, 3, 6, 6)
+    assert tuple(nn.MaxPool2d(3, 2, ceil_mode=True)(x).shape) == (2, 3, 3, 3)
+    assert tuple(nn.MaxPool2d(3, 2)(x).shape) == (2, 3, 2, 2)
+    y, i = nn.MaxPool2d(2, return_indices=True)(x)
+    assert tuple(i.shape) == (2, 3, 3, 3)
+    assert nn.MaxPool2d(2)(x).grad_fn is None
+    assert tuple(nn.AdaptiveAvgPool2d(1)(x).shape) == (2, 3, 1, 1)
+    net = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(), nn.MaxPool2d(2),
+                        nn.AdaptiveAvgPool2d((1, 1)), nn.Flatten(), nn.Linear(4, 2))
+    net(x).sum().backward()
+    assert all(p.grad is not None for p in net.parameters())
+
+
+def test_pooling_errors_as_pytorch():
+    x = engine.randn(2, 3, 6, 6)
+    cases = [
+        (lambda: F.max_pool2d(x, 3, padding=2), RuntimeError,
+         "pad should be at most half of effective kernel size, but got pad=2, kernel_size=3 and dilation=1"),
+        (lambda: F.max_pool2d(engine.randn(2, 3), 2), RuntimeError,
+         "non-empty 3D or 4D (batch mode) tensor expected for input"),
+        (lambda: F.max_pool2d(x, 7), RuntimeError,
+         "Given input size: (3x6x6). Calculated output size: (3x0x0). Output size is too small"),
+        (lambda: F.avg_pool2d(x, 7), RuntimeError,
+         "Given input size: (3x6x6). Calculated output size: (3x0x0). Output size is too small"),
+        (lambda: F.max_pool2d(x, 2, stride=0), RuntimeError, "stride should not be zero"),
+        (lambda: F.max_pool2d(x, 2, padding=-1), RuntimeError, "pad must be non-negative, but got pad: -1"),
+        (lambda: F.max_pool2d(x, (2, 2, 2)), RuntimeError,
+         "max_pool2d: kernel_size must either be a single int, or a tuple of two ints"),
+    ]
+    for fn, exc, msg in cases:
+        with pytest.raises(exc) as e:
+            fn()
+        assert str(e.value) == msg
+
+
+# ---- the same ops on array_api_strict (as tests/engine/test_backends.py runs the op suite) ----------
+STRICT = {
+    "batch_norm_train": lambda a: F.batch_norm(a.reshape(2, 3, 2), None, None, a[0, :3], a[1, :3], training=True),
+    "batch_norm_eval": lambda a: F.batch_norm(a, a[0].detach() * 0.1, a[1].detach().abs() + 1.0, a[2], None),
+    "batch_norm_running": lambda a: _bn_running(a),
+    "max_pool2d": lambda a: F.max_pool2d(a.reshape(1, 1, 3, 4), 2, 1, 1, ceil_mode=True),
+    "avg_pool2d": lambda a: F.avg_pool2d(a.reshape(1, 1, 3, 4), 2, 1, 1, count_include_pad=False),
+    "adaptive_avg_pool2d": lambda a: F.adaptive_avg_pool2d(a.reshape(1, 3, 4), (2, 3)),
+}
+
+
+def _bn_running(a):
+    rm, rv = engine.zeros(4, dtype=D, device=a.device), engine.ones(4, dtype=D, device=a.device)
+    y = F.batch_norm(a, rm, rv, training=True, momentum=0.5)
+    return y + rm + rv
+
+
+def _run_strict(fn):
+    a = t64(np.random.default_rng(0).standard_normal((3, 4)), True)
+    out = fn(a)
+    out.backward(engine.ones_like(out))
+    return out, a.grad
+
+
+@pytest.mark.parametrize("name", sorted(STRICT))
+def test_array_api_strict_matches_numpy(name):
+    xps = pytest.importorskip("array_api_strict")
+    from engine._device import cpu_namespace
+    ref_out, ref_grad = _run_strict(STRICT[name])
+    with cpu_namespace(xps):
+        out, grad = _run_strict(STRICT[name])
+        assert type(out._data).__module__.startswith("array_api_strict")
+        assert type(grad._data).__module__.startswith("array_api_strict")
+    host = lambda t: t.detach().cpu().numpy()  # noqa: E731
+    np.testing.assert_allclose(host(out), host(ref_out), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(host(grad), host(ref_grad), rtol=1e-10, atol=1e-12)
+
+
+def exercise_layer_ops():
+    """One call of each table op this file covers (tests/engine/test_ops_grad.py checks every op runs)."""
+    for name in sorted(STRICT):
+        _run_strict(STRICT[name])
