@@ -243,7 +243,8 @@ class _Builder:
         heights = layout.side_heights(self.spines, edges)
         skip = [e for e in edges if e[0] in pos and e[1] in pos and pos[e[0]][0] == pos[e[1]][0]
                 and pos[e[1]][1] > pos[e[0]][1] + 1]
-        for src, dst in skip + [e for e in edges if e not in set(skip)]:
+        skip_set = set(skip)
+        for src, dst in skip + [e for e in edges if e not in skip_set]:
             if src in pos and pos.get(dst) == (pos[src][0], pos[src][1] + 1):
                 # a spine edge into another checkpoint frame leaves a rank for the frame's own inputs (rule 6)
                 gap = (f", minlen={max(2, heights[dst] + 1)}" if self.where.get(src) != self.where.get(dst)
