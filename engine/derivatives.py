@@ -1028,9 +1028,5 @@ op("einsum_one", "EinsumBackward0", ("self",), _einsum_fwd, _einsum_bwd, promote
 # ---- layers CNN/MLP tutorials use: batch norm, pooling, more activations and losses ----------------
 # (their rows live beside their kernels in engine/ops/; importing them registers them here)
 from .ops import norm as _norm_rows  # noqa: E402,F401
-
-
-# ---- layers CNN/MLP tutorials use: batch norm, pooling, more activations and losses ----------------
-# (their rows live beside their kernels in engine/ops/; importing them registers them here)
-from .ops import norm as _norm_rows  # noqa: E402,F401
 from .ops import pool as _pool_rows  # noqa: E402,F401
+from .ops import activation as _activation_rows  # noqa: E402,F401

@@ -25,3 +25,5 @@ from .batchnorm import BatchNorm1d, BatchNorm2d  # noqa: E402
 __all__ += ["BatchNorm1d", "BatchNorm2d"]
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d  # noqa: E402
 __all__ += ["AdaptiveAvgPool2d", "AvgPool2d", "MaxPool2d"]
+from .activation import ELU, SELU, Hardtanh, LeakyReLU, Mish, ReLU6, SiLU, Softplus  # noqa: E402
+__all__ += ["ELU", "SELU", "Hardtanh", "LeakyReLU", "Mish", "ReLU6", "SiLU", "Softplus"]

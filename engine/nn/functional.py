@@ -410,3 +410,5 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
 
 from .batchnorm import batch_norm  # noqa: E402,F401
 from .pooling import adaptive_avg_pool2d, avg_pool2d, max_pool2d, max_pool2d_with_indices  # noqa: E402,F401
+from .activation_fns import (elu, elu_, hardtanh, hardtanh_, leaky_relu, leaky_relu_, mish, relu6,  # noqa: E402,F401
+                             selu, silu, softplus)

@@ -274,6 +274,12 @@ STRICT = {
     "max_pool2d": lambda a: F.max_pool2d(a.reshape(1, 1, 3, 4), 2, 1, 1, ceil_mode=True),
     "avg_pool2d": lambda a: F.avg_pool2d(a.reshape(1, 1, 3, 4), 2, 1, 1, count_include_pad=False),
     "adaptive_avg_pool2d": lambda a: F.adaptive_avg_pool2d(a.reshape(1, 3, 4), (2, 3)),
+    "silu": lambda a: F.silu(a),
+    "leaky_relu": lambda a: F.leaky_relu(a, 0.2) + F.leaky_relu(a * 1, 0.3, inplace=True),
+    "elu": lambda a: F.elu(a, 0.7) + F.elu(a * 1, inplace=True),
+    "softplus": lambda a: F.softplus(a * 8, 2, 10),
+    "mish": lambda a: F.mish(a),
+    "hardtanh": lambda a: F.hardtanh(a, -0.5, 0.7),
 }
 
 
@@ -308,3 +314,93 @@ def exercise_layer_ops():
     """One call of each table op this file covers (tests/engine/test_ops_grad.py checks every op runs)."""
     for name in sorted(STRICT):
         _run_strict(STRICT[name])
+
+
+# ---- activations -----------------------------------------------------------------------------------
+# X = [-25.0, -3.0, -1.0, -0.5, 0.0, 0.3, 1.0, 2.5, 12.0, 30.0]; x = torch.tensor(X, dtype=torch.float64,
+# requires_grad=True); y = f(x) (in-place names: y = f(x * 1)); y.backward(torch.arange(1., 11., dtype=torch.float64))
+# -> name: (y, x.grad), for f in ACT below
+ACT = {'silu': ([-0.0, -0.142278, -0.268941, -0.18877, 0.0, 0.172333, 0.731059, 2.310355, 11.999926, 30.0], [-0.0, -0.176208, 0.216988, 1.040155, 2.5, 3.88668, 6.493694, 8.795209, 9.000608, 10.0]), 'leaky_relu': ([-5.0, -0.6, -0.2, -0.1, 0.0, 0.3, 1.0, 2.5, 12.0, 30.0], [0.2, 0.4, 0.6, 0.8, 1.0, 6.0, 7.0, 8.0, 9.0, 10.0]), 'elu': ([-0.7, -0.665149, -0.442484, -0.275429, 0.0, 0.3, 1.0, 2.5, 12.0, 30.0], [0.0, 0.069702, 0.772547, 1.698286, 3.5, 6.0, 7.0, 8.0, 9.0, 10.0]), 'selu': ([-1.758099, -1.670569, -1.111331, -0.691758, 0.0, 0.31521, 1.050701, 2.626752, 12.608412, 31.52103], [0.0, 0.175061, 1.940306, 4.265365, 8.790497, 6.304206, 7.354907, 8.405608, 9.456309, 10.50701]), 'softplus': ([0.0, 0.001238, 0.063464, 0.156631, 0.346574, 0.518744, 1.063464, 2.503358, 12.0, 30.0], [0.0, 0.004945, 0.357609, 1.075766, 2.5, 3.873938, 6.16558, 7.946457, 9.0, 10.0]), 'softplus_default': ([0.0, 0.048587, 0.313262, 0.474077, 0.693147, 0.854355, 1.313262, 2.57889, 12.000006, 30.0], [0.0, 0.094852, 0.806824, 1.510163, 2.5, 3.446655, 5.11741, 7.393135, 8.999945, 10.0]), 'mish': ([-0.0, -0.145647, -0.303401, -0.220744, 0.0, 0.208001, 0.865098, 2.471392, 12.0, 30.0], [-0.0, -0.186786, 0.17765, 1.158043, 3.0, 4.696964, 7.343254, 8.329036, 9.0, 10.0]), 'hardtanh': ([-1.0, -1.0, -1.0, -0.5, 0.0, 0.3, 1.0, 2.5, 2.5, 2.5], [0.0, 0.0, 0.0, 4.0, 5.0, 6.0, 7.0, 0.0, 0.0, 0.0]), 'relu6': ([0.0, 0.0, 0.0, 0.0, 0.0, 0.3, 1.0, 2.5, 6.0, 6.0], [0.0, 0.0, 0.0, 0.0, 0.0, 6.0, 7.0, 8.0, 0.0, 0.0]), 'silu_': ([-0.0, -0.142278, -0.268941, -0.18877, 0.0, 0.172333, 0.731059, 2.310355, 11.999926, 30.0], [-0.0, -0.176208, 0.216988, 1.040155, 2.5, 3.88668, 6.493694, 8.795209, 9.000608, 10.0]), 'leaky_relu_': ([-5.0, -0.6, -0.2, -0.1, 0.0, 0.3, 1.0, 2.5, 12.0, 30.0], [0.2, 0.4, 0.6, 0.8, 1.0, 6.0, 7.0, 8.0, 9.0, 10.0]), 'elu_': ([-0.7, -0.665149, -0.442484, -0.275429, 0.0, 0.3, 1.0, 2.5, 12.0, 30.0], [0.0, 0.069702, 0.772547, 1.698286, 3.5, 6.0, 7.0, 8.0, 9.0, 10.0]), 'hardtanh_': ([-1.0, -1.0, -1.0, -0.5, 0.0, 0.3, 1.0, 2.5, 2.5, 2.5], [0.0, 0.0, 0.0, 4.0, 5.0, 6.0, 7.0, 0.0, 0.0, 0.0]), 'mish_': ([-0.0, -0.145647, -0.303401, -0.220744, 0.0, 0.208001, 0.865098, 2.471392, 12.0, 30.0], [-0.0, -0.186786, 0.17765, 1.158043, 3.0, 4.696964, 7.343254, 8.329036, 9.0, 10.0])}
+ACT_X = [-25.0, -3.0, -1.0, -0.5, 0.0, 0.3, 1.0, 2.5, 12.0, 30.0]
+ACT_FNS = {
+    "silu": F.silu, "leaky_relu": lambda x: F.leaky_relu(x, 0.2), "elu": lambda x: F.elu(x, 0.7), "selu": F.selu,
+    "softplus": lambda x: F.softplus(x, 2, 10), "softplus_default": F.softplus, "mish": F.mish,
+    "hardtanh": lambda x: F.hardtanh(x, -1.0, 2.5), "relu6": F.relu6,
+    "silu_": lambda x: F.silu(x * 1, inplace=True), "leaky_relu_": lambda x: F.leaky_relu(x * 1, 0.2, inplace=True),
+    "elu_": lambda x: F.elu(x * 1, 0.7, inplace=True), "hardtanh_": lambda x: F.hardtanh(x * 1, -1.0, 2.5, True),
+    "mish_": lambda x: F.mish(x * 1, inplace=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ACT_FNS))
+def test_activation_values_and_grads_as_pytorch(name):
+    x = t64(ACT_X, True)
+    y = ACT_FNS[name](x)
+    y.backward(engine.arange(1.0, 11.0, dtype=D))
+    want_y, want_g = ACT[name]
+    np.testing.assert_allclose(y.detach().numpy(), want_y, atol=2e-6)
+    np.testing.assert_allclose(x.grad.numpy(), want_g, atol=2e-6)
+    smooth = t64([-2.0, -0.7, -0.2, 0.4, 0.9, 1.7], True)   # away from kinks, thresholds and clamps
+    gradcheck(ACT_FNS[name], [smooth])
+    gradgradcheck(lambda x: ACT_FNS[name](x) * x, [smooth])   # (* x: the piecewise-linear ones too)
+
+
+def test_activation_grad_fns_and_saved_tensors_as_pytorch():
+    x = engine.randn(2, 3, requires_grad=True)
+    cases = [
+        (F.silu(x), "SiluBackward0", {"self": ((2, 3), "float32", 24)}),
+        (F.leaky_relu(x), "LeakyReluBackward0", {"negative_slope": 0.01, "self": ((2, 3), "float32", 24)}),
+        (F.elu(x, 0.5), "EluBackward0", {"alpha": 0.5, "input_scale": 1, "scale": 1,
+                                         "self": ((2, 3), "float32", 24)}),
+        (F.selu(x), "EluBackward0", {"alpha": 1.6732632423543772, "input_scale": 1, "scale": 1.0507009873554805,
+                                     "self": ((2, 3), "float32", 24)}),
+        (F.softplus(x, 2, 10), "SoftplusBackward0", {"beta": 2, "self": ((2, 3), "float32", 24), "threshold": 10}),
+        (F.mish(x), "MishBackward0", {"self": ((2, 3), "float32", 24)}),
+        (F.hardtanh(x, -0.5, 0.5), "HardtanhBackward0", {"max_val": 0.5, "min_val": -0.5,
+                                                         "self": ((2, 3), "float32", 24)}),
+        (F.relu6(x), "HardtanhBackward0", {"max_val": 6, "min_val": 0, "self": ((2, 3), "float32", 24)}),
+        # in place on a non-leaf: silu_/mish_/hardtanh_ keep (a copy of) the input, leaky_relu_/elu_ the result
+        (F.silu(x * 1, inplace=True), "SiluBackward0", {"self": ((2, 3), "float32", 24)}),
+        (F.mish(x * 1, inplace=True), "MishBackward0", {"self": ((2, 3), "float32", 24)}),
+        (F.hardtanh(x * 1, inplace=True), "HardtanhBackward0", {"max_val": 1.0, "min_val": -1.0,
+                                                                "self": ((2, 3), "float32", 24)}),
+        (F.leaky_relu(x * 1, inplace=True), "LeakyReluBackward1", {"negative_slope": 0.01,
+                                                                   "result": ((2, 3), "float32", 24)}),
+        (F.elu(x * 1, inplace=True), "EluBackward1", {"alpha": 1.0, "input_scale": 1,
+                                                      "result": ((2, 3), "float32", 24), "scale": 1}),
+    ]
+    for y, name, want in cases:
+        assert y.grad_fn.name() == name
+        assert_saved(y.grad_fn, want)
+    h = x * 1
+    y = F.leaky_relu(h, inplace=True)
+    assert y is h and y.grad_fn._saved_result.untyped_storage() is h.untyped_storage() and h._version == 1
+    assert F.silu(x * 1, inplace=True).grad_fn.next_functions[0][0].name() == "MulBackward0"
+
+
+def test_activation_modules_and_errors_as_pytorch():
+    reprs = [(nn.LeakyReLU(), "LeakyReLU(negative_slope=0.01)"), (nn.ELU(), "ELU(alpha=1.0)"),
+             (nn.Softplus(), "Softplus(beta=1.0, threshold=20.0)"), (nn.Mish(), "Mish()"),
+             (nn.Hardtanh(), "Hardtanh(min_val=-1.0, max_val=1.0)"), (nn.SiLU(), "SiLU()"),
+             (nn.SiLU(inplace=True), "SiLU(inplace=True)"),
+             (nn.LeakyReLU(0.2, True), "LeakyReLU(negative_slope=0.2, inplace=True)"),
+             (nn.ELU(0.5, True), "ELU(alpha=0.5, inplace=True)"), (nn.Hardtanh(-2, 2), "Hardtanh(min_val=-2, max_val=2)"),
+             (nn.ReLU6(), "ReLU6()"), (nn.Softplus(2, 10), "Softplus(beta=2, threshold=10)"),
+             (nn.Mish(True), "Mish(inplace=True)"), (nn.SELU(), "SELU()"), (nn.ReLU6(inplace=True), "ReLU6(inplace=True)")]
+    for m, want in reprs:
+        assert repr(m) == want
+    x = engine.tensor([-1.0, 0.5])
+    h = x * 1
+    assert nn.SiLU(inplace=True)(h) is h
+    assert nn.LeakyReLU(0.5)(x).tolist() == [-0.5, 0.5]
+    with pytest.raises(NotImplementedError, match="^\"silu_cpu\" not implemented for 'Long'$"):
+        F.silu(engine.tensor([1, 2]))
+    with pytest.raises(ValueError, match="^min_val cannot be greater than max_val$"):
+        F.hardtanh(x, 1, -1)
+    assert F.hardtanh(engine.tensor([1, -2])).tolist() == [1, -1]
+    with pytest.raises(RuntimeError, match="^a leaf Variable that requires grad is being used in an in-place"):
+        F.silu(engine.ones(2, requires_grad=True), inplace=True)
+    y = F.leaky_relu(engine.randn(3, requires_grad=True) * 1, -0.1, inplace=True)
+    with pytest.raises(RuntimeError, match="^In-place leakyReLu backward calculation is triggered with a negative "
+                                           "slope which is not supported"):
+        y.sum().backward()
