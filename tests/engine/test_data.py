@@ -294,3 +294,28 @@ def test_loader_and_collate_on_a_non_numpy_array_namespace():
             xb, yb = batches[1]
             assert type(xb._data).__module__.startswith("array_api_strict") and xb._storage.category == "input"
             assert yb.tolist() == ([2, 3] if isinstance(data, TensorDataset) else [0, 1]) and len(batches) == 3
+
+
+def test_weighted_random_sampler():
+    from engine.utils.data import WeightedRandomSampler as W
+    engine.manual_seed(0)
+    a = list(W([0.1, 0.0, 0.9, 3.0], 200))
+    engine.manual_seed(0)
+    assert list(W([0.1, 0.0, 0.9, 3.0], 200)) == a                        # reproducible under manual_seed
+    assert 1 not in a and a.count(3) > a.count(2) > a.count(0) and len(W([1, 2], 5)) == 5
+    assert sorted(W([1.0, 1.0, 1.0], 3, replacement=False)) == [0, 1, 2]
+    assert W([1, 2], 3).weights.dtype is engine.float64
+    # PyTorch 2.13's messages (the last three from torch.multinomial)
+    with pytest.raises(ValueError, match="^num_samples should be a positive integer value, but got num_samples=0$"):
+        W([0.1, 0.9], 0)
+    with pytest.raises(ValueError, match="^replacement should be a boolean value, but got replacement=1$"):
+        W([0.1, 0.9], 3, 1)
+    with pytest.raises(ValueError, match=r"^weights should be a 1d sequence but given weights have shape \(1, 1\)$"):
+        W([[0.1]], 2)
+    with pytest.raises(RuntimeError, match="^cannot sample n_sample > prob_dist.size\\(-1\\) samples without "
+                                           "replacement$"):
+        list(W([0.1, 0.9], 3, False))
+    with pytest.raises(RuntimeError, match=r"^invalid multinomial distribution \(encountering probability entry < 0\)$"):
+        list(W([0.1, -0.9], 3))
+    with pytest.raises(RuntimeError, match=r"^invalid multinomial distribution \(sum of probabilities <= 0\)$"):
+        list(W([0.0, 0.0], 3))

@@ -6,8 +6,9 @@ makes are counted in the ``input`` memory category (NOTE [ Batches are inputs ])
 from ._collate import default_collate, default_convert
 from .dataloader import DataLoader, get_worker_info
 from .dataset import ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split
-from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler
+from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler,
+                      WeightedRandomSampler)
 
 __all__ = ["BatchSampler", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset", "RandomSampler", "Sampler",
-           "SequentialSampler", "Subset", "SubsetRandomSampler", "TensorDataset", "default_collate",
-           "default_convert", "get_worker_info", "random_split"]
+           "SequentialSampler", "Subset", "SubsetRandomSampler", "TensorDataset", "WeightedRandomSampler",
+           "default_collate", "default_convert", "get_worker_info", "random_split"]

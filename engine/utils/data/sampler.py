@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import itertools
 
+import numpy as np
+
 from ... import random as _random
 
 _INT63 = (1 << 63) - 1
@@ -114,3 +116,38 @@ class BatchSampler(Sampler):
         if self.drop_last:
             return len(self.sampler) // self.batch_size
         return (len(self.sampler) + self.batch_size - 1) // self.batch_size
+
+
+class WeightedRandomSampler(Sampler):
+    """``num_samples`` indices drawn with probabilities proportional to ``weights`` (with
+    ``replacement`` by default), from ``generator`` or the global generator."""
+
+    def __init__(self, weights, num_samples: int, replacement: bool = True, generator=None):
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
+        if not isinstance(replacement, bool):
+            raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
+        from ... import functional as E
+        w = E.as_tensor(weights, dtype=E.float64)
+        if w.ndim != 1:
+            raise ValueError(f"weights should be a 1d sequence but given weights have shape {tuple(w.shape)}")
+        self.weights = w
+        self.num_samples = num_samples
+        self.replacement = replacement
+        self.generator = generator
+
+    def __iter__(self):
+        # torch.multinomial's checks; the draw itself is the generator's (on the host)
+        p = np.asarray(self.weights.tolist(), dtype=np.float64)
+        if (p < 0).any() or not np.isfinite(p).all():
+            raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
+        if p.sum() <= 0:
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        if not self.replacement and self.num_samples > p.size:
+            raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+        gen = self.generator if self.generator is not None else _random.default_generator
+        draws = gen._np.choice(p.size, size=self.num_samples, replace=self.replacement, p=p / p.sum())
+        yield from (int(i) for i in draws)
+
+    def __len__(self) -> int:
+        return self.num_samples
