@@ -315,7 +315,8 @@ def test_weighted_random_sampler():
     with pytest.raises(RuntimeError, match="^cannot sample n_sample > prob_dist.size\\(-1\\) samples without "
                                            "replacement$"):
         list(W([0.1, 0.9], 3, False))
-    with pytest.raises(RuntimeError, match=r"^invalid multinomial distribution \(encountering probability entry < 0\)$"):
+    with pytest.raises(RuntimeError, match=r"^invalid multinomial distribution \(encountering probability entry "
+                                           r"< 0\)$"):
         list(W([0.1, -0.9], 3))
     with pytest.raises(RuntimeError, match=r"^invalid multinomial distribution \(sum of probabilities <= 0\)$"):
         list(W([0.0, 0.0], 3))
