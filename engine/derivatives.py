@@ -1030,3 +1030,4 @@ op("einsum_one", "EinsumBackward0", ("self",), _einsum_fwd, _einsum_bwd, promote
 from .ops import norm as _norm_rows  # noqa: E402,F401
 from .ops import pool as _pool_rows  # noqa: E402,F401
 from .ops import activation as _activation_rows  # noqa: E402,F401
+from .ops import loss as _loss_rows  # noqa: E402,F401

@@ -27,3 +27,5 @@ from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d  # noqa: E402
 __all__ += ["AdaptiveAvgPool2d", "AvgPool2d", "MaxPool2d"]
 from .activation import ELU, SELU, Hardtanh, LeakyReLU, Mish, ReLU6, SiLU, Softplus  # noqa: E402
 __all__ += ["ELU", "SELU", "Hardtanh", "LeakyReLU", "Mish", "ReLU6", "SiLU", "Softplus"]
+from .loss import HuberLoss, L1Loss, SmoothL1Loss  # noqa: E402
+__all__ += ["HuberLoss", "L1Loss", "SmoothL1Loss"]

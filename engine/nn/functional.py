@@ -412,3 +412,4 @@ from .batchnorm import batch_norm  # noqa: E402,F401
 from .pooling import adaptive_avg_pool2d, avg_pool2d, max_pool2d, max_pool2d_with_indices  # noqa: E402,F401
 from .activation_fns import (elu, elu_, hardtanh, hardtanh_, leaky_relu, leaky_relu_, mish, relu6,  # noqa: E402,F401
                              selu, silu, softplus)
+from .loss_fns import huber_loss, l1_loss, smooth_l1_loss  # noqa: E402,F401

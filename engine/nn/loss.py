@@ -71,3 +71,33 @@ class BCEWithLogitsLoss(_Loss):
     def forward(self, input, target):
         return F.binary_cross_entropy_with_logits(input, target, self.weight, pos_weight=self.pos_weight,
                                                   reduction=self.reduction)
+
+
+# ---- L1Loss, SmoothL1Loss, HuberLoss ------------------------------------------------------------------
+class L1Loss(_Loss):
+    """Mean absolute error (``reduction`` as the other losses)."""
+
+    def forward(self, input, target):
+        return F.l1_loss(input, target, reduction=self.reduction)
+
+
+class SmoothL1Loss(_Loss):
+    """Quadratic below ``beta``, linear above (``beta=0`` is L1Loss)."""
+
+    def __init__(self, size_average=None, reduce=None, reduction: str = "mean", beta: float = 1.0):
+        super().__init__(size_average, reduce, reduction)
+        self.beta = beta
+
+    def forward(self, input, target):
+        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+
+class HuberLoss(_Loss):
+    """Quadratic below ``delta``, linear (slope ``delta``) above."""
+
+    def __init__(self, reduction: str = "mean", delta: float = 1.0):
+        super().__init__(reduction=reduction)
+        self.delta = delta
+
+    def forward(self, input, target):
+        return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)

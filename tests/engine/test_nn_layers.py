@@ -280,6 +280,8 @@ STRICT = {
     "softplus": lambda a: F.softplus(a * 8, 2, 10),
     "mish": lambda a: F.mish(a),
     "hardtanh": lambda a: F.hardtanh(a, -0.5, 0.7),
+    "smooth_l1_huber": lambda a: F.smooth_l1_loss(a, a.flip(0), beta=0.6) + F.huber_loss(a[0], a[1], "none", 0.4),
+    "l1": lambda a: F.l1_loss(a, a.T.reshape(3, 4).detach(), reduction="sum"),
 }
 
 
@@ -404,3 +406,84 @@ def test_activation_modules_and_errors_as_pytorch():
     with pytest.raises(RuntimeError, match="^In-place leakyReLu backward calculation is triggered with a negative "
                                            "slope which is not supported"):
         y.sum().backward()
+
+
+# ---- losses ----------------------------------------------------------------------------------------
+# rng = np.random.default_rng(2); X, T, W = rng.standard_normal((3, 4)) * 2, rng.standard_normal((3, 4)),
+# rng.random((3, 4)); x, t = torch.tensor(X, requires_grad=True), torch.tensor(T, requires_grad=True)
+# y = LOSS_FNS[name](x, t); y.backward(ones if 0-d else torch.arange(y.numel()).double().reshape(y.shape))
+# -> name: (y, x.grad, t.grad)
+LOSS = {'l1_mean': (1.701934, [[0.083333, -0.083333, -0.083333, -0.083333], [0.083333, 0.083333, -0.083333, 0.083333], [-0.083333, -0.083333, 0.083333, -0.083333]], [[-0.083333, 0.083333, 0.083333, 0.083333], [-0.083333, -0.083333, 0.083333, -0.083333], [0.083333, 0.083333, -0.083333, 0.083333]]), 'l1_sum': (20.423212, [[1.0, -1.0, -1.0, -1.0], [1.0, 1.0, -1.0, 1.0], [-1.0, -1.0, 1.0, -1.0]], [[-1.0, 1.0, 1.0, 1.0], [-1.0, -1.0, 1.0, -1.0], [1.0, 1.0, -1.0, 1.0]]), 'l1_w': (1.604184, [[0.050619, -0.147047, -0.074924, -0.11038], [0.017057, 0.016633, -0.032124, 0.14072], [-0.108161, -0.135118, 0.102533, -0.064683]], [[-0.050619, 0.147047, 0.074924, 0.11038], [-0.017057, -0.016633, 0.032124, -0.14072], [0.108161, 0.135118, -0.102533, 0.064683]]), 'sl1_mean': (1.374357, [[0.083333, -0.030161, -0.083333, -0.083333], [0.083333, 0.083333, -0.083333, 0.083333], [-0.033219, -0.083333, 0.083333, -0.083333]], [[-0.083333, 0.030161, 0.083333, 0.083333], [-0.083333, -0.083333, 0.083333, -0.083333], [0.033219, 0.083333, -0.083333, 0.083333]]), 'sl1_none': ([[0.249875, 0.032093, 0.781085, 4.283737], [2.554126, 2.395517, 0.302388, 1.939887], [0.038933, 0.795681, 1.124564, 0.531617]], [[0.0, -0.25335, -2.0, -3.0], [4.0, 5.0, -4.666041, 7.0], [-2.232349, -9.0, 10.0, -11.0]], [[-0.0, 0.25335, 2.0, 3.0], [-4.0, -5.0, 4.666041, -7.0], [2.232349, 9.0, -10.0, 11.0]]), 'sl1_bcast': (12.720832, [[0.471287, -0.1689, -0.854057, -1.0], [1.0, 1.0, -0.737202, 1.0], [0.594163, -0.210333, 1.0, -0.347943]], [[-2.065451, -0.620767, 0.591259, 0.347943], [0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]]), 'hub_mean': (0.85046, [[0.05, -0.021113, -0.05, -0.05], [0.05, 0.05, -0.05, 0.05], [-0.023254, -0.05, 0.05, -0.05]], [[-0.05, 0.021113, 0.05, 0.05], [-0.05, -0.05, 0.05, -0.05], [0.023254, 0.05, -0.05, 0.05]]), 'hub_sum': (22.481529, [[0.706931, -0.25335, -1.281085, -2.0], [2.0, 2.0, -0.777674, 2.0], [-0.279044, -1.295681, 1.624564, -1.031617]], [[-0.706931, 0.25335, 1.281085, 2.0], [-2.0, -2.0, 0.777674, -2.0], [0.279044, 1.295681, -1.624564, 1.031617]]), 'hub_w': (0.417396, [[0.015907, -0.019513, -0.023545, -0.034688], [0.00536, 0.005227, -0.010095, 0.044222], [-0.015808, -0.042462, 0.032222, -0.020327]], [[-0.015907, 0.019513, 0.023545, 0.034688], [-0.00536, -0.005227, 0.010095, -0.044222], [0.015808, 0.042462, -0.032222, 0.020327]])}
+
+
+def _loss_inputs():
+    rng = np.random.default_rng(2)
+    return rng.standard_normal((3, 4)) * 2, rng.standard_normal((3, 4)), rng.random((3, 4))
+
+
+LOSS_FNS = {
+    "l1_mean": lambda x, t, w: F.l1_loss(x, t), "l1_sum": lambda x, t, w: F.l1_loss(x, t, reduction="sum"),
+    "l1_w": lambda x, t, w: F.l1_loss(x, t, weight=w),
+    "sl1_mean": lambda x, t, w: F.smooth_l1_loss(x, t, beta=0.7),
+    "sl1_none": lambda x, t, w: F.smooth_l1_loss(x, t, reduction="none"),
+    "sl1_bcast": lambda x, t, w: F.smooth_l1_loss(x, t[:1], reduction="sum", beta=1.5),
+    "hub_mean": lambda x, t, w: F.huber_loss(x, t, delta=0.6),
+    "hub_sum": lambda x, t, w: F.huber_loss(x, t, reduction="sum", delta=2.0),
+    "hub_w": lambda x, t, w: F.huber_loss(x, t, delta=0.6, weight=w),
+}
+
+
+@pytest.mark.filterwarnings("ignore:Using a target size")
+@pytest.mark.parametrize("name", sorted(LOSS_FNS))
+def test_loss_values_and_grads_as_pytorch(name):
+    X, T, W = _loss_inputs()
+    x, t, w = t64(X, True), t64(T, True), t64(W)
+    y = LOSS_FNS[name](x, t, w)
+    y.backward(engine.ones_like(y) if y.ndim == 0 else engine.arange(y.numel(), dtype=D).reshape(tuple(y.shape)))
+    want_y, want_gx, want_gt = LOSS[name]
+    np.testing.assert_allclose(y.detach().numpy(), want_y, atol=2e-6)
+    np.testing.assert_allclose(x.grad.numpy(), want_gx, atol=2e-6)
+    np.testing.assert_allclose(t.grad.numpy(), want_gt, atol=2e-6)
+    gradcheck(lambda x, t: LOSS_FNS[name](x, t, w), [t64(X, True), t64(T, True)])
+    gradgradcheck(lambda x, t: LOSS_FNS[name](x, t, w) * 1.5, [t64(X, True), t64(T, True)])
+
+
+def test_loss_grad_fns_modules_and_errors_as_pytorch():
+    x, t = engine.randn(2, 3, requires_grad=True), engine.randn(2, 3, requires_grad=True)
+    for red, enum in (("mean", 1), ("sum", 2), ("none", 0)):
+        s = F.smooth_l1_loss(x, t, reduction=red, beta=0.5).grad_fn
+        assert s.name() == "SmoothL1LossBackward0"
+        assert_saved(s, {"beta": 0.5, "reduction": enum, "self": ((2, 3), "float32", 24),
+                         "target": ((2, 3), "float32", 24)})
+        h = F.huber_loss(x, t, reduction=red, delta=0.5).grad_fn
+        assert h.name() == "HuberLossBackward0"
+        assert_saved(h, {"delta": 0.5, "reduction": enum, "self": ((2, 3), "float32", 24),
+                         "target": ((2, 3), "float32", 24)})
+    # l1_loss is composed: MeanBackward0 / SumBackward0 -> AbsBackward0 (keeps the difference) -> SubBackward0
+    m = F.l1_loss(x, t).grad_fn
+    assert m.name() == "MeanBackward0" and m.next_functions[0][0].name() == "AbsBackward0"
+    assert m.next_functions[0][0].next_functions[0][0].name() == "SubBackward0"
+    assert F.l1_loss(x, t, reduction="none").grad_fn.name() == "AbsBackward0"
+    assert F.smooth_l1_loss(x, t, beta=0.0).grad_fn.name() == "MeanBackward0"    # beta 0 is l1_loss
+    assert [repr(m) for m in (nn.L1Loss(), nn.SmoothL1Loss(beta=0.5), nn.HuberLoss(delta=2.0))] == \
+        ["L1Loss()", "SmoothL1Loss()", "HuberLoss()"]
+    assert nn.HuberLoss().delta == 1.0 and nn.SmoothL1Loss(beta=0.5).beta == 0.5
+    assert nn.L1Loss(reduction="sum")(engine.tensor([1.0, -2.0]), engine.tensor([0.0, 0.0])).item() == 3.0
+    with pytest.warns(UserWarning, match=r"^Using a target size \(torch.Size\(\[1, 3\]\)\) that is different to the "
+                                         r"input size \(torch.Size\(\[2, 3\]\)\)"):
+        F.l1_loss(x, engine.randn(1, 3))
+    cases = [
+        (lambda: F.smooth_l1_loss(x, t, beta=-1.0), RuntimeError,
+         "smooth_l1_loss does not support negative values for beta."),
+        (lambda: F.huber_loss(x, t, delta=0.0), RuntimeError, "huber_loss does not support non-positive values for "
+                                                                "delta."),
+        (lambda: F.l1_loss(x, t, reduction="foo"), ValueError, "foo is not a valid value for reduction"),
+        (lambda: F.l1_loss(x, t, weight=engine.ones(3)), ValueError, "Weights and input must have the same size."),
+    ]
+    for fn, exc, msg in cases:
+        with pytest.raises(exc) as e:
+            fn()
+        assert str(e.value) == msg
+    with pytest.warns(UserWarning), pytest.raises(RuntimeError) as e:
+        F.l1_loss(x, engine.randn(3, 3))
+    assert str(e.value) == "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0"
