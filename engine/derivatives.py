@@ -876,6 +876,8 @@ def _prod_others(F, x, d):
 
 
 def _prod_fwd(xp, a, dim=None, keepdim=False, dtype=None):
+    if not a.shape:
+        dim = None          # a 0-d input has one element whatever the dim (0 or -1) says
     if dtype is not None:
         a = xp.astype(a, dtype)
     elif a.dtype == xp.bool:

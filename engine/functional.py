@@ -376,14 +376,10 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     adt = _dtype.to_array_dtype(xp, dtype) if dtype is not None and dtype is not input.dtype else None
     if dim is None:
         return apply(_O["prod"], [input], {"dtype": adt} if adt is not None else None)
-    d = _wrap_dim(dim, input.ndim)
-    attrs = {"dim": d if input.ndim else None, "keepdim": keepdim}
+    attrs = {"dim": _wrap_dim(dim, input.ndim), "keepdim": keepdim}
     if adt is not None:
         attrs["dtype"] = adt
-    out = apply(_O["prod_dim"], [input], attrs)
-    if out.grad_fn is not None and not input.ndim:
-        out.grad_fn._attrs["dim"] = d    # a 0-d input reduces nothing; PyTorch still reports the dim
-    return out
+    return apply(_O["prod_dim"], [input], attrs)
 
 
 def _grad_enabled():
