@@ -635,3 +635,19 @@ def test_checkpoint_on_the_array_api_strict_namespace():
             assert (a is None) == (b is None)
             if a is not None:
                 np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("use_reentrant", [False, True])
+def test_identical_recompute_with_overflowing_fingerprint_is_not_called_nondeterministic(use_reentrant):
+    # NOTE [ Checkpoint determinism check ] 5: exp(60)^2 overflows float32's sum of squares to inf
+    x = engine.full((4,), 60.0, requires_grad=True)
+    y = checkpoint(lambda t: (t.exp() * 2).sum(), x, use_reentrant=use_reentrant)
+    y.backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * np.exp(np.float32(60.0)), rtol=1e-6)
+
+
+def test_a_recompute_that_turns_inf_into_a_finite_value_is_caught():
+    from engine.utils.checkpoint._common import values_match
+    assert not values_match((1.0, float("inf"), 4), (1.0, 3.0, 4), engine.float32)
+    assert values_match((float("nan"), float("nan"), 4), (float("nan"), float("nan"), 4), engine.float32)
+    assert not values_match((float("inf"), float("inf"), 4), (float("-inf"), float("inf"), 4), engine.float32)

@@ -3,6 +3,9 @@ determinism fingerprint."""
 from __future__ import annotations
 
 import contextlib
+import math
+
+import numpy as np
 
 from ... import _events
 from ..._tensor import Tensor
@@ -70,6 +73,9 @@ def detach_variable(inputs):
 #    hands back the same storage, and its version counter guards it.
 # 3. "none" checks only that the recompute saved as many tensors as the forward did.
 # 4. Errors name the position, the saved name and the node that saved the tensor.
+# 5. A fingerprint that is not finite (inf or nan values, or a sum of squares that
+#    overflows) matches only the same non-finite fingerprint: inf - inf is nan, which
+#    would otherwise fail the tolerance test for identical values.
 
 CHECKS = ("default", "metadata", "none")
 _RTOL = {"float32": 1e-4, "float64": 1e-9}
@@ -86,12 +92,15 @@ def fingerprint(x: Tensor) -> tuple:
     if not x.dtype.is_floating_point:
         a = xp.astype(a, xp.float64)
     flat = xp.reshape(a, (-1,))
-    return float(xp.sum(flat)), float(xp.vecdot(flat, flat)), int(flat.shape[0])
+    with np.errstate(over="ignore", invalid="ignore"):   # NOTE 5: an overflow is a fingerprint, not a warning
+        return float(xp.sum(flat)), float(xp.vecdot(flat, flat)), int(flat.shape[0])
 
 
 def values_match(fp_fwd: tuple, fp_rec: tuple, dtype) -> bool:
     rtol = _RTOL.get(dtype.name, 0.0)
     (s_f, q_f, n), (s_r, q_r, _) = fp_fwd, fp_rec
+    if not all(math.isfinite(v) for v in (s_f, q_f, s_r, q_r)):   # NOTE 5
+        return all(a == b or (math.isnan(a) and math.isnan(b)) for a, b in ((s_f, s_r), (q_f, q_r)))
     scale_q = max(q_f, q_r)
     scale_s = (n * scale_q) ** 0.5
     return abs(q_f - q_r) <= rtol * scale_q and abs(s_f - s_r) <= rtol * scale_s
