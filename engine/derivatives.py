@@ -989,15 +989,22 @@ def _einsum_bwd(F, g, s):
        the repeated indices are equal.
     4. Size-1 dims broadcast against other operands (and ``...``) come back summed, by the
        dispatcher, as for any broadcasting op.
+    5. So each operand's gradient reads every other operand: with two, ``self`` is kept
+       only when ``other`` needs a gradient and the reverse (as mm keeps its operands);
+       with three or more, all of them are kept; one operand keeps nothing.
     """
     terms, out, sizes = s.terms, s.out, dict(s.sizes)
-    ops = s.operands if len(terms) > 1 else [None]
+    if len(terms) > 2:
+        ops = s.operands
+        operand = ops.__getitem__
+    else:   # two operands keep each other only as needed (rule 5); one keeps nothing
+        operand = lambda j: getattr(s, ("self", "other")[j])  # noqa: E731
     grads = []
     for k, term in enumerate(terms):
         if not s.needs[k]:
             grads.append(None)
             continue
-        others = [(out, g)] + [(t, _full(F, x, t, sizes)) for j, (t, x) in enumerate(zip(terms, ops)) if j != k]
+        others = [(out, g)] + [(t, _full(F, operand(j), t, sizes)) for j, t in enumerate(terms) if j != k]
         seen = "".join(t for t, _ in others)
         unique = "".join(dict.fromkeys(term))
         kept = "".join(c for c in unique if c in seen)
@@ -1023,6 +1030,8 @@ def _einsum_bwd(F, g, s):
 
 
 op("einsum", "EinsumBackward0", ("*operands",), _einsum_fwd, _einsum_bwd, save={"operands": ()}, promote=False)
+op("einsum_two", "EinsumBackward0", ("self", "other"), _einsum_fwd, _einsum_bwd,
+   save={"other": ("self",), "self": ("other",)}, promote=False)
 # one operand (a diagonal or a broadcast ``...``): the gradient needs no operand values, so none are kept
 op("einsum_one", "EinsumBackward0", ("self",), _einsum_fwd, _einsum_bwd, promote=False)
 

@@ -911,7 +911,7 @@ def einsum(equation, *operands):
             res = permute(operands[0], perm)
             return sum(res, tuple(range(len(out), len(term)))) if summed else res
         return apply(_O["einsum_one"], [operands[0]], attrs)
-    return apply(_O["einsum"], list(operands), attrs)
+    return apply(_O["einsum_two" if len(operands) == 2 else "einsum"], list(operands), attrs)
 
 
 def _einsum_parse(equation, n_operands):
