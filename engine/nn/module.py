@@ -10,10 +10,14 @@ NOTE [ Parameter display names ]
 3. A module that was never named (an outer model built around already-named layers)
    renames on its first call, so the outermost model's names win.
 4. Adding a parameter or submodule clears the flag of the module it is added to.
+5. A module called before any module holding it was named (a loop over the blocks of
+   a model that is itself never called) names the whole tree from its outermost holder:
+   every live module is known (``_live``), so its holders can be looked up then.
 """
 from __future__ import annotations
 
 import itertools
+import weakref
 from collections import OrderedDict, namedtuple
 
 from .. import _dtype
@@ -68,6 +72,7 @@ class Module:
         d["_forward_pre_hooks"] = OrderedDict()
         d["_forward_pre_hooks_with_kwargs"] = set()
         d["_gg_named"] = False
+        _live.add(self)
 
     # ---- forward ---------------------------------------------------------------------
     def forward(self, *args, **kwargs):
@@ -75,7 +80,7 @@ class Module:
 
     def __call__(self, *args, **kwargs):
         if not self._gg_named:
-            self._name_parameters()  # NOTE [ Parameter display names ] 2-3
+            _outermost_holder(self)._name_parameters()  # NOTE [ Parameter display names ] 2-3, 5
         if not (self._forward_pre_hooks or self._forward_hooks or _global_forward_pre_hooks
                 or _global_forward_hooks):
             return self.forward(*args, **kwargs)
@@ -558,6 +563,24 @@ class _ModuleHookHandle:
 
     def __exit__(self, *exc):
         self.remove()
+
+
+_live: weakref.WeakSet = weakref.WeakSet()   # every Module alive (NOTE [ Parameter display names ] 5)
+
+
+def _outermost_holder(module):
+    """The module at the top of the chain of modules holding ``module`` (itself when none does)."""
+    parent = {}
+    for m in list(_live):
+        for child in m.__dict__.get("_modules", {}).values():
+            if child is not None:
+                parent.setdefault(id(child), m)
+    seen = {id(module)}
+    top = module
+    while id(top) in parent and id(parent[id(top)]) not in seen:
+        top = parent[id(top)]
+        seen.add(id(top))
+    return top
 
 
 def register_module_forward_pre_hook(hook):

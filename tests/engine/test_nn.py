@@ -426,3 +426,20 @@ def test_init_draws_in_place_without_engine_temporaries():
     assert memory.memory_allocated() - before == own
     assert memory.max_memory_allocated() - before == own
     assert layer.weight._version == 1 and layer.bias._version == 1
+
+
+def test_blocks_called_one_by_one_are_named_from_the_model_that_holds_them():
+    # NOTE [ Parameter display names ] 5: the outer model is never called itself
+    model = nn.Sequential(*[nn.Sequential(nn.Linear(4, 4), nn.ReLU()) for _ in range(3)])
+    h = engine.randn(2, 4)
+    for block in model:
+        h = block(h)
+    assert [p._gg_name for p in model.parameters()] == ["0.0.weight", "0.0.bias", "1.0.weight", "1.0.bias",
+                                                         "2.0.weight", "2.0.bias"]
+    with engine.record() as tr:
+        model[1](h)
+    named = {i["name"] for e in tr.events if e["kind"] == "op" for i in e["inputs"] if i["name"]}
+    assert named == {"1.0.bias", "1.0.weight"}     # what the pictures and the app label the leaves with
+    alone = nn.Linear(2, 2)
+    alone(engine.randn(1, 2))
+    assert alone.weight._gg_name == "weight"
