@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import engine
 import engine.nn as nn
@@ -951,6 +952,63 @@ def test_gradients_match_finite_differences(name):
 def test_second_derivatives_match_finite_differences(name):
     fn, inputs = FINITE_DIFFERENCES[name]
     gradgradcheck(fn, inputs())
+
+
+@st.composite
+def einsum_cases(draw):
+    """An equation over the labels ijkl with 1-3 operands (repeated labels allowed), an
+    explicit or implicit output, sizes 1-3 per label, and now and then a size-1 dim that
+    broadcasts against the label's size elsewhere."""
+    sizes = {c: draw(st.integers(1, 3)) for c in "ijkl"}
+    terms = [draw(st.text("ijkl", min_size=0 if n == 0 else 1, max_size=3)) for n in range(draw(st.integers(1, 3)))]
+    used = sorted(set("".join(terms)))
+    explicit = draw(st.booleans())
+    out = "".join(draw(st.permutations(used))[:draw(st.integers(0, len(used)))]) if explicit else None
+    shapes = [tuple(1 if draw(st.integers(0, 5)) == 0 else sizes[c] for c in t) for t in terms]
+    for t, sh in zip(terms, shapes):     # a repeated label takes one size within its operand
+        for c in set(t):
+            if len({sh[p] for p, x in enumerate(t) if x == c}) > 1:
+                return draw(einsum_cases())
+    eq = ",".join(terms) + ("->" + out if explicit else "")
+    return eq, shapes, sizes
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(case=einsum_cases(), seed=st.integers(0, 2**16))
+def test_einsum_matches_numpy_and_finite_differences(case, seed):
+    eq, shapes, sizes = case
+    rng = np.random.default_rng(seed)
+    arrays = [rng.standard_normal(sh) for sh in shapes]
+    lhs = eq.split("->")[0].split(",")
+    size = {c: max(sh[p] for t, sh in zip(lhs, shapes) for p, x in enumerate(t) if x == c) for c in set("".join(lhs))}
+    full = [np.broadcast_to(a, tuple(size[c] for c in t)) for a, t in zip(arrays, lhs)]   # NumPy broadcasts no labels
+    want = np.einsum(eq, *full)
+    xs = [leaf(a) for a in arrays]
+    got = engine.einsum(eq, *xs)
+    np.testing.assert_allclose(got.detach().numpy(), want, rtol=1e-12, atol=1e-12)
+    gradcheck(lambda *t: engine.einsum(eq, *t), xs)
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(shape=st.lists(st.integers(1, 4), min_size=0, max_size=3), seed=st.integers(0, 2**16),
+       zeros=st.integers(0, 3), which=st.integers(-1, 2), keepdim=st.booleans())
+def test_prod_gradient_is_the_product_of_the_others(shape, seed, zeros, which, keepdim):
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(0.5, 1.5, shape) * rng.choice([-1.0, 1.0], shape)
+    a.reshape(-1)[rng.integers(0, a.size, zeros)] = 0.0            # none, one or several zeros
+    x = leaf(a)
+    dim = None if which < 0 or not shape else which % len(shape)
+    y = x.prod() if dim is None else x.prod(dim, keepdim=keepdim)
+    np.testing.assert_allclose(y.detach().numpy(), np.prod(a, axis=dim, keepdims=keepdim and dim is not None),
+                               rtol=1e-12)
+    y.sum().backward()
+    axes = range(a.ndim) if dim is None else [dim]
+    want = np.empty_like(a)
+    for idx in np.ndindex(a.shape):       # the product over the reduced slice with this element left out
+        part = np.array(a[tuple(slice(None) if k in axes else i for k, i in enumerate(idx))])
+        part[tuple(i for k, i in enumerate(idx) if k in axes)] = 1.0
+        want[idx] = np.prod(part)
+    np.testing.assert_allclose(x.grad.numpy(), want, rtol=1e-12, atol=1e-15)
 
 
 def test_prod_gradient_with_zeros_is_the_product_of_the_others():
