@@ -30,6 +30,7 @@ DTYPE_GLOBALS = {"bool": "bool", "int64": "int64", "long": "int64", "float32": "
 REBUILD_TENSOR_V2 = ("torch._utils", "_rebuild_tensor_v2")
 REBUILD_PARAMETER = ("torch._utils", "_rebuild_parameter")
 ORDERED_DICT = ("collections", "OrderedDict")
+COUNTER = ("collections", "Counter")      # MultiStepLR's milestones in its state_dict
 
 ALIGNMENT = 64                 # every record's data starts on a multiple of this offset
 FILE_VERSION = b"3\n"          # the `version` record torch.save writes today

@@ -31,7 +31,7 @@ import warnings
 import numpy as np
 
 from .. import _backend
-from .formats import ORDERED_DICT, REBUILD_PARAMETER, REBUILD_TENSOR_V2, STORAGE_OF_DTYPE
+from .formats import COUNTER, ORDERED_DICT, REBUILD_PARAMETER, REBUILD_TENSOR_V2, STORAGE_OF_DTYPE
 
 # pickle opcodes (see pickletools for the full table)
 PROTO, STOP, MARK = b"\x80", b".", b"("
@@ -167,6 +167,12 @@ class CheckpointPickler:
                 if state:  # a state_dict's _metadata, restored by BUILD
                     self.save(dict(state), f"{where}.__dict__")
                     self.out += BUILD
+        elif type(obj) is collections.Counter:
+            if not self._get(obj):
+                self._global(*COUNTER)
+                self._tuple((dict(obj),), where)     # Counter.__reduce__: (Counter, (dict(self),))
+                self.out += REDUCE
+                self._put(obj)
         elif isinstance(obj, device):
             self._global("torch", "device")
             self._tuple((str(obj),), where)
@@ -183,8 +189,8 @@ class CheckpointPickler:
                 hint = " (wrap NumPy arrays with engine.tensor(...))"
             raise TypeError(
                 f"engine.save cannot serialize an object of type {t.__module__}.{t.__qualname__} at {where}: "
-                "a checkpoint holds only tensors, Parameters, dtypes, devices and dict/list/tuple/OrderedDict "
-                f"containers of them and of str, int, float, bool and None{hint}")
+                "a checkpoint holds only tensors, Parameters, dtypes, devices and "
+                f"dict/list/tuple/OrderedDict/Counter containers of them and of str, int, float, bool and None{hint}")
 
     # ---- scalars and containers ---------------------------------------------
     def _int(self, v: int) -> None:

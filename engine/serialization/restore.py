@@ -25,7 +25,7 @@ from .. import _dtype
 from .._device import CPU, cuda_device_count, cuda_is_available, device, namespace_for, _numpy
 from .._size import Size
 from .._storage import Storage
-from .formats import DTYPE_GLOBALS, ORDERED_DICT, STORAGE_TYPES
+from .formats import COUNTER, DTYPE_GLOBALS, ORDERED_DICT, STORAGE_TYPES
 from .unpickler import Allowed
 
 _NO_CUDA = ("Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. "
@@ -61,6 +61,7 @@ class Loader:
     def _allow_list(self) -> dict:
         g = {
             ORDERED_DICT: Allowed(*ORDERED_DICT, fn=_ordered_dict),
+            COUNTER: Allowed(*COUNTER, fn=_counter),
             ("torch._utils", "_rebuild_tensor_v2"): Allowed("torch._utils", "_rebuild_tensor_v2",
                                                             fn=self.rebuild_tensor_v2),
             ("torch._utils", "_rebuild_tensor"): Allowed("torch._utils", "_rebuild_tensor", fn=self.rebuild_tensor),
@@ -186,6 +187,15 @@ def _ordered_dict(*args):
                      and all(isinstance(p, tuple) and len(p) == 2 for p in args[0])):
         raise _bad("OrderedDict is built from something other than a list of pairs")
     return collections.OrderedDict(*args)
+
+
+def _counter(*args):
+    """``collections.Counter(dict)``, as PyTorch's weights-only loader allows; counts are numbers."""
+    if not (len(args) == 1 and type(args[0]) is dict
+            and all(type(v) in (int, float) for v in args[0].values())
+            and all(k is None or type(k) in (int, float, str, bool) for k in args[0])):
+        raise _bad("Counter is built from something other than one dict of plain keys and numeric counts")
+    return collections.Counter(args[0])
 
 
 def _device(*args):

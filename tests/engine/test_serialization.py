@@ -422,7 +422,7 @@ def _reduce(module: str, name: str, arg: str) -> bytes:
 
 
 @pytest.mark.parametrize("module, name", [("builtins", "eval"), ("posix", "system"), ("subprocess", "check_output"),
-                                          ("torch", "load"), ("collections", "Counter"), ("nt", "system")])
+                                          ("torch", "load"), ("collections", "defaultdict"), ("nt", "system")])
 def test_hostile_globals_refused(tmp_path, module, name):
     marker = tmp_path / "pwned"
     pkl = _reduce(module, name, f"open({str(marker)!r}, 'w')")
@@ -657,3 +657,35 @@ def test_load_keyword_compatibility():
     assert torch.load(FIX / "tensor_f32.pt", weights_only=False, mmap=True).tolist() == [[0., 1., 2.], [3., 4., 5.]]
     with pytest.raises(RuntimeError, match="explicit pickle_module"):
         torch.load(FIX / "tensor_f32.pt", pickle_module=pickle)
+
+
+def test_counter_round_trips_with_pythons_own_pickle_bytes(tmp_path):
+    # a MultiStepLR state_dict holds collections.Counter; torch.save writes it as Python's pickler does
+    import collections
+    import pickle
+    import zipfile
+
+    obj = {"m": collections.Counter({30: 1, 80: 2})}
+    p = tmp_path / "c.pt"
+    torch.save(obj, p)
+    with zipfile.ZipFile(p) as z:
+        data = z.read(next(n for n in z.namelist() if n.endswith("data.pkl")))
+    assert data == pickle.dumps(obj, protocol=2)
+    back = torch.load(p)
+    assert type(back["m"]) is collections.Counter and back == obj
+    opt = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=0.1)
+    sched = torch.optim.lr_scheduler.MultiStepLR(opt, [30, 80])
+    torch.save(sched.state_dict(), tmp_path / "s.pt")
+    assert torch.load(tmp_path / "s.pt") == sched.state_dict()
+
+
+def test_counter_from_anything_but_a_dict_of_counts_is_refused():
+    import collections
+
+    for bad in ([("a", 1)], {"a": [1]}, {("t",): 1}):
+        class Hostile:
+            def __reduce__(self, bad=bad):
+                return (collections.Counter, (bad,))
+
+        with pytest.raises(pickle.UnpicklingError, match="Counter is built from something other than one dict"):
+            torch.load(io.BytesIO(craft(pickle.dumps(Hostile(), protocol=2))))
