@@ -67,7 +67,8 @@ class Tensor:
     """A multi-dimensional array that records the operations applied to it.
 
     Differs from PyTorch: always contiguous or a NumPy/CuPy view; no sparse, complex
-    or quantized tensors; dtypes bool, int64, float32 and float64 only.
+    or quantized tensors; dtypes bool, int64, float32 and float64 only (so ``.int()``
+    gives int64, and ``.half()`` and the like raise).
     """
 
     __slots__ = ("_data", "_storage", "dtype", "grad_fn", "_output_nr", "_requires_grad",
