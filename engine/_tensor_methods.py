@@ -287,3 +287,34 @@ def _type(self, dtype=None):
 
 
 Tensor.type = _type
+
+
+# ---- roll, scatter/scatter_, bernoulli, multinomial (engine/_more_ops.py) -----------------------------
+def _roll(self, shifts, dims=None):
+    return E.roll(self, shifts, dims)
+
+
+Tensor.roll = _roll
+Tensor.scatter = lambda self, dim, index, src=None, value=None, *, reduce=None: E.scatter(
+    self, dim, index, src, value, reduce=reduce)
+Tensor.bernoulli = lambda self, p=None, *, generator=None: E.bernoulli(self, p, generator=generator)
+Tensor.multinomial = lambda self, num_samples, replacement=False, *, generator=None: E.multinomial(
+    self, num_samples, replacement, generator=generator)
+
+
+def _scatter_(self, dim, index, src=None, value=None, *, reduce=None):
+    from ._more_ops import scatter_
+    return scatter_(self, dim, index, src, value, reduce=reduce)
+
+
+Tensor.scatter_ = _scatter_
+
+
+def _bernoulli_(self, p=0.5, *, generator=None):
+    """Fill ``self`` with 0/1 draws, 1 with probability ``p`` (a number or a tensor of probabilities)."""
+    probs = p if isinstance(p, Tensor) else E.full(tuple(self.shape), float(p), dtype=_dtype.float64,
+                                                     device=self.device)
+    return self.copy_(E.bernoulli(E.broadcast_to(probs.detach(), tuple(self.shape)), generator=generator))
+
+
+Tensor.bernoulli_ = _bernoulli_

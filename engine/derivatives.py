@@ -1042,3 +1042,5 @@ from .ops import norm as _norm_rows  # noqa: E402,F401
 from .ops import pool as _pool_rows  # noqa: E402,F401
 from .ops import activation as _activation_rows  # noqa: E402,F401
 from .ops import loss as _loss_rows  # noqa: E402,F401
+from .ops import pad as _pad_rows  # noqa: E402,F401
+from .ops import tensor_ops as _tensor_op_rows  # noqa: E402,F401

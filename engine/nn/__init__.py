@@ -29,3 +29,6 @@ from .activation import ELU, SELU, Hardtanh, LeakyReLU, Mish, ReLU6, SiLU, Softp
 __all__ += ["ELU", "SELU", "Hardtanh", "LeakyReLU", "Mish", "ReLU6", "SiLU", "Softplus"]
 from .loss import HuberLoss, L1Loss, SmoothL1Loss  # noqa: E402
 __all__ += ["HuberLoss", "L1Loss", "SmoothL1Loss"]
+from .conv1d import Conv1d  # noqa: E402
+from .distance import CosineSimilarity  # noqa: E402
+__all__ += ["Conv1d", "CosineSimilarity"]

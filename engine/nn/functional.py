@@ -413,3 +413,6 @@ from .pooling import adaptive_avg_pool2d, avg_pool2d, max_pool2d, max_pool2d_wit
 from .activation_fns import (elu, elu_, hardtanh, hardtanh_, leaky_relu, leaky_relu_, mish, relu6,  # noqa: E402,F401
                              selu, silu, softplus)
 from .loss_fns import huber_loss, l1_loss, smooth_l1_loss  # noqa: E402,F401
+from .padding import pad  # noqa: E402,F401
+from .distance import cosine_similarity, normalize  # noqa: E402,F401
+from .conv1d import conv1d  # noqa: E402,F401

@@ -282,6 +282,14 @@ STRICT = {
     "hardtanh": lambda a: F.hardtanh(a, -0.5, 0.7),
     "smooth_l1_huber": lambda a: F.smooth_l1_loss(a, a.flip(0), beta=0.6) + F.huber_loss(a[0], a[1], "none", 0.4),
     "l1": lambda a: F.l1_loss(a, a.T.reshape(3, 4).detach(), reduction="sum"),
+    "pad_constant": lambda a: F.pad(a, (1, 2, -1, 1), value=0.5),
+    "pad_reflect_replicate": lambda a: F.pad(a.reshape(1, 3, 4), (2, 1), mode="reflect")[..., :4]
+    + F.pad(a.reshape(1, 1, 3, 4), (1, 0, 0, 2), mode="replicate")[0, :, 2:, 1:],
+    "roll": lambda a: a.roll((1, -1), (0, 1)) + a.roll(5),
+    "scatter": lambda a: a.scatter(1, engine.tensor([[3, 0], [1, 2], [0, 0]], device=a.device), a[:, :2] * 2)
+    + a.scatter(0, engine.tensor([[2, 0, 1, 0]], device=a.device), 0.5),
+    "conv1d": lambda a: F.conv1d(a.reshape(1, 3, 4), a[:, :2].reshape(2, 3, 1) * 1, a[0, :2], padding=1),
+    "cosine_normalize": lambda a: F.cosine_similarity(a, a.flip(0)) + F.normalize(a, dim=0)[:, 0],
 }
 
 
@@ -316,6 +324,12 @@ def exercise_layer_ops():
     """One call of each table op this file covers (tests/engine/test_ops_grad.py checks every op runs)."""
     for name in sorted(STRICT):
         _run_strict(STRICT[name])
+    for mode in ("reflect", "replicate"):
+        for k, shape in ((1, (2, 3, 3)), (2, (1, 2, 3, 3)), (3, (1, 2, 3, 3, 3))):
+            F.pad(engine.randn(*shape, requires_grad=True), (1, 1) * k, mode=mode).sum().backward()
+    m, s = engine.zeros(3, requires_grad=True), engine.ones(3, requires_grad=True)
+    for y in (engine.normal(m, 1.0), engine.normal(0.0, s), engine.normal(m, s), engine.bernoulli(m + 0.5)):
+        y.sum().backward()
 
 
 # ---- activations -----------------------------------------------------------------------------------
@@ -487,3 +501,233 @@ def test_loss_grad_fns_modules_and_errors_as_pytorch():
     with pytest.warns(UserWarning), pytest.raises(RuntimeError) as e:
         F.l1_loss(x, engine.randn(3, 3))
     assert str(e.value) == "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0"
+
+
+# ---- pad, roll, scatter, conv1d, cosine_similarity, normalize, std_mean, var_mean -------------------
+# rng = np.random.default_rng(4); X = rng.standard_normal((2, 3, 5)); W = rng.standard_normal((4, 3, 2))
+# B = rng.standard_normal(4); Y = rng.standard_normal((2, 3, 5)); x, y = tensors of X, Y requiring grad
+# o = MORE_FNS[name](x, y); o.backward(torch.arange(o.numel()).double().reshape(o.shape) / 7)
+# -> name: (o, x.grad, y.grad or None)
+MORE = {'pad_const': ([[[0.5, -0.651791, -0.174717, 1.663724, 0.659148, -1.641397, 0.5, 0.5], [0.5, -0.005203, -0.623464, 0.148632, -1.608188, 0.241772, 0.5, 0.5], [0.5, 0.235381, 1.575626, 0.316645, 0.510547, -1.493117, 0.5, 0.5], [0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5]], [[0.5, 2.252729, -1.915646, 1.101802, -0.329904, -0.880647, 0.5, 0.5], [0.5, -0.656285, -0.672015, 0.380189, -0.110059, 1.482571, 0.5, 0.5], [0.5, -1.829604, -0.003081, -0.892056, 0.775872, -2.11806, 0.5, 0.5], [0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5]]], [[[0.142857, 0.285714, 0.428571, 0.571429, 0.714286], [1.285714, 1.428571, 1.571429, 1.714286, 1.857143], [2.428571, 2.571429, 2.714286, 2.857143, 3.0]], [[4.714286, 4.857143, 5.0, 5.142857, 5.285714], [5.857143, 6.0, 6.142857, 6.285714, 6.428571], [7.0, 7.142857, 7.285714, 7.428571, 7.571429]]], None), 'pad_crop': ([[[-0.174717, 1.663724, 0.659148, -1.641397, 0.0, 0.0], [-0.623464, 0.148632, -1.608188, 0.241772, 0.0, 0.0], [1.575626, 0.316645, 0.510547, -1.493117, 0.0, 0.0]], [[-1.915646, 1.101802, -0.329904, -0.880647, 0.0, 0.0], [-0.672015, 0.380189, -0.110059, 1.482571, 0.0, 0.0], [-0.003081, -0.892056, 0.775872, -2.11806, 0.0, 0.0]]], [[[0.0, 0.0, 0.142857, 0.285714, 0.428571], [0.0, 0.857143, 1.0, 1.142857, 1.285714], [0.0, 1.714286, 1.857143, 2.0, 2.142857]], [[0.0, 2.571429, 2.714286, 2.857143, 3.0], [0.0, 3.428571, 3.571429, 3.714286, 3.857143], [0.0, 4.285714, 4.428571, 4.571429, 4.714286]]], None), 'pad_reflect1': ([[[1.663724, -0.174717, -0.651791, -0.174717, 1.663724, 0.659148, -1.641397, 0.659148, 1.663724, -0.174717], [0.148632, -0.623464, -0.005203, -0.623464, 0.148632, -1.608188, 0.241772, -1.608188, 0.148632, -0.623464], [0.316645, 1.575626, 0.235381, 1.575626, 0.316645, 0.510547, -1.493117, 0.510547, 0.316645, 1.575626]], [[1.101802, -1.915646, 2.252729, -1.915646, 1.101802, -0.329904, -0.880647, -0.329904, 1.101802, -1.915646], [0.380189, -0.672015, -0.656285, -0.672015, 0.380189, -0.110059, 1.482571, -0.110059, 0.380189, -0.672015], [-0.892056, -0.003081, -1.829604, -0.003081, -0.892056, 0.775872, -2.11806, 0.775872, -0.892056, -0.003081]]], [[[0.285714, 1.857143, 1.714286, 1.714286, 0.857143], [1.714286, 6.142857, 6.0, 4.571429, 2.285714], [3.142857, 10.428571, 10.285714, 7.428571, 3.714286]], [[4.571429, 14.714286, 14.571429, 10.285714, 5.142857], [6.0, 19.0, 18.857143, 13.142857, 6.571429], [7.428571, 23.285714, 23.142857, 16.0, 8.0]]], None), 'pad_reflect2': ([[[1.575626, 0.235381, 1.575626, 0.316645, 0.510547, -1.493117, 0.510547, 0.316645], [-0.623464, -0.005203, -0.623464, 0.148632, -1.608188, 0.241772, -1.608188, 0.148632], [-0.174717, -0.651791, -0.174717, 1.663724, 0.659148, -1.641397, 0.659148, 1.663724], [-0.623464, -0.005203, -0.623464, 0.148632, -1.608188, 0.241772, -1.608188, 0.148632], [1.575626, 0.235381, 1.575626, 0.316645, 0.510547, -1.493117, 0.510547, 0.316645], [-0.623464, -0.005203, -0.623464, 0.148632, -1.608188, 0.241772, -1.608188, 0.148632]], [[-0.003081, -1.829604, -0.003081, -0.892056, 0.775872, -2.11806, 0.775872, -0.892056], [-0.672015, -0.656285, -0.672015, 0.380189, -0.110059, 1.482571, -0.110059, 0.380189], [-1.915646, 2.252729, -1.915646, 1.101802, -0.329904, -0.880647, -0.329904, 1.101802], [-0.672015, -0.656285, -0.672015, 0.380189, -0.110059, 1.482571, -0.110059, 0.380189], [-0.003081, -1.829604, -0.003081, -0.892056, 0.775872, -2.11806, 0.775872, -0.892056], [-0.672015, -0.656285, -0.672015, 0.380189, -0.110059, 1.482571, -0.110059, 0.380189]]], [[[2.428571, 4.857143, 6.0, 6.0, 3.0], [10.714286, 21.428571, 24.857143, 24.857143, 12.428571], [4.857143, 9.714286, 12.0, 12.0, 6.0]], [[9.285714, 18.571429, 19.714286, 19.714286, 9.857143], [31.285714, 62.571429, 66.0, 66.0, 33.0], [18.571429, 37.142857, 39.428571, 39.428571, 19.714286]]], None), 'pad_replicate2': ([[[-0.651791, -0.651791, -0.651791, -0.651791, -0.174717, 1.663724, 0.659148, -1.641397, -1.641397], [-0.651791, -0.651791, -0.651791, -0.651791, -0.174717, 1.663724, 0.659148, -1.641397, -1.641397], [-0.005203, -0.005203, -0.005203, -0.005203, -0.623464, 0.148632, -1.608188, 0.241772, 0.241772], [0.235381, 0.235381, 0.235381, 0.235381, 1.575626, 0.316645, 0.510547, -1.493117, -1.493117], [0.235381, 0.235381, 0.235381, 0.235381, 1.575626, 0.316645, 0.510547, -1.493117, -1.493117], [0.235381, 0.235381, 0.235381, 0.235381, 1.575626, 0.316645, 0.510547, -1.493117, -1.493117]], [[2.252729, 2.252729, 2.252729, 2.252729, -1.915646, 1.101802, -0.329904, -0.880647, -0.880647], [2.252729, 2.252729, 2.252729, 2.252729, -1.915646, 1.101802, -0.329904, -0.880647, -0.880647], [-0.656285, -0.656285, -0.656285, -0.656285, -0.672015, 0.380189, -0.110059, 1.482571, 1.482571], [-1.829604, -1.829604, -1.829604, -1.829604, -0.003081, -0.892056, 0.775872, -2.11806, -2.11806], [-1.829604, -1.829604, -1.829604, -1.829604, -0.003081, -0.892056, 0.775872, -2.11806, -2.11806], [-1.829604, -1.829604, -1.829604, -1.829604, -0.003081, -0.892056, 0.775872, -2.11806, -2.11806]]], [[[6.857143, 2.428571, 2.714286, 3.0, 6.857143], [11.142857, 3.142857, 3.285714, 3.428571, 7.285714], [64.285714, 17.142857, 17.571429, 18.0, 37.285714]], [[68.571429, 17.857143, 18.142857, 18.428571, 37.714286], [42.0, 10.857143, 11.0, 11.142857, 22.714286], [156.857143, 40.285714, 40.714286, 41.142857, 83.571429]]], None), 'pad_replicate3': ([[[[-0.651791, -0.651791, -0.174717, 1.663724, 0.659148, -1.641397, -1.641397], [-0.651791, -0.651791, -0.174717, 1.663724, 0.659148, -1.641397, -1.641397], [-0.005203, -0.005203, -0.623464, 0.148632, -1.608188, 0.241772, 0.241772], [0.235381, 0.235381, 1.575626, 0.316645, 0.510547, -1.493117, -1.493117], [0.235381, 0.235381, 1.575626, 0.316645, 0.510547, -1.493117, -1.493117], [0.235381, 0.235381, 1.575626, 0.316645, 0.510547, -1.493117, -1.493117]], [[-0.651791, -0.651791, -0.174717, 1.663724, 0.659148, -1.641397, -1.641397], [-0.651791, -0.651791, -0.174717, 1.663724, 0.659148, -1.641397, -1.641397], [-0.005203, -0.005203, -0.623464, 0.148632, -1.608188, 0.241772, 0.241772], [0.235381, 0.235381, 1.575626, 0.316645, 0.510547, -1.493117, -1.493117], [0.235381, 0.235381, 1.575626, 0.316645, 0.510547, -1.493117, -1.493117], [0.235381, 0.235381, 1.575626, 0.316645, 0.510547, -1.493117, -1.493117]], [[2.252729, 2.252729, -1.915646, 1.101802, -0.329904, -0.880647, -0.880647], [2.252729, 2.252729, -1.915646, 1.101802, -0.329904, -0.880647, -0.880647], [-0.656285, -0.656285, -0.672015, 0.380189, -0.110059, 1.482571, 1.482571], [-1.829604, -1.829604, -0.003081, -0.892056, 0.775872, -2.11806, -2.11806], [-1.829604, -1.829604, -0.003081, -0.892056, 0.775872, -2.11806, -2.11806], [-1.829604, -1.829604, -0.003081, -0.892056, 0.775872, -2.11806, -2.11806]]]], [[[28.571429, 15.142857, 15.714286, 16.285714, 34.285714], [20.285714, 10.571429, 10.857143, 11.142857, 23.142857], [84.857143, 43.714286, 44.571429, 45.428571, 93.428571]], [[50.285714, 25.571429, 25.857143, 26.142857, 53.142857], [28.142857, 14.285714, 14.428571, 14.571429, 29.571429], [96.428571, 48.857143, 49.285714, 49.714286, 100.714286]]], None), 'roll': ([[[1.101802, -0.329904, -0.880647, 2.252729, -1.915646], [0.380189, -0.110059, 1.482571, -0.656285, -0.672015], [-0.892056, 0.775872, -2.11806, -1.829604, -0.003081]], [[1.663724, 0.659148, -1.641397, -0.651791, -0.174717], [0.148632, -1.608188, 0.241772, -0.005203, -0.623464], [0.316645, 0.510547, -1.493117, 0.235381, 1.575626]]], [[[2.571429, 2.714286, 2.142857, 2.285714, 2.428571], [3.285714, 3.428571, 2.857143, 3.0, 3.142857], [4.0, 4.142857, 3.571429, 3.714286, 3.857143]], [[0.428571, 0.571429, 0.0, 0.142857, 0.285714], [1.142857, 1.285714, 0.714286, 0.857143, 1.0], [1.857143, 2.0, 1.428571, 1.571429, 1.714286]]], None), 'roll_flat': ([[[-0.003081, -0.892056, 0.775872, -2.11806, -0.651791], [-0.174717, 1.663724, 0.659148, -1.641397, -0.005203], [-0.623464, 0.148632, -1.608188, 0.241772, 0.235381]], [[1.575626, 0.316645, 0.510547, -1.493117, 2.252729], [-1.915646, 1.101802, -0.329904, -0.880647, -0.656285], [-0.672015, 0.380189, -0.110059, 1.482571, -1.829604]]], [[[0.571429, 0.714286, 0.857143, 1.0, 1.142857], [1.285714, 1.428571, 1.571429, 1.714286, 1.857143], [2.0, 2.142857, 2.285714, 2.428571, 2.571429]], [[2.714286, 2.857143, 3.0, 3.142857, 3.285714], [3.428571, 3.571429, 3.714286, 3.857143, 4.0], [4.142857, 0.0, 0.142857, 0.285714, 0.428571]]], None), 'scatter_src': ([[[0.169416, 0.847088, 1.663724, 0.659148, -0.352457], [-0.005203, -0.623464, -0.019613, 0.316479, 0.241772], [0.235381, 1.575626, 0.316645, 0.510547, -1.493117]], [[1.85227, -0.329713, 1.062076, -0.329904, -0.880647], [-0.976435, -0.672015, 0.380189, -1.688529, -1.908939], [-1.829604, -0.003081, -0.892056, 0.775872, -2.11806]]], [[[0.0, 0.0, 0.285714, 0.428571, 0.0], [0.714286, 0.857143, 0.0, 0.0, 1.285714], [1.428571, 1.571429, 1.714286, 1.857143, 2.0]], [[0.0, 0.0, 0.0, 2.571429, 2.714286], [0.0, 3.0, 3.142857, 0.0, 0.0], [3.571429, 3.714286, 3.857143, 4.0, 4.142857]]], [[[0.571429, 0.0, 0.142857, 0.0, 0.0], [1.0, 1.0, 1.142857, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0]], [[2.142857, 2.285714, 2.428571, 0.0, 0.0], [3.285714, 3.428571, 2.857143, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0]]]), 'scatter_val': ([[[-0.651791, -3.0, 1.663724, -3.0, -1.641397], [-0.005203, -0.623464, -3.0, -1.608188, 0.241772], [-3.0, 1.575626, 0.316645, 0.510547, -3.0]], [[2.252729, -1.915646, -3.0, -0.329904, -3.0], [-3.0, -3.0, 0.380189, -0.110059, 1.482571], [-1.829604, -0.003081, -0.892056, -3.0, -2.11806]]], [[[0.0, 0.0, 0.285714, 0.0, 0.571429], [0.714286, 0.857143, 0.0, 1.142857, 1.285714], [0.0, 1.571429, 1.714286, 1.857143, 0.0]], [[2.142857, 2.285714, 0.0, 2.571429, 0.0], [0.0, 0.0, 3.142857, 3.285714, 3.428571], [3.571429, 3.714286, 3.857143, 0.0, 4.142857]]], None), 'conv1d': ([[[0.948781, 0.348512, 2.264997], [2.41292, 2.398048, 3.071264], [-1.053367, -0.597451, -0.622224], [0.593222, -1.569273, 2.705805]], [[-1.05448, 2.272038, 0.42872], [2.785221, 0.476392, 1.125832], [0.240183, 0.742717, -1.178678], [2.034524, -2.543598, -0.015198]]], [[[0.0, 1.138002, 0.0, 1.149522, 0.0], [0.0, -1.876526, 0.0, -2.26401, 0.0], [0.0, -1.368755, 0.0, -1.212604, 0.0]], [[0.0, 1.276238, 0.0, 1.287758, 0.0], [0.0, -6.526336, 0.0, -6.91382, 0.0], [0.0, 0.505058, 0.0, 0.661209, 0.0]]], None), 'conv1d_same': ([[[1.209268, 2.081943, -1.667662, 0.641544, -0.061555], [1.193793, 0.117341, 1.829665, 2.585695, -2.884079], [0.673363, -0.892254, -0.902604, 1.746006, 1.327231], [-2.342542, -2.572348, 1.819959, 2.82682, -2.024938]], [[-1.19492, 1.363261, -0.498985, -0.441617, -2.276386], [3.32697, -3.219653, 1.092175, -0.889263, -3.611715], [0.916374, 1.122841, -0.710669, 0.085081, -0.053912], [7.232663, -3.800429, 2.838646, 0.519944, -0.221858]]], [[[4.081542, 1.70963, 1.72115, 1.73267, 1.744189], [-2.328296, -2.806723, -3.194208, -3.581692, -3.969176], [-1.847935, -2.256085, -2.099933, -1.943782, -1.787631]], [[9.692742, 1.940024, 1.951543, 1.963063, 1.974583], [-11.952901, -10.556406, -10.94389, -11.331375, -11.718859], [-2.603147, 0.866937, 1.023088, 1.179239, 1.33539]]], None), 'cos': ([[0.078, 0.69348, 0.027444], [0.843808, 0.627499, -0.624079]], [[[-0.0, 0.0, 0.0, 0.0, 0.0], [0.008953, 0.019219, 0.011233, 0.001638, 0.053746], [-0.035327, -0.059241, 0.092252, -0.006934, -0.050891]], [[0.028441, 0.045454, 0.022641, -0.03538, 0.01546], [-0.115834, -0.138701, -0.151138, 0.003478, -0.07513], [0.108947, -0.084058, 0.038977, -0.011678, -0.114682]]], [[[-0.0, 0.0, 0.0, 0.0, 0.0], [-0.006873, -0.030874, -0.004538, -0.043573, -0.034069], [0.011392, 0.072317, 0.012219, 0.02316, -0.066153]], [[0.002325, -0.08511, -0.009285, 0.036922, -0.032637], [0.001549, 0.00956, 0.08572, -0.00883, 0.130174], [-0.019378, -0.055285, -0.018723, 0.03086, -0.180372]]]), 'cos_bcast': ([[0.076894, -0.924611, 0.551822, 0.902873, 0.070796], [0.197591, -0.119097, -0.236802, -0.209524, 0.617013]], [[[-0.0, 0.003219, -0.027383, 0.05225, 0.149144], [0.0, -0.029673, 0.015568, -0.006217, 0.153721], [0.0, -0.011384, 0.136568, -0.087043, -0.139064]], [[-0.133263, 0.008797, 0.378022, 0.629172, 0.343384], [0.0583, -0.023157, 0.137775, -1.149182, 0.128602], [-0.184995, -0.418479, 0.525624, 0.104513, -0.052755]]], [[[0.688055, -0.622989, 0.471909, -0.306386, -0.639619], [-0.213625, -0.267063, 0.131388, -0.33781, 0.126605], [-0.360477, -0.079593, -0.214612, 0.981383, -0.444214]], [[0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0]]]), 'normalize': ([[[-0.940522, -0.102565, 0.978605, 0.363876, -0.735377], [-0.007508, -0.365995, 0.087425, -0.887783, 0.108318], [0.33965, 0.924948, 0.186251, 0.281842, -0.668945]], [[0.75712, -0.943621, 0.750677, -0.388008, -0.322433], [-0.220571, -0.331025, 0.259029, -0.129443, 0.542818], [-0.614912, -0.001518, -0.607773, 0.912521, -0.775491]]], [[[0.651233, 0.151605, -0.226996, 0.30393, -0.277337], [1.035899, 0.744908, 0.552909, 0.466603, 0.654585], [1.826221, 0.311566, 0.933157, 1.077376, 0.410872]], [[1.026543, -0.340839, 1.504826, 4.040615, 0.730903], [0.87101, 0.963218, 2.089592, 4.20345, 1.69788], [0.951514, 1.827247, 2.749223, 2.314353, 0.884564]]], None), 'normalize_p1': ([[[-0.136051, -0.03647, 0.347276, 0.137587, -0.342616], [-0.00198, -0.237306, 0.056573, -0.612116, 0.092024], [0.056975, 0.381386, 0.076645, 0.12358, -0.361414]], [[0.347604, -0.295591, 0.170012, -0.050905, -0.135887], [-0.198807, -0.203572, 0.11517, -0.03334, 0.449112], [-0.325629, -0.000548, -0.158766, 0.138088, -0.376968]]], [[[-0.008934, 0.020885, 0.068573, 0.098392, 0.110342], [-0.005788, 0.048587, 0.658288, 0.157337, 0.767038], [0.268629, 0.303208, 0.337787, 0.372366, 0.56127]], [[0.33337, 0.349975, 0.377456, 0.394062, 0.416105], [1.051352, 1.094627, 0.766214, 1.181178, 0.852765], [0.139655, 0.16508, 0.190506, 1.207893, 0.241356]]], None), 'std_mean': ([[0.177733, 1.680268, 2.249831, 0.975999, -0.881423], [1.946325, -0.756595, 1.402811, 0.809309, 0.818657]], [[[0.0, 0.068568, 0.354587, 0.421773, 0.196179], [0.0, 0.040982, 0.09397, 0.038703, 0.710039], [0.0, 0.176164, 0.122871, 0.396667, 0.23664]], [[0.872193, 0.10687, 1.114977, 0.330555, 0.725273], [0.377878, 0.656018, 0.757573, 0.545164, 1.555709], [0.178501, 0.951398, 0.12745, 1.409996, 0.290446]]], None), 'var_mean': ([[[0.014323], [-0.086607], [-0.394624]]], [[[0.0, 0.0, 0.0, 0.0, 0.0], [0.008144, 0.010656, 0.007519, 0.014657, 0.00714], [0.02978, 0.007403, 0.028423, 0.025186, 0.05864]], [[0.0, 0.0, 0.0, 0.0, 0.0], [0.010789, 0.010853, 0.006578, 0.00857, 0.002099], [0.064258, 0.033762, 0.048604, 0.020756, 0.069074]]], None)}
+
+
+def _more_inputs():
+    rng = np.random.default_rng(4)
+    return (rng.standard_normal((2, 3, 5)), rng.standard_normal((4, 3, 2)), rng.standard_normal(4),
+            rng.standard_normal((2, 3, 5)))
+
+
+_, _W, _B, _ = _more_inputs()
+MORE_FNS = {
+    "pad_const": lambda x, y: F.pad(x, (1, 2, 0, 1), value=0.5),
+    "pad_crop": lambda x, y: F.pad(x, (-1, 2)),
+    "pad_reflect1": lambda x, y: F.pad(x, (2, 3), mode="reflect"),
+    "pad_reflect2": lambda x, y: F.pad(x, (1, 2, 2, 1), mode="reflect"),
+    "pad_replicate2": lambda x, y: F.pad(x, (3, 1, 1, 2), mode="replicate"),
+    "pad_replicate3": lambda x, y: F.pad(x.reshape(1, 2, 3, 5), (1, 1, 1, 2, 1, 0), mode="replicate"),
+    "roll": lambda x, y: x.roll((1, -2), (0, 2)),
+    "roll_flat": lambda x, y: x.roll(4),
+    "scatter_src": lambda x, y: x.scatter(2, engine.tensor([[[4, 0, 1], [2, 2, 3]], [[0, 1, 2], [3, 4, 0]]]),
+                                          y[:, :2, :3] * 1),
+    "scatter_val": lambda x, y: x.scatter(1, engine.tensor([[[2, 0, 1, 0, 2]], [[1, 1, 0, 2, 0]]]), -3.0),
+    "conv1d": lambda x, y: F.conv1d(x, t64(_W), t64(_B), stride=2, padding=1, dilation=2),
+    "conv1d_same": lambda x, y: F.conv1d(x, t64(_W), padding="same"),
+    "cos": lambda x, y: F.cosine_similarity(x, y, dim=2),
+    "cos_bcast": lambda x, y: F.cosine_similarity(x, y[:1], dim=1),
+    "normalize": lambda x, y: F.normalize(x, dim=1),
+    "normalize_p1": lambda x, y: F.normalize(x, p=1, dim=2),
+    "std_mean": lambda x, y: engine.std_mean(x, 1)[0] + engine.std_mean(x, 1)[1] * 2,
+    "var_mean": lambda x, y: (engine.var_mean(x, (0, 2), correction=0, keepdim=True)[0]
+                              * engine.var_mean(x, (0, 2), correction=0, keepdim=True)[1]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MORE_FNS))
+def test_more_functions_values_and_grads_as_pytorch(name):
+    X, _, _, Y = _more_inputs()
+    x, y = t64(X, True), t64(Y, True)
+    o = MORE_FNS[name](x, y)
+    o.backward(engine.arange(o.numel(), dtype=D).reshape(tuple(o.shape)) / 7)
+    want_o, want_gx, want_gy = MORE[name]
+    np.testing.assert_allclose(o.detach().numpy(), want_o, atol=2e-6)
+    np.testing.assert_allclose(x.grad.numpy(), want_gx, atol=2e-6)
+    assert (y.grad is None) == (want_gy is None)
+    if want_gy is not None:
+        np.testing.assert_allclose(y.grad.numpy(), want_gy, atol=2e-6)
+    small_x, small_y = t64(X[:, :, :4] + 0.1, True), t64(Y[:, :, :4], True)
+    if name.startswith(("scatter", "roll", "pad", "conv1d")):
+        small_x, small_y = t64(X, True), t64(Y, True)
+    if name == "scatter_src":   # two writes to one place: the gradient is PyTorch's, not the finite difference's
+        small_x, small_y = t64(X, True), t64(Y, True)
+        name = "scatter_src_unique"
+    fn = MORE_FNS[name] if name in MORE_FNS else _scatter_unique
+    gradcheck(fn, [small_x, small_y])
+    gradgradcheck(lambda x, y: fn(x, y) * fn(x, y), [small_x, small_y])
+
+
+def _scatter_unique(x, y):
+    return x.scatter(2, engine.tensor([[[4, 0, 1], [2, 1, 3]], [[0, 1, 2], [3, 4, 0]]]), y[:, :2, :3] * 1)
+
+
+def test_more_grad_fns_and_saved_tensors_as_pytorch():
+    x, y = engine.randn(2, 3, requires_grad=True), engine.randn(2, 3, requires_grad=True)
+    p = F.pad(x, (1, 2))
+    assert p.grad_fn.name() == "ConstantPadNdBackward0" and p.grad_fn.saved_tensors_info == []
+    assert p.grad_fn._saved_pad == (1, 2)
+    r = F.pad(x.reshape(1, 2, 3), (1, 2), mode="reflect")
+    assert r.grad_fn.name() == "ReflectionPad1DBackward0"
+    assert_saved(r.grad_fn, {"padding": (1, 2), "self": ((1, 2, 3), "float32", 24)})
+    assert F.pad(x.reshape(1, 1, 2, 3), (1, 1, 1, 1), mode="reflect").grad_fn.name() == "ReflectionPad2DBackward0"
+    assert F.pad(x.reshape(1, 2, 3), (1, 2), mode="replicate").grad_fn.name() == "ReplicationPad1DBackward0"
+    ro = x.roll(1, 1).grad_fn
+    assert ro.name() == "RollBackward0" and ro._saved_dims == (1,) and ro._saved_shifts == (1,)
+    assert x.roll(1).grad_fn._saved_dims == ()
+    idx = engine.tensor([[0, 1, 2], [2, 0, 1]])
+    s0 = x.scatter(1, idx, y).grad_fn
+    assert s0.name() == "ScatterBackward0" and len(s0.next_functions) == 2 and s0._saved_dim == 1
+    assert_saved(s0, {"index": ((2, 3), "int64", 48)})
+    s1 = x.scatter(1, idx, 2.0).grad_fn
+    assert s1.name() == "ScatterBackward1" and len(s1.next_functions) == 1
+    assert_saved(s1, {"index": ((2, 3), "int64", 48)})
+    w = engine.randn(4, 3, 2, requires_grad=True)
+    c = F.conv1d(engine.randn(2, 3, 5, requires_grad=True), w)
+    assert c.grad_fn.name() == "ConvolutionBackward0"
+    assert_saved(c.grad_fn, {"input": ((2, 3, 5), "float32", 120), "weight": ((4, 3, 2), "float32", 96)})
+    # cosine_similarity: SumBackward1 -> MulBackward0 -> DivBackward0 (x / clamped norm) -> CloneBackward0 ->
+    # LinalgVectorNormBackward0, as PyTorch's graph
+    cs = F.cosine_similarity(x, y).grad_fn
+    assert cs.name() == "SumBackward1" and cs.next_functions[0][0].name() == "MulBackward0"
+    div = cs.next_functions[0][0].next_functions[0][0]
+    assert div.name() == "DivBackward0" and div.next_functions[1][0].name() == "CloneBackward0"
+    assert div.next_functions[1][0].next_functions[0][0].name() == "LinalgVectorNormBackward0"
+    assert tuple(div._saved_other.shape) == (2, 1)
+    nz = F.normalize(x).grad_fn
+    assert nz.name() == "DivBackward0" and nz.next_functions[1][0].name() == "ExpandBackward0"
+    clamp = nz.next_functions[1][0].next_functions[0][0]
+    assert clamp.name() == "ClampMinBackward0" and clamp._saved_min == 1e-12
+    assert F.cosine_similarity(engine.zeros(1, 3), engine.ones(1, 3)).tolist() == [0.0]
+    assert F.normalize(engine.zeros(1, 3)).tolist() == [[0.0, 0.0, 0.0]]
+    sd, mn = engine.std_mean(x, 1)
+    assert sd.grad_fn.name() == "StdBackward0" and tuple(mn.shape) == (2,)   # PyTorch: one StdMeanBackward0
+    v, m = engine.var_mean(x)
+    assert v.ndim == 0 and m.ndim == 0
+
+
+def test_more_modules_and_errors_as_pytorch():
+    assert repr(nn.Conv1d(3, 4, 2)) == "Conv1d(3, 4, kernel_size=(2,), stride=(1,))"
+    assert repr(nn.Conv1d(3, 4, 3, stride=2, padding=1, bias=False)) == \
+        "Conv1d(3, 4, kernel_size=(3,), stride=(2,), padding=(1,), bias=False)"
+    assert tuple(nn.Conv1d(3, 4, 3, padding=1)(engine.randn(2, 3, 7)).shape) == (2, 4, 7)
+    assert tuple(nn.Conv1d(3, 4, 3)(engine.randn(3, 7)).shape) == (4, 5)        # unbatched (C, L)
+    assert repr(nn.CosineSimilarity()) == "CosineSimilarity()" and nn.CosineSimilarity().dim == 1
+    x = engine.randn(2, 3)
+    idx = engine.tensor([[0, 1, 2], [2, 0, 1]])
+    cases = [
+        (lambda: F.pad(x, (1,)), RuntimeError, "Padding length must be divisible by 2"),
+        (lambda: F.pad(x, (1, 1, 1, 1, 1, 1)), RuntimeError, "Padding length should be less than or equal to two "
+         "times the input dimension but got padding length 6 and input of dimension 2"),
+        (lambda: F.pad(x, (-2, -2)), RuntimeError, "narrow(): length must be non-negative."),
+        (lambda: F.pad(x.reshape(1, 2, 3), (3, 3), mode="reflect"), RuntimeError, "Argument #4: Padding size should "
+         "be less than the corresponding input dimension, but got: padding (3, 3) at dimension 2 of input [1, 2, 3]"),
+        (lambda: F.pad(x.reshape(1, 2, 3), (1, 1), mode="foo"), NotImplementedError, "Unrecognised padding mode foo"),
+        (lambda: F.pad(x.reshape(1, 2, 3), (1, 1), mode="reflect", value=2.0), RuntimeError,
+         "Padding mode \"reflect\" doesn't take in value argument"),
+        (lambda: x.scatter(1, idx[0], 1.0), RuntimeError,
+         "Index tensor must have the same number of dimensions as self tensor"),
+        (lambda: x.scatter(1, idx + 5, 1.0), RuntimeError, "index 5 is out of bounds for dimension 1 with size 3"),
+        (lambda: x.scatter(1, idx, engine.randn(1, 2)), RuntimeError, "Expected index [2, 3] to be no larger than "
+         "self [2, 3] apart from dimension 1 and to be no larger size than src [1, 2]"),
+        (lambda: x.scatter(1, idx, engine.randn(2, 3).double()), RuntimeError,
+         "scatter(): Expected self.dtype to be equal to src.dtype"),
+        (lambda: x.scatter(0, engine.tensor([[0, 1, 2, 1]]), 1.0), RuntimeError,
+         "Expected index [1, 4] to be no larger than self [2, 3] apart from dimension 0"),
+        (lambda: x.roll((1, 2), (0,)), RuntimeError, "shifts and dimensions must align. shifts: 2, dims:1"),
+        (lambda: x.roll((1, 2)), RuntimeError, "shifts and dimensions must align. shifts: 2, dims:0"),
+        (lambda: F.conv1d(engine.randn(2, 3, 5), engine.randn(4, 2, 2)), RuntimeError, "Given groups=1, weight of "
+         "size [4, 2, 2], expected input[2, 3, 5] to have 2 channels, but got 3 channels instead"),
+        (lambda: F.conv1d(engine.randn(2, 3, 5, 5), engine.randn(4, 3, 2)), RuntimeError,
+         "Expected 2D (unbatched) or 3D (batched) input to conv1d, but got input of size: [2, 3, 5, 5]"),
+        (lambda: F.cosine_similarity(engine.randn(2, 3), engine.randn(3, 3)), RuntimeError,
+         "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0"),
+    ]
+    for fn, exc, msg in cases:
+        with pytest.raises(exc) as e:
+            fn()
+        assert str(e.value) == msg
+    assert engine.roll(engine.arange(6).reshape(2, 3), -1).tolist() == [[1, 2, 3], [4, 5, 0]]
+    assert engine.roll(engine.arange(6).reshape(2, 3), (1, -1), (0, 1)).tolist() == [[4, 5, 3], [1, 2, 0]]
+    y = engine.zeros(2, 3)
+    assert y.scatter_(1, idx, engine.ones(2, 3) * 2) is y and y.tolist() == [[2.0] * 3] * 2 and y._version == 1
+
+
+# ---- draws: normal, bernoulli, multinomial (glassgrad's generator; the same seed, the same draws) -----
+def test_normal_draws_shapes_seeds_and_zero_gradients():
+    engine.manual_seed(7)
+    a = engine.normal(engine.zeros(2, 3), 2.0)
+    engine.manual_seed(7)
+    b = engine.normal(engine.zeros(2, 3), 2.0)
+    assert a.tolist() == b.tolist() and a.dtype is engine.float32 and tuple(a.shape) == (2, 3)
+    engine.manual_seed(0)
+    big = engine.normal(engine.full((20000,), 3.0), engine.full((20000,), 0.5))
+    assert abs(big.mean().item() - 3.0) < 0.02 and abs(big.std().item() - 0.5) < 0.02
+    assert tuple(engine.normal(2.0, 3.0, size=(4, 5)).shape) == (4, 5)
+    assert tuple(engine.normal(engine.zeros(2, 3), engine.ones(3)).shape) == (2, 3)
+    m, s = engine.zeros(3, requires_grad=True), engine.ones(3, requires_grad=True)
+    y = engine.normal(m, s)
+    assert y.grad_fn.name() == "NormalBackward3"
+    y.sum().backward()
+    assert m.grad.tolist() == [0.0, 0.0, 0.0] and s.grad.tolist() == [0.0, 0.0, 0.0]
+    assert engine.normal(m, 2.0).grad_fn.name() == "NormalBackward1"
+    assert engine.normal(0.0, s).grad_fn.name() == "NormalBackward2"
+    with pytest.raises(RuntimeError, match=r"^normal expects std >= 0.0, but found std -1$"):
+        engine.normal(engine.zeros(2), -1.0)
+    with pytest.raises(RuntimeError, match=r"^The size of tensor a \(3\) must match the size of tensor b \(4\) at "
+                                           r"non-singleton dimension 1$"):
+        engine.normal(engine.zeros(2, 3), engine.ones(4))
+
+
+def test_bernoulli_and_multinomial_draws():
+    engine.manual_seed(1)
+    p = engine.full((10000,), 0.3)
+    b = engine.bernoulli(p)
+    assert b.dtype is engine.float32 and set(b.tolist()) <= {0.0, 1.0}
+    assert abs(b.mean().item() - 0.3) < 0.02
+    engine.manual_seed(1)
+    assert engine.bernoulli(p).tolist() == b.tolist()
+    assert engine.bernoulli(engine.zeros(5), 1.0).tolist() == [1.0] * 5
+    assert engine.ones(4).bernoulli_(0.0).tolist() == [0.0] * 4
+    q = engine.full((3,), 0.5, requires_grad=True)
+    d = engine.bernoulli(q)
+    assert d.grad_fn.name() == "BernoulliBackward0"
+    d.sum().backward()
+    assert q.grad.tolist() == [0.0, 0.0, 0.0]
+    with pytest.raises(RuntimeError, match=r"^Expected p_in >= 0 && p_in <= 1 to be true, but got false\."):
+        engine.bernoulli(engine.tensor([1.5]))
+
+    engine.manual_seed(2)
+    w = engine.tensor([1.0, 2.0, 7.0])
+    draws = engine.multinomial(w, 20000, replacement=True)
+    assert draws.dtype is engine.int64 and tuple(draws.shape) == (20000,)
+    freq = np.bincount(draws.numpy(), minlength=3) / 20000
+    np.testing.assert_allclose(freq, [0.1, 0.2, 0.7], atol=0.02)
+    rows = engine.multinomial(engine.tensor([[1.0, 1.0, 0.0, 1.0], [0.0, 5.0, 1.0, 0.0]]), 2)
+    assert tuple(rows.shape) == (2, 2)
+    for r, allowed in zip(rows.tolist(), ({0, 1, 3}, {1, 2})):
+        assert len(set(r)) == 2 and set(r) <= allowed      # without replacement: distinct, never a zero weight
+    engine.manual_seed(3)
+    one = w.multinomial(3).tolist()
+    engine.manual_seed(3)
+    assert engine.multinomial(w, 3).tolist() == one and sorted(one) == [0, 1, 2]
+    cases = [
+        (lambda: engine.multinomial(engine.tensor([0.0, 0.0]), 1),
+         "invalid multinomial distribution (sum of probabilities <= 0)"),
+        (lambda: engine.multinomial(engine.tensor([1.0, -1.0]), 1),
+         "probability tensor contains either `inf`, `nan` or element < 0"),
+        (lambda: engine.multinomial(engine.tensor([1.0, 1.0]), 3),
+         "cannot sample n_sample > prob_dist.size(-1) samples without replacement"),
+        (lambda: engine.multinomial(engine.tensor([[[1.0, 1.0]]]), 1), "prob_dist must be 1 or 2 dim"),
+    ]
+    for fn, msg in cases:
+        with pytest.raises(RuntimeError) as e:
+            fn()
+        assert str(e.value) == msg

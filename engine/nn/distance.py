@@ -1,0 +1,55 @@
+"""``F.cosine_similarity``, ``F.normalize`` and ``CosineSimilarity``, composed as PyTorch composes them."""
+from __future__ import annotations
+
+from .. import functional as E
+from .._dispatch import apply
+from .._tensor import _wrap_dim
+from ..autograd import grad_mode
+from ..derivatives import OPS
+from .module import Module
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """``sum((x1 / |x1|) * (x2 / |x2|), dim)``, each norm clamped below at ``eps`` (the clamp outside
+    the graph, as PyTorch: LinalgVectorNormBackward0 -> CloneBackward0 -> DivBackward0)."""
+    E._broadcast_check(x1, x2)
+    if tuple(x1.shape) != tuple(x2.shape):
+        import numpy as np
+        shape = tuple(np.broadcast_shapes(tuple(x1.shape), tuple(x2.shape)))
+        x1, x2 = E.expand(x1, shape), E.expand(x2, shape)
+    d = _wrap_dim(dim, x1.ndim)
+    n1 = E.clone(E.norm(x1, 2, d, keepdim=True))
+    n2 = E.clone(E.norm(x2, 2, d, keepdim=True))
+    with grad_mode.no_grad():
+        n1.clamp_(min=eps)
+        n2.clamp_(min=eps)
+    return E.sum(E.mul(E.div(x1, n1), E.div(x2, n2)), d)
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """``input / max(||input||_p, eps)`` along ``dim`` (ClampMinBackward0 then ExpandBackward0, as PyTorch).
+    Differs from PyTorch: for ``p != 2`` the norm is built from abs, pow and sum."""
+    d = _wrap_dim(dim, input.ndim)
+    if p in (2, 2.0):
+        norm = E.norm(input, 2, d, keepdim=True)
+    else:
+        norm = E.pow(E.sum(E.pow(E.abs(input), p), d, keepdim=True), 1.0 / p)
+    denom = apply(OPS["clamp"], [norm], {"min": eps, "max": None}, node_name="ClampMinBackward0")
+    res = E.div(input, E.expand(denom, tuple(input.shape)))
+    if out is not None:
+        out.copy_(res)
+        return out
+    return res
+
+
+class CosineSimilarity(Module):
+    def __init__(self, dim: int = 1, eps: float = 1e-8):
+        super().__init__()
+        self.dim = dim
+        self.eps = eps
+
+    def forward(self, x1, x2):
+        return cosine_similarity(x1, x2, self.dim, self.eps)
+
+
+__all__ = ["cosine_similarity", "normalize", "CosineSimilarity"]
