@@ -187,12 +187,14 @@ def cumprod(xp, a, axis):
 
 def einsum(xp, equation, *arrays):
     """``numpy.einsum`` on each backend (the array API has none): NumPy's and CuPy's own, with
-    the contraction order optimized for two or more operands; elsewhere through NumPy."""
-    opt = len(arrays) > 1
-    if _is_numpy(xp):
-        return np.asarray(np.einsum(equation, *arrays, optimize=opt))   # (a 0-d result may come back a scalar)
+    the contraction order optimized for two or more operands; elsewhere through NumPy.
+    The result never shares memory with an operand (NumPy hands a diagonal back as a view)."""
     if _is_cupy(xp):
         import cupy
-        return cupy.asarray(cupy.einsum(equation, *arrays))
-    out = np.asarray(np.einsum(equation, *(to_numpy(xp, a) for a in arrays), optimize=opt))
-    return from_numpy(xp, out)
+        out = cupy.asarray(cupy.einsum(equation, *arrays))
+        return out.copy() if any(cupy.may_share_memory(out, a) for a in arrays) else out
+    host = arrays if _is_numpy(xp) else [to_numpy(xp, a) for a in arrays]
+    out = np.asarray(np.einsum(equation, *host, optimize=len(arrays) > 1))   # (0-d may come back a scalar)
+    if any(np.may_share_memory(out, a) for a in host):
+        out = out.copy()
+    return out if _is_numpy(xp) else from_numpy(xp, out)

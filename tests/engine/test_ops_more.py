@@ -1097,6 +1097,19 @@ def test_einsum_keeps_what_each_gradient_reads():
     assert t.grad_fn.name() == "SumBackward1" and t.grad_fn.next_functions[0][0].name() == "PermuteBackward0"
 
 
+@pytest.mark.parametrize("namespace", ["numpy", "array_api_strict"])
+def test_einsum_result_owns_its_memory(namespace):
+    """NumPy's einsum returns a diagonal as a view of the operand: the result is a copy."""
+    import contextlib
+    with cpu_namespace(xps) if namespace != "numpy" else contextlib.nullcontext():
+        s = engine.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        d = engine.einsum("ii->i", s)
+        assert d._storage is not s._storage and d._storage.nbytes == 8
+        with engine.no_grad():
+            d.mul_(10.0)
+        assert s.tolist() == [[1.0, 2.0], [3.0, 4.0]] and d.tolist() == [10.0, 40.0]
+
+
 def test_einsum_records_one_op_event_with_its_labels():
     a, b = engine.randn(2, 3, requires_grad=True), engine.randn(3, 4)
     with engine.record() as tr:
