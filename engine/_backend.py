@@ -188,13 +188,17 @@ def cumprod(xp, a, axis):
 def einsum(xp, equation, *arrays):
     """``numpy.einsum`` on each backend (the array API has none): NumPy's and CuPy's own, with
     the contraction order optimized for two or more operands; elsewhere through NumPy.
-    The result never shares memory with an operand (NumPy hands a diagonal back as a view)."""
+    The result is C-contiguous and never shares memory with an operand (NumPy hands a
+    diagonal back as a view of it, and a contraction often as a transposed buffer: PyTorch's
+    ``ij,jk->ik`` is contiguous, so ``.view`` works on it)."""
     if _is_cupy(xp):
         import cupy
         out = cupy.asarray(cupy.einsum(equation, *arrays))
-        return out.copy() if any(cupy.may_share_memory(out, a) for a in arrays) else out
+        if not out.flags.c_contiguous or any(cupy.may_share_memory(out, a) for a in arrays):
+            out = cupy.array(out, order="C", copy=True)
+        return out
     host = arrays if _is_numpy(xp) else [to_numpy(xp, a) for a in arrays]
     out = np.asarray(np.einsum(equation, *host, optimize=len(arrays) > 1))   # (0-d may come back a scalar)
-    if any(np.may_share_memory(out, a) for a in host):
-        out = out.copy()
+    if not out.flags.c_contiguous or any(np.may_share_memory(out, a) for a in host):
+        out = np.array(out, order="C", copy=True)
     return out if _is_numpy(xp) else from_numpy(xp, out)

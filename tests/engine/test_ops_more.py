@@ -1108,6 +1108,8 @@ def test_einsum_result_owns_its_memory(namespace):
         with engine.no_grad():
             d.mul_(10.0)
         assert s.tolist() == [[1.0, 2.0], [3.0, 4.0]] and d.tolist() == [10.0, 40.0]
+        y = engine.einsum("ij,jk->ik", engine.randn(5, 6), engine.randn(6, 7))
+        assert y.is_contiguous() and tuple(y.view(-1).shape) == (35,)     # as PyTorch's
 
 
 def test_einsum_records_one_op_event_with_its_labels():
