@@ -186,10 +186,12 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if weight is not None or label_smoothing or target.dtype.is_floating_point:
         return _cross_entropy_general(input, target, weight, ignore_index, reduction, label_smoothing)
     if input.ndim > 2:
-        # (N, C, d...) -> (N*d..., C)
+        # (N, C, d...) -> (N*d..., C); reduction="none" gives the losses back as (N, d...)
+        shape = tuple(target.shape)
         perm = (0,) + tuple(range(2, input.ndim)) + (1,)
         input = E.reshape(E.permute(input, perm), -1, input.shape[1])
-        target = E.reshape(target, -1)
+        out = nll_loss(log_softmax(input, 1), E.reshape(target, -1), None, None, ignore_index, None, reduction)
+        return E.reshape(out, shape) if reduction == "none" else out
     return nll_loss(log_softmax(input, 1 if input.ndim == 2 else 0), target, None, None, ignore_index, None, reduction)
 
 
@@ -204,10 +206,12 @@ def _cross_entropy_general(input, target, weight, ignore_index, reduction, ls):
         return _cross_entropy_probs(input, target, weight, ignore_index, reduction, ls, class_dim, n)
     if target.dtype.is_floating_point and target.ndim > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    if input.ndim > 2:
+    if input.ndim > 2:   # as the unweighted path: classes last, flattened, the losses shaped back
+        shape = tuple(target.shape)
         perm = (0,) + tuple(range(2, input.ndim)) + (1,)
         input = E.reshape(E.permute(input, perm), -1, input.shape[1])
-        target = E.reshape(target, -1)
+        out = _cross_entropy_general(input, E.reshape(target, -1), weight, ignore_index, reduction, ls)
+        return E.reshape(out, shape) if reduction == "none" else out
     logp = log_softmax(input, class_dim)
     nll = nll_loss(logp, target, weight, None, ignore_index, None, reduction)
     if ls <= 0:
