@@ -149,6 +149,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         reduction = _reduction(size_average, reduce, reduction)
     if target.dtype is not _dtype.int64:
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {target.type().split('.')[-1][:-6]}")
+    if input.ndim > 2:
+        return _nll_loss_nd(input, target, weight, ignore_index, reduction)
     if input.ndim == 2 and target.ndim == 1 and input.shape[0] != target.shape[0]:
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
                          f"({target.shape[0]}).")
@@ -163,6 +165,20 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         return apply(OPS["nll_loss_weighted"], [input, target, weight],
                      {"reduction": reduction, "ignore_index": ignore_index})
     return apply(OPS["nll_loss"], [input, target], {"reduction": reduction, "ignore_index": ignore_index})
+
+
+def _nll_loss_nd(input, target, weight, ignore_index, reduction):
+    """(N, C, d...) input with (N, d...) targets: classes moved last and flattened to the 2-D
+    case; ``reduction="none"`` gives the losses back as (N, d...). (PyTorch's node for 3-D and
+    4-D input is NllLoss2DBackward0; here it is NllLossBackward0 after a permute and a view.)"""
+    want = (input.shape[0],) + tuple(input.shape[2:])
+    if tuple(target.shape) != want:
+        raise RuntimeError(f"Expected target size {list(want)}, got {list(target.shape)}".replace(",", ", ")
+                           .replace(",  ", ", "))
+    perm = (0,) + tuple(range(2, input.ndim)) + (1,)
+    flat = E.reshape(E.permute(input, perm), -1, input.shape[1])
+    out = nll_loss(flat, E.reshape(target, -1), weight, None, ignore_index, None, reduction)
+    return E.reshape(out, want) if reduction == "none" else out
 
 
 def _class_weight_check(weight, input, c, prefix=""):
