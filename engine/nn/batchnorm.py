@@ -31,12 +31,12 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             raise ValueError(f"Expected more than 1 value per channel when training, got input size {size!r}")
     elif running_mean is None or running_var is None:
         raise RuntimeError(f"running_{'mean' if running_mean is None else 'var'} must be defined in evaluation mode")
-    if input.ndim < 2:
-        raise RuntimeError(f"Expected 2D or more input to batch_norm, got {input.ndim}D input")
-    c = input.shape[1]
+    c = input.shape[1] if input.ndim >= 2 else 0     # (PyTorch reads a 1-D input as having 0 channels)
     for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
                     ("bias", bias)):
         _check_len(name, t, c)
+    if input.ndim < 2:
+        raise RuntimeError(f"batch_norm: expected an input with a channel dim (N, C, ...), got {input.ndim}D input")
     out, aux = apply(OPS["batch_norm"], [input, weight, bias, running_mean, running_var],
                      {"training": bool(training), "eps": eps}, return_aux=True)
     if training and running_mean is not None:

@@ -165,6 +165,15 @@ def test_batch_norm_errors_as_pytorch():
         F.batch_norm(engine.randn(2, 4), engine.zeros(4), engine.ones(4), engine.ones(3))
     with pytest.raises(RuntimeError, match=r"^running_mean must be defined in evaluation mode$"):
         F.batch_norm(engine.randn(2, 4), None, None, training=False)
+    with pytest.raises(RuntimeError, match=r"^running_mean should contain 0 elements not 3$"):
+        F.batch_norm(engine.randn(3), engine.zeros(3), engine.ones(3), training=True)
+    m3 = nn.BatchNorm1d(2)
+    x3 = engine.randn(4, 2, 5)
+    y3 = m3(x3)     # (N, C, L): statistics per channel over N and L
+    np.testing.assert_allclose(y3.detach().numpy().mean((0, 2)), 0.0, atol=1e-6)
+    np.testing.assert_allclose(m3.running_mean.numpy(), 0.1 * x3.numpy().mean((0, 2)), rtol=1e-5, atol=1e-7)
+    nb = nn.BatchNorm1d(3, bias=False)
+    assert nb.bias is None and list(nb.state_dict()) == ["weight", "running_mean", "running_var", "num_batches_tracked"]
 
 
 # ---- pooling ---------------------------------------------------------------------------------------
