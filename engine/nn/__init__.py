@@ -32,3 +32,5 @@ __all__ += ["HuberLoss", "L1Loss", "SmoothL1Loss"]
 from .conv1d import Conv1d  # noqa: E402
 from .distance import CosineSimilarity  # noqa: E402
 __all__ += ["Conv1d", "CosineSimilarity"]
+from .pooling import AdaptiveAvgPool1d, AvgPool1d, MaxPool1d  # noqa: E402
+__all__ += ["AdaptiveAvgPool1d", "AvgPool1d", "MaxPool1d"]

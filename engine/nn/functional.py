@@ -436,3 +436,4 @@ from .loss_fns import huber_loss, l1_loss, smooth_l1_loss  # noqa: E402,F401
 from .padding import pad  # noqa: E402,F401
 from .distance import cosine_similarity, normalize  # noqa: E402,F401
 from .conv1d import conv1d  # noqa: E402,F401
+from .pooling import adaptive_avg_pool1d, avg_pool1d, max_pool1d  # noqa: E402,F401

@@ -104,6 +104,41 @@ def adaptive_avg_pool2d(input, output_size):
     return apply(OPS["adaptive_avg_pool2d"], [input], {"geom": geom})
 
 
+# ---- 1-D pooling: the 2-D op on a height-1 image, between UnsqueezeBackward0 and SqueezeBackward1 --------
+def _one(v):
+    return v if isinstance(v, int) else tuple(v)[0]
+
+
+def _pool1d_input(fn, input):
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"{fn}() Expected 2D or 3D input tensor, but got {list(input.shape)}")
+    return E.unsqueeze(input, -2)
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """max_pool2d over (N, C, 1, L) with window (1, k), as PyTorch composes it."""
+    k = _one(kernel_size)
+    s = k if stride is None or (not isinstance(stride, int) and len(tuple(stride)) == 0) else _one(stride)
+    out = max_pool2d(_pool1d_input("max_pool1d", input), (1, k), (1, s), (0, _one(padding)), (1, _one(dilation)),
+                     ceil_mode, return_indices)
+    if return_indices:
+        return E.squeeze(out[0], -2), E.squeeze(out[1], -2)
+    return E.squeeze(out, -2)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    """avg_pool2d over (N, C, 1, L) with window (1, k), as PyTorch composes it."""
+    k = _one(kernel_size)
+    s = k if stride is None or (not isinstance(stride, int) and len(tuple(stride)) == 0) else _one(stride)
+    return E.squeeze(avg_pool2d(_pool1d_input("avg_pool1d", input), (1, k), (1, s), (0, _one(padding)), ceil_mode,
+                                count_include_pad), -2)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """adaptive_avg_pool2d over (N, C, 1, L) to (1, output_size)."""
+    return E.squeeze(adaptive_avg_pool2d(_pool1d_input("adaptive_avg_pool1d", input), (1, _one(output_size))), -2)
+
+
 def _short(dt):
     return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}[dt.name]
 
@@ -167,5 +202,37 @@ class AdaptiveAvgPool2d(Module):
         return f"output_size={self.output_size}"
 
 
+class MaxPool1d(_MaxPoolNd):
+    """The maximum over each window of an (N, C, L) or (C, L) input; stride defaults to the window."""
+
+    def forward(self, input):
+        return max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                          ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
+class AvgPool1d(Module):
+    """The mean over each window of an (N, C, L) or (C, L) input; stride defaults to the window."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False, count_include_pad: bool = True):
+        super().__init__()
+        self.kernel_size = (_one(kernel_size),)
+        self.stride = (_one(stride if stride is not None else kernel_size),)
+        self.padding = (_one(padding),)
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+
+    def forward(self, input):
+        return avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
+    def forward(self, input):
+        return adaptive_avg_pool1d(input, self.output_size)
+
+
 __all__ = ["max_pool2d", "max_pool2d_with_indices", "avg_pool2d", "adaptive_avg_pool2d", "MaxPool2d",
-           "AvgPool2d", "AdaptiveAvgPool2d"]
+           "AvgPool2d", "AdaptiveAvgPool2d", "max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "MaxPool1d",
+           "AvgPool1d", "AdaptiveAvgPool1d"]

@@ -740,3 +740,41 @@ def test_bernoulli_and_multinomial_draws():
         with pytest.raises(RuntimeError) as e:
             fn()
         assert str(e.value) == msg
+
+
+# ---- 1-D pooling: the 2-D ops between UnsqueezeBackward0 and SqueezeBackward1, as PyTorch ------------
+# X = np.random.default_rng(5).standard_normal((2, 2, 7)); y = f(x); (y * torch.arange(y.numel()).double()
+# .reshape(y.shape)).sum().backward() -> name: (y, x.grad, indices or None); mp1: F.max_pool1d(x, 3, 2, 1,
+# ceil_mode=True, return_indices=True); ap1: F.avg_pool1d(x, 3, 2, 1, count_include_pad=False);
+# aap1: F.adaptive_avg_pool1d(x, 3); mp1_saved: the inner node's (_saved_stride, _saved_kernel_size) of max_pool1d(x, 2)
+POOL1 = {'mp1': ([[[-0.801931, 0.420445, 1.136047, 0.109706], [0.748746, 1.634783, 0.272769, 1.600019]], [[0.202882, -0.083696, -0.488006, -0.488006], [0.553378, 0.409638, 0.829855, -0.25673]]], [[[0.0, 0.0, 0.0, 1.0, 2.0, 3.0, 0.0], [0.0, 4.0, 5.0, 6.0, 0.0, 0.0, 7.0]], [[8.0, 0.0, 9.0, 0.0, 0.0, 21.0, 0.0], [12.0, 0.0, 0.0, 13.0, 14.0, 0.0, 15.0]]], [[[0, 3, 4, 5], [1, 2, 3, 6]], [[0, 2, 5, 5], [0, 3, 4, 6]]]), 'ap1': ([[[-1.063145, -0.384092, 0.555399, -0.22147], [-0.018017, 0.885433, -0.639608, 0.320877]], [[-0.764626, -0.993019, -0.760173, -0.60066], [0.245146, -0.08096, -0.13451, -0.949877]]], [[[0.0, 0.333333, 0.333333, 1.0, 0.666667, 2.166667, 1.5], [2.0, 3.666667, 1.666667, 3.666667, 2.0, 5.5, 3.5]], [[4.0, 7.0, 3.0, 6.333333, 3.333333, 8.833333, 5.5], [6.0, 10.333333, 4.333333, 9.0, 4.666667, 12.166667, 7.5]]], None), 'aap1': ([[[-0.791551, 0.436043, 0.231035], [0.532916, 0.224741, -0.197192]], [[-0.53765, -0.625403, -0.610202], [-0.033046, 0.216687, -0.356633]]], [[[0.0, 0.0, 0.333333, 0.333333, 1.0, 0.666667, 0.666667], [1.0, 1.0, 2.333333, 1.333333, 3.0, 1.666667, 1.666667]], [[2.0, 2.0, 4.333333, 2.333333, 5.0, 2.666667, 2.666667], [3.0, 3.0, 6.333333, 3.333333, 7.0, 3.666667, 3.666667]]], None), 'mp1_saved': ((1, 2), (1, 2))}
+
+
+def test_pool1d_values_grads_graphs_and_modules_as_pytorch():
+    X = np.random.default_rng(5).standard_normal((2, 2, 7))
+    fns = {"mp1": lambda x: F.max_pool1d(x, 3, 2, 1, ceil_mode=True, return_indices=True),
+           "ap1": lambda x: F.avg_pool1d(x, 3, 2, 1, count_include_pad=False),
+           "aap1": lambda x: F.adaptive_avg_pool1d(x, 3)}
+    for name, fn in fns.items():
+        x = t64(X, True)
+        y = fn(x)
+        yy = y[0] if isinstance(y, tuple) else y
+        (yy * engine.arange(yy.numel(), dtype=D).reshape(tuple(yy.shape))).sum().backward()
+        want_y, want_g, want_i = POOL1[name]
+        np.testing.assert_allclose(yy.detach().numpy(), want_y, atol=2e-6)
+        np.testing.assert_allclose(x.grad.numpy(), want_g, atol=2e-6)
+        if want_i is not None:
+            assert y[1].tolist() == want_i
+        assert yy.grad_fn.name() == "SqueezeBackward1"
+        assert yy.grad_fn.next_functions[0][0].next_functions[0][0].name() == "UnsqueezeBackward0"
+        gradcheck(lambda x: _first(fn(x)), [t64(X, True)])
+    inner = F.max_pool1d(t64(X, True), 2).grad_fn.next_functions[0][0]
+    assert inner.name() == "MaxPool2DWithIndicesBackward0"
+    assert (inner._saved_stride, inner._saved_kernel_size) == tuple(tuple(v) for v in POOL1["mp1_saved"])
+    assert F.adaptive_avg_pool1d(t64(X, True), 1).grad_fn.next_functions[0][0].name() == "MeanBackward1"
+    assert repr(nn.MaxPool1d(2)) == "MaxPool1d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)"
+    assert repr(nn.AvgPool1d(2)) == "AvgPool1d(kernel_size=(2,), stride=(2,), padding=(0,))"
+    assert repr(nn.AdaptiveAvgPool1d(3)) == "AdaptiveAvgPool1d(output_size=3)"
+    x = engine.randn(2, 3, 8)
+    assert tuple(nn.MaxPool1d(2)(x).shape) == (2, 3, 4) and tuple(nn.AvgPool1d(3, 1)(x).shape) == (2, 3, 6)
+    assert tuple(nn.AdaptiveAvgPool1d(1)(x).shape) == (2, 3, 1) and tuple(nn.MaxPool1d(2)(x[0]).shape) == (3, 4)
