@@ -778,3 +778,30 @@ def test_pool1d_values_grads_graphs_and_modules_as_pytorch():
     x = engine.randn(2, 3, 8)
     assert tuple(nn.MaxPool1d(2)(x).shape) == (2, 3, 4) and tuple(nn.AvgPool1d(3, 1)(x).shape) == (2, 3, 6)
     assert tuple(nn.AdaptiveAvgPool1d(1)(x).shape) == (2, 3, 1) and tuple(nn.MaxPool1d(2)(x[0]).shape) == (3, 4)
+
+
+def test_saved_tensor_memory_of_batch_norm_and_max_pool():
+    """Activation bytes while the graph lives: batch norm keeps its input plus mean and invstd (the running
+    buffers are the module's, not activations); max pooling keeps its input and the int64 indices."""
+    import gc
+    from engine import memory
+
+    def act():
+        return memory.memory_stats("cpu").get("allocated_bytes.activation.current", 0)
+
+    gc.collect()
+    a0 = act()
+    m = nn.BatchNorm1d(10)
+    h = engine.randn(6, 10) @ engine.randn(10, 10, requires_grad=True)     # a 240-byte intermediate
+    y = m(h)
+    assert act() - a0 == 240 + 40 + 40
+    y.sum().backward()
+    del y, h
+    gc.collect()
+    assert act() - a0 == 0
+    c = engine.randn(2, 3, 4, 4, requires_grad=True) * 1                   # 384 bytes
+    o = F.max_pool2d(c, 2)
+    assert act() - a0 == 384 + 2 * 3 * 2 * 2 * 8
+    del o, c
+    gc.collect()
+    assert act() - a0 == 0
