@@ -159,9 +159,7 @@ def _copy_(self, src, non_blocking=False):
 
 
 def _masked_fill_(self, mask, value):
-    from ._dispatch import bump_version
-    self[mask] = value
-    return self
+    return E.masked_fill_(self, mask, value)
 
 
 def _fill_random(self, kind, scale, shift, generator, opname):

@@ -650,10 +650,27 @@ def index_select(input, dim, index):
     return _getitem(input, (slice(None),) * d + (index,))
 
 
+def _mask_check(mask):
+    if not isinstance(mask, Tensor) or mask.dtype is not _dtype.bool_:
+        got = _cname(mask.dtype) if isinstance(mask, Tensor) else type(mask).__name__
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {got}")
+
+
 def masked_fill(input, mask, value):
+    """MaskedFillBackward0 (keeps the mask); a value tensor that requires grad gets its gradient through where."""
+    _mask_check(mask)
+    if isinstance(value, Tensor):
+        if value.requires_grad:
+            return where(mask, value.to(input.dtype), input)
+        value = value.item()
+    return apply(_O["masked_fill"], [input, mask], {"value": value})
+
+
+def masked_fill_(input, mask, value):
+    _mask_check(mask)
     if isinstance(value, Tensor):
         value = value.item()
-    return where(mask, full((), value, dtype=input.dtype, device=input.device), input)
+    return _inplace("masked_fill", input, mask, value=value)
 
 
 def outer(a, b):

@@ -309,3 +309,21 @@ def test_conversions_to_dtypes_glassgrad_lacks_say_so(method, name):
         getattr(engine.randn(2), method)()
     assert str(e.value) == (f"Tensor.{method}(): glassgrad has no dtype {name}: its dtypes are bool, int64, "
                             "float32 and float64")
+
+
+def test_masked_fill_node_mask_and_errors_as_pytorch():
+    x = engine.randn(3, requires_grad=True)
+    m = engine.tensor([True, False, True])
+    y = x.masked_fill(m, 0.0)
+    assert y.grad_fn.name() == "MaskedFillBackward0"
+    assert [k for k, _ in y.grad_fn.saved_tensors_info] == ["mask"]
+    y.sum().backward()
+    assert x.grad.tolist() == [0.0, 1.0, 0.0]
+    z = x.detach().clone()
+    z.masked_fill_(m, 1.0)
+    assert z.tolist()[0] == 1.0 and z._version == 1
+    for bad, name in ((engine.tensor([1, 0, 1]), "long int"), (engine.tensor([1.0, 0.0, 1.0]), "float")):
+        for call in (lambda: x.masked_fill(bad, 0.0), lambda: z.masked_fill_(bad, 0.0)):
+            with pytest.raises(RuntimeError) as e:
+                call()
+            assert str(e.value) == f"masked_fill_ only supports boolean masks, but got mask with dtype {name}"
