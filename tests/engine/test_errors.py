@@ -15,7 +15,8 @@ import engine.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-REF = json.load(open(os.path.join(HERE, "..", "fixtures", "torch_reference.json"), encoding="utf-8"))
+with open(os.path.join(HERE, "..", "fixtures", "torch_reference.json"), encoding="utf-8") as _f:
+    REF = json.load(_f)
 FIX = os.path.join(HERE, "..", "fixtures", "torch_files")
 
 # Recorded errors that glassgrad does not reproduce word for word, and why.

@@ -19,7 +19,8 @@ import engine.nn.functional as F
 from engine.autograd.engine import AccumulateGrad
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REF = json.load(open(os.path.join(HERE, "..", "fixtures", "torch_reference.json"), encoding="utf-8"))
+with open(os.path.join(HERE, "..", "fixtures", "torch_reference.json"), encoding="utf-8") as _f:
+    REF = json.load(_f)
 CASES = REF["cases"]
 
 # case -> (kind of difference, reason). Kinds:
