@@ -16,6 +16,10 @@ NOTE [ Dispatch ]
 6. As in PyTorch, a node has one ``next_functions`` edge per differentiable argument:
    arguments an op declares ``nondiff`` (indices, targets, conditions, masks) get no
    edge, and the node hands backward one gradient per edge.
+7. A node saves its inputs as they were (an int64 divisor stays int64, as PyTorch saves
+   it); when rule 2 cast some of them, the array-currency backward reads saved inputs
+   cast to the dtype the forward computed in, so formulas never mix dtypes (which the
+   array API forbids, and which in NumPy would compute float32 work in float64).
 
 NOTE [ Op hooks ]
 1. ``op_hooks.stack`` (per thread, empty unless checkpointing pushes one) holds objects
@@ -113,12 +117,14 @@ def apply(op: OpDef, inputs: list, attrs: dict | None = None, inplace: Tensor | 
     _device_check(op, tensors) if len(tensors) > 1 else None
     st0 = tensors[0]._storage
     xp = st0.xp
+    cast_to = None     # the dtype a backward formula computes in, when some input tensor had another
     if op.promote:
         target = _promote_pair(inputs) if len(inputs) == 2 else _promote_same(inputs)
         if target is None:
             target = _dtype.result_type(inputs)
+            cast_to = target
         if op.float_op and not target.is_floating_point:
-            target = _dtype.get_default_dtype()
+            target = cast_to = _dtype.get_default_dtype()
         arrays = [((t._data if t.dtype is target else _cast(xp, t, target)) if isinstance(t, Tensor) else t)
                   for t in inputs]
     else:
@@ -164,6 +170,8 @@ def apply(op: OpDef, inputs: list, attrs: dict | None = None, inplace: Tensor | 
         return (result, aux) if return_aux else result
 
     node = OpNode(op, node_name or op.node, inputs, needs, attrs)
+    if cast_to is not None and any(isinstance(t, Tensor) and t.dtype is not cast_to for t in inputs):
+        node._promote_to = cast_to     # NOTE [ Dispatch ] 7
     old_fn, old_nr = result.grad_fn, result._output_nr
     result.grad_fn = node  # before saving: a saved output unpacks with this history
     result._output_nr = 0
@@ -332,6 +340,8 @@ def _save(op, node, inputs, needs, result, aux):
 class OpNode(Node):
     """The grad_fn of a table op."""
 
+    _promote_to = None
+
     def __init__(self, op, name, inputs, needs, attrs):
         super().__init__()
         self._op = op
@@ -492,7 +502,11 @@ class _SavedView:
             value = self.shapes = [m[0] if m else None for m in node._in_meta]
             return value
         if name in node._saved:
-            value = self.__dict__[name] = self._F.unpack(node._saved[name], node)  # one unpack per apply
+            value = self._F.unpack(node._saved[name], node)  # one unpack per apply
+            to = node._promote_to
+            if to is not None and not self._F.differentiable and self._F.dtype(value) is not to:
+                value = self._F.astype(value, to)       # NOTE [ Dispatch ] 7
+            self.__dict__[name] = value
             return value
         if name in node._attrs:
             n = node._attrs[name]
