@@ -2,6 +2,7 @@
 (NOTE [ Pooling ] in engine/ops/pool.py)."""
 from __future__ import annotations
 
+from .. import _dtype
 from .. import functional as E
 from .._dispatch import apply
 from ..derivatives import OPS
@@ -73,12 +74,33 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     geom = _geometry("avg_pool2d", input, kernel_size, stride, padding, 1, ceil_mode)
-    if not input.dtype.is_floating_point:
+    if input.dtype is _dtype.bool_:
         raise NotImplementedError(f"\"avg_pool2d\" not implemented for '{_short(input.dtype)}'")
+    if not input.dtype.is_floating_point:
+        return _int_avg_pool2d(input, geom, count_include_pad, divisor_override)
     return apply(OPS["avg_pool2d"], [input],
                  {"geom": geom, "kernel_size": (geom.kh, geom.kw), "stride": _saved_stride(stride),
                   "padding": (geom.ph, geom.pw), "ceil_mode": bool(ceil_mode),
                   "count_include_pad": bool(count_include_pad), "divisor_override": divisor_override})
+
+
+def _int_avg_pool2d(input, geom, count_include_pad, divisor_override):
+    """Integer average pooling as PyTorch's CPU kernel: the window's sum divided by its count,
+    truncated toward zero (exact: the sums are formed in float64 from integers)."""
+    import numpy as np
+    from ..ops.pool import _avg_matrix
+    g = geom
+    x = input.detach().numpy(force=True).astype(np.float64)
+    ah = _avg_matrix(g.h, g.kh, g.sh, g.ph, g.oh, True, 1)      # 0/1 window membership
+    aw = _avg_matrix(g.w, g.kw, g.sw, g.pw, g.ow, True, 1)
+    sums = ah @ x @ aw.T
+    if divisor_override:
+        div = np.full((g.oh, g.ow), float(divisor_override))
+    else:
+        dh = 1.0 / _avg_matrix(g.h, g.kh, g.sh, g.ph, g.oh, count_include_pad, None).max(axis=1)
+        dw = 1.0 / _avg_matrix(g.w, g.kw, g.sw, g.pw, g.ow, count_include_pad, None).max(axis=1)
+        div = np.outer(np.rint(dh), np.rint(dw))
+    return E.tensor(np.trunc(sums / div).astype(np.int64), device=input.device)
 
 
 def adaptive_avg_pool2d(input, output_size):
@@ -96,6 +118,8 @@ def adaptive_avg_pool2d(input, output_size):
         return E.mean(input, (-1, -2), keepdim=True)
     if input.ndim not in (3, 4):
         raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(input.shape)}")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"adaptive_avg_pool2d\" not implemented for '{_short(input.dtype)}'")
     for i in range(1, input.ndim):
         if input.shape[i] == 0:
             raise RuntimeError(f"adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch "

@@ -341,6 +341,17 @@ def exercise_layer_ops():
         y.sum().backward()
 
 
+def test_integer_pooling_as_pytorch():
+    # x = torch.arange(16).reshape(1, 1, 4, 4) * 3 - 20: integer averages truncate toward zero
+    x = engine.arange(16).reshape(1, 1, 4, 4) * 3 - 20
+    assert F.avg_pool2d(x, 2).tolist() == [[[[-12, -6], [11, 17]]]]
+    assert F.avg_pool2d(x, 3, 1, 1).tolist() == [[[[-5, -7, -5, -2], [-4, -5, -2, 0], [3, 7, 10, 7],
+                                                    [5, 8, 10, 7]]]]
+    assert F.max_pool2d(x, 2).tolist() == [[[[-5, 1], [19, 25]]]]
+    with pytest.raises(NotImplementedError, match="^\"adaptive_avg_pool2d\" not implemented for 'Long'$"):
+        F.adaptive_avg_pool2d(x, 2)
+
+
 # ---- activations -----------------------------------------------------------------------------------
 # X = [-25.0, -3.0, -1.0, -0.5, 0.0, 0.3, 1.0, 2.5, 12.0, 30.0]; x = torch.tensor(X, dtype=torch.float64,
 # requires_grad=True); y = f(x) (in-place names: y = f(x * 1)); y.backward(torch.arange(1., 11., dtype=torch.float64))
