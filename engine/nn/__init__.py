@@ -34,3 +34,5 @@ from .distance import CosineSimilarity  # noqa: E402
 __all__ += ["Conv1d", "CosineSimilarity"]
 from .pooling import AdaptiveAvgPool1d, AvgPool1d, MaxPool1d  # noqa: E402
 __all__ += ["AdaptiveAvgPool1d", "AvgPool1d", "MaxPool1d"]
+from .channel_dropout import Dropout2d  # noqa: E402
+__all__ += ["Dropout2d"]

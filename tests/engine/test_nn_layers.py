@@ -816,3 +816,30 @@ def test_saved_tensor_memory_of_batch_norm_and_max_pool():
     del o, c
     gc.collect()
     assert act() - a0 == 0
+
+
+def test_dropout2d_zeroes_whole_channels_as_pytorch():
+    # PyTorch: F.dropout2d(x, 0.5) with x 2x3x4x4 -> MulBackward0 keeping `other`, the (2, 3, 1, 1) float32
+    # mask scaled by 1/(1-p) (24 bytes), no `self`; eval mode or p=0 returns x itself
+    x = engine.randn(2, 3, 4, 4, requires_grad=True)
+    engine.manual_seed(5)
+    y = F.dropout2d(x, 0.5)
+    assert y.grad_fn.name() == "MulBackward0" and y.grad_fn._saved_self is None
+    mask = y.grad_fn._saved_other
+    assert tuple(mask.shape) == (2, 3, 1, 1) and mask.dtype is engine.float32 and mask.nbytes == 24
+    assert set(mask.flatten().tolist()) <= {0.0, 2.0}
+    planes = y.detach().numpy().reshape(6, 16)
+    xs = x.detach().numpy().reshape(6, 16)
+    for k, m in enumerate(mask.flatten().tolist()):
+        np.testing.assert_allclose(planes[k], xs[k] * m, rtol=1e-6)
+    engine.manual_seed(5)
+    assert F.dropout2d(x, 0.5).tolist() == y.tolist()
+    assert F.dropout2d(x, 0.5, training=False) is x and F.dropout2d(x, 0.0) is x
+    m = nn.Dropout2d(0.3)
+    assert repr(m) == "Dropout2d(p=0.3, inplace=False)" and repr(nn.Dropout2d()) == "Dropout2d(p=0.5, inplace=False)"
+    m.eval()
+    assert m(x) is x
+    with pytest.raises(ValueError, match="^dropout probability has to be between 0 and 1, but got 1.5$"):
+        F.dropout2d(x, 1.5)
+    with pytest.warns(UserWarning, match="^dropout2d: Received a 3D input to dropout2d"):
+        assert tuple(F.dropout2d(engine.randn(3, 4, 4), 0.5).shape) == (3, 4, 4)
