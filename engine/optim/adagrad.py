@@ -43,19 +43,12 @@ class Adagrad(Optimizer):
 
     def _update_group(self, group) -> int:
         lr, lr_decay, eps, wd = group["lr"], group["lr_decay"], group["eps"], group["weight_decay"]
-        maximize = group["maximize"]
         n = 0
-        for p in group["params"]:
-            if p._grad is None:
-                continue
+        for p, d, g in self._with_grads(group):
             n += 1
             xp = p._storage.xp
-            d = p._data
-            g = p._grad._data
             st = self.state[p]
             t = self._count_step(st)
-            if maximize:
-                g = -g
             if wd != 0:
                 g = g + wd * d
             clr = lr / (1 + (t - 1) * lr_decay)

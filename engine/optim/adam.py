@@ -42,18 +42,12 @@ class Adam(Optimizer):
 
     def _update_group(self, group) -> int:
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
-        wd, amsgrad, maximize = group["weight_decay"], group["amsgrad"], group["maximize"]
+        wd, amsgrad = group["weight_decay"], group["amsgrad"]
         decoupled = group["decoupled_weight_decay"]
         n = 0
-        for p in group["params"]:
-            if p._grad is None:
-                continue
+        for p, d, g in self._with_grads(group):
             n += 1
             xp = p._storage.xp
-            d = p._data
-            g = p._grad._data
-            if maximize:
-                g = -g
             st = self.state[p]
             if not st:
                 st["step"] = self._step_tensor(p)

@@ -126,6 +126,17 @@ class Optimizer:
         raise NotImplementedError
 
     @staticmethod
+    def _with_grads(group):
+        """``(p, p's array, its gradient's array)`` for each parameter of ``group`` that has a gradient;
+        the gradient negated when the group maximizes."""
+        maximize = group.get("maximize", False)
+        for p in group["params"]:
+            if p._grad is None:
+                continue
+            g = p._grad._data
+            yield p, p._data, (-g if maximize else g)
+
+    @staticmethod
     def _state_tensor(array) -> Tensor:
         """Wrap a fresh array as optimizer state (NOTE [ Optimizer steps ] 3)."""
         return Tensor._wrap(array, base="optimizer")

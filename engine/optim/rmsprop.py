@@ -36,17 +36,11 @@ class RMSprop(Optimizer):
 
     def _update_group(self, group) -> int:
         lr, alpha, eps, wd = group["lr"], group["alpha"], group["eps"], group["weight_decay"]
-        momentum, centered, maximize = group["momentum"], group["centered"], group["maximize"]
+        momentum, centered = group["momentum"], group["centered"]
         n = 0
-        for p in group["params"]:
-            if p._grad is None:
-                continue
+        for p, d, g in self._with_grads(group):
             n += 1
             xp = p._storage.xp
-            d = p._data
-            g = p._grad._data
-            if maximize:
-                g = -g
             st = self.state[p]
             if not st:
                 st["step"] = self._step_tensor(p)

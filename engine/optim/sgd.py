@@ -32,17 +32,11 @@ class SGD(Optimizer):
 
     def _update_group(self, group) -> int:
         lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
-        wd, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
+        wd, nesterov = group["weight_decay"], group["nesterov"]
         n = 0
-        for p in group["params"]:
-            if p._grad is None:
-                continue
+        for p, d, g in self._with_grads(group):
             n += 1
             xp = p._storage.xp
-            d = p._data
-            g = p._grad._data
-            if maximize:
-                g = -g
             if wd != 0:
                 g = g + wd * d
             if momentum != 0:
