@@ -530,12 +530,17 @@ op("embedding", "EmbeddingBackward0", ("indices", "weight"), _embedding_fwd, _em
    save={"indices": ()}, promote=False, nondiff=("indices",))
 
 
-def _nll_fwd(xp, x, target, reduction="mean", ignore_index=-100):
+def _nll_hit(xp, x, target, ignore_index):
+    """(the one-hot mask of each counted target over the class dim, which targets count)."""
     c = x.shape[-1]
     t2 = xp.expand_dims(target, axis=-1)
     iota = xp.reshape(xp.arange(c, dtype=xp.int64), (1,) * (len(x.shape) - 1) + (c,))
     valid = target != ignore_index
-    hit = xp.logical_and(iota == t2, xp.expand_dims(valid, axis=-1))
+    return xp.logical_and(iota == t2, xp.expand_dims(valid, axis=-1)), valid
+
+
+def _nll_fwd(xp, x, target, reduction="mean", ignore_index=-100):
+    hit, valid = _nll_hit(xp, x, target, ignore_index)
     picked = xp.sum(xp.where(hit, x, xp.zeros_like(x)), axis=-1)
     total = xp.sum(xp.astype(valid, x.dtype))
     if reduction == "none":
@@ -920,10 +925,7 @@ def _nll_weighted_fwd(xp, x, target, weight, reduction="mean", ignore_index=-100
     """nll_loss with class weights: each picked -log p is scaled by its class's weight, and the
     mean divides by the summed weights of the counted targets (``total_weight``), as PyTorch."""
     c = x.shape[-1]
-    t2 = xp.expand_dims(target, axis=-1)
-    iota = xp.reshape(xp.arange(c, dtype=xp.int64), (1,) * (len(x.shape) - 1) + (c,))
-    valid = target != ignore_index
-    hit = xp.logical_and(iota == t2, xp.expand_dims(valid, axis=-1))
+    hit, _ = _nll_hit(xp, x, target, ignore_index)
     zero = xp.zeros_like(x)
     w_row = xp.reshape(weight, (1,) * (len(x.shape) - 1) + (c,))
     picked = xp.sum(xp.where(hit, x * w_row, zero), axis=-1)
