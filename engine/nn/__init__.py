@@ -36,3 +36,6 @@ from .pooling import AdaptiveAvgPool1d, AvgPool1d, MaxPool1d  # noqa: E402
 __all__ += ["AdaptiveAvgPool1d", "AvgPool1d", "MaxPool1d"]
 from .channel_dropout import Dropout2d  # noqa: E402
 __all__ += ["Dropout2d"]
+from .pooling import AdaptiveMaxPool2d  # noqa: E402
+from .batchnorm import BatchNorm3d  # noqa: E402
+__all__ += ["AdaptiveMaxPool2d", "BatchNorm3d"]

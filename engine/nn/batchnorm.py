@@ -137,4 +137,12 @@ class BatchNorm2d(_BatchNorm):
             raise ValueError(f"expected 4D input (got {input.ndim}D input)")
 
 
-__all__ = ["batch_norm", "BatchNorm1d", "BatchNorm2d"]
+class BatchNorm3d(_BatchNorm):
+    """Batch norm over (N, C, D, H, W) input, statistics per channel over N, D, H and W."""
+
+    def _check_input_dim(self, input):
+        if input.ndim != 5:
+            raise ValueError(f"expected 5D input (got {input.ndim}D input)")
+
+
+__all__ = ["batch_norm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]

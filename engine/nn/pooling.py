@@ -84,6 +84,25 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
                   "count_include_pad": bool(count_include_pad), "divisor_override": divisor_override})
 
 
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """The maximum over PyTorch's adaptive bins (AdaptiveMaxPool2DBackward0 keeps self and the
+    int64 indices, as max_pool2d); ``None`` in ``output_size`` keeps that dim."""
+    if isinstance(output_size, int):
+        output_size = (output_size, output_size)
+    oh, ow = tuple(output_size)
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {list(input.shape)}")
+    h, w = input.shape[-2:]
+    oh = h if oh is None else oh
+    ow = w if ow is None else ow
+    geom = Pool2d(h, w, 0, 0, 0, 0, 0, 0, 1, 1, oh, ow)
+    out, aux = apply(OPS["adaptive_max_pool2d"], [input], {"geom": geom}, return_aux=True)
+    return (out, aux["result1"]) if return_indices else out
+
+
+adaptive_max_pool2d_with_indices = adaptive_max_pool2d
+
+
 def _int_avg_pool2d(input, geom, count_include_pad, divisor_override):
     """Integer average pooling as PyTorch's CPU kernel: the window's sum divided by its count,
     truncated toward zero (exact: the sums are formed in float64 from integers)."""
@@ -257,6 +276,21 @@ class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
         return adaptive_avg_pool1d(input, self.output_size)
 
 
-__all__ = ["max_pool2d", "max_pool2d_with_indices", "avg_pool2d", "adaptive_avg_pool2d", "MaxPool2d",
+class AdaptiveMaxPool2d(Module):
+    """Max pooling to a fixed output size, whatever the input's H and W."""
+
+    def __init__(self, output_size, return_indices: bool = False):
+        super().__init__()
+        self.output_size = output_size
+        self.return_indices = return_indices
+
+    def forward(self, input):
+        return adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+__all__ = ["adaptive_max_pool2d", "adaptive_max_pool2d_with_indices", "AdaptiveMaxPool2d", "max_pool2d", "max_pool2d_with_indices", "avg_pool2d", "adaptive_avg_pool2d", "MaxPool2d",
            "AvgPool2d", "AdaptiveAvgPool2d", "max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "MaxPool1d",
            "AvgPool1d", "AdaptiveAvgPool1d"]

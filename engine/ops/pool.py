@@ -119,6 +119,42 @@ op("max_pool2d", "MaxPool2DWithIndicesBackward0", ("self",), _max_fwd, _max_bwd,
    save={"self": (), "result1": ()}, aux=("result1",), promote=False)
 
 
+def _adaptive_bins(size, out):
+    return [((i * size) // out, -((-(i + 1) * size) // out)) for i in range(out)]
+
+
+def _adaptive_max_tables(g: Pool2d):
+    """Each output bin's input positions (flat, in the unpadded plane), padded to the largest bin by
+    repeating the bin's first position (a repeat changes neither the maximum nor the first argmax)."""
+    rows, cols = _adaptive_bins(g.h, g.oh), _adaptive_bins(g.w, g.ow)
+    k = max(b - a for a, b in rows) * max(b - a for a, b in cols)
+    table = np.empty((k, g.oh * g.ow), dtype=np.int64)
+    for i, (r0, r1) in enumerate(rows):
+        for j, (c0, c1) in enumerate(cols):
+            pos = [r * g.w + c for r in range(r0, r1) for c in range(c0, c1)]
+            table[:, i * g.ow + j] = pos + [pos[0]] * (k - len(pos))
+    return k, table.reshape(-1)
+
+
+def _adaptive_max_fwd(xp, x, geom):
+    g = geom
+    lead, p = _planes(x)
+    k, table = _cached(("amax", g), lambda: _adaptive_max_tables(g))
+    dev = getattr(x, "device", None)
+    idx_x = _cached(("amax_idx", xp.__name__, str(dev), g), lambda: _backend.from_numpy(xp, table))
+    n = g.oh * g.ow
+    cols = xp.reshape(xp.take(xp.reshape(x, (p, g.h * g.w)), idx_x, axis=1), (p, k, n))
+    which = xp.argmax(cols, axis=1)
+    out = xp.max(cols, axis=1)
+    flat = xp.reshape(which * n + xp.reshape(xp.arange(n, dtype=xp.int64), (1, n)), (-1,))
+    idx = xp.reshape(xp.take(idx_x, flat), lead + (g.oh, g.ow))
+    return xp.reshape(out, lead + (g.oh, g.ow)), {"result1": idx}
+
+
+op("adaptive_max_pool2d", "AdaptiveMaxPool2DBackward0", ("self",), _adaptive_max_fwd, _max_bwd,
+   save={"self": (), "result1": ()}, aux=("result1",), promote=False)
+
+
 # ---- average and adaptive average pooling (NOTE [ Pooling ] 3) -------------------------------------
 def _avg_matrix(size, k, s, p, out, count_include_pad, divisor_override):
     a = np.zeros((out, size))

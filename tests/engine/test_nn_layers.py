@@ -283,6 +283,7 @@ STRICT = {
     "max_pool2d": lambda a: F.max_pool2d(a.reshape(1, 1, 3, 4), 2, 1, 1, ceil_mode=True),
     "avg_pool2d": lambda a: F.avg_pool2d(a.reshape(1, 1, 3, 4), 2, 1, 1, count_include_pad=False),
     "adaptive_avg_pool2d": lambda a: F.adaptive_avg_pool2d(a.reshape(1, 3, 4), (2, 3)),
+    "adaptive_max_pool2d": lambda a: F.adaptive_max_pool2d(a.reshape(1, 3, 4), (2, 3)),
     "silu": lambda a: F.silu(a),
     "leaky_relu": lambda a: F.leaky_relu(a, 0.2) + F.leaky_relu(a * 1, 0.3, inplace=True),
     "elu": lambda a: F.elu(a, 0.7) + F.elu(a * 1, inplace=True),
@@ -843,3 +844,36 @@ def test_dropout2d_zeroes_whole_channels_as_pytorch():
         F.dropout2d(x, 1.5)
     with pytest.warns(UserWarning, match="^dropout2d: Received a 3D input to dropout2d"):
         assert tuple(F.dropout2d(engine.randn(3, 4, 4), 0.5).shape) == (3, 4, 4)
+
+
+# X = np.random.default_rng(6).standard_normal((2, 2, 5, 7)); y, i = F.adaptive_max_pool2d(x, (3, 4),
+# return_indices=True); (y * torch.arange(y.numel()).double().reshape(y.shape)).sum().backward() -> y, g (x.grad), i;
+# m = torch.nn.BatchNorm3d(2).double(); X5 = np.random.default_rng(7).standard_normal((2, 2, 2, 3, 2));
+# z = m(X5) -> bn3_rv (m.running_var), bn3_z (z[1, 0, 1])
+AMAX = {'y': [[[[1.776491, 1.776491, 1.352142, 1.352142], [1.497118, 1.798786, 1.798786, 1.38371], [1.208357, 0.394546, 0.895475, 1.085631]], [[-0.1163, 1.747651, 1.747651, 2.00188], [0.791977, 1.747651, 1.747651, 0.703183], [1.447874, 0.744075, 0.967767, 0.574468]]], [[[-0.061831, 1.267887, 1.182461, 1.182461], [1.035722, 1.423789, 1.182461, 1.182461], [1.035722, 1.423789, 1.814078, 1.814078]], [[1.299112, 1.299112, 0.147612, 0.206437], [1.299112, 1.299112, 1.238945, 1.238945], [0.556617, 1.724665, 1.724665, 1.107049]]]], 'g': [[[[0.0, 1.0, 0.0, 0.0, 0.0, 5.0, 0.0], [4.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 11.0, 0.0, 7.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [8.0, 9.0, 0.0, 0.0, 10.0, 0.0, 11.0]], [[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 15.0], [0.0, 12.0, 0.0, 62.0, 0.0, 19.0, 0.0], [0.0, 16.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 22.0, 0.0, 23.0], [20.0, 0.0, 21.0, 0.0, 0.0, 0.0, 0.0]]], [[[0.0, 24.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 25.0, 0.0, 0.0, 114.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [60.0, 0.0, 62.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0, 69.0, 0.0]], [[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 154.0, 0.0, 0.0, 38.0, 0.0, 39.0], [0.0, 0.0, 0.0, 0.0, 0.0, 85.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [44.0, 0.0, 0.0, 91.0, 0.0, 47.0, 0.0]]]], 'i': [[[[1, 1, 5, 5], [7, 17, 17, 19], [28, 29, 32, 34]], [[8, 10, 10, 6], [15, 10, 10, 12], [28, 30, 25, 27]]], [[[1, 9, 12, 12], [21, 23, 12, 12], [21, 23, 33, 33]], [[8, 8, 11, 13], [8, 8, 19, 19], [28, 31, 31, 33]]]], 'bn3_rv': [0.96567, 0.980855], 'bn3_z': [[-1.522298, -0.195735], [-0.826967, -0.613077], [1.743786, -0.611435]]}
+
+
+def test_adaptive_max_pool2d_and_batchnorm3d_as_pytorch():
+    X = np.random.default_rng(6).standard_normal((2, 2, 5, 7))
+    x = t64(X, True)
+    y, i = F.adaptive_max_pool2d(x, (3, 4), return_indices=True)
+    (y * engine.arange(y.numel(), dtype=D).reshape(tuple(y.shape))).sum().backward()
+    np.testing.assert_allclose(y.detach().numpy(), AMAX["y"], atol=2e-6)
+    np.testing.assert_allclose(x.grad.numpy(), AMAX["g"], atol=2e-6)
+    assert i.tolist() == AMAX["i"]
+    y, i = F.adaptive_max_pool2d(x, (3, 4), return_indices=True)
+    assert y.grad_fn.name() == "AdaptiveMaxPool2DBackward0"
+    assert_saved(y.grad_fn, {"result1": ((2, 2, 3, 4), "int64", 384), "self": ((2, 2, 5, 7), "float64", 1120)})
+    assert y.grad_fn._saved_result1.untyped_storage() is i.untyped_storage()
+    gradcheck(lambda x: F.adaptive_max_pool2d(x, (3, 4)), [t64(X, True)])
+    gradgradcheck(lambda x: F.adaptive_max_pool2d(x, (2, 3)) ** 2, [t64(X, True)])
+    assert repr(nn.AdaptiveMaxPool2d((2, 3), return_indices=True)) == "AdaptiveMaxPool2d(output_size=(2, 3))"
+    assert tuple(nn.AdaptiveMaxPool2d((None, 2))(x).shape) == (2, 2, 5, 2)
+    m = nn.BatchNorm3d(2).double()
+    z = m(t64(np.random.default_rng(7).standard_normal((2, 2, 2, 3, 2))))
+    np.testing.assert_allclose(m.running_var.numpy(), AMAX["bn3_rv"], atol=2e-6)
+    np.testing.assert_allclose(z[1, 0, 1].detach().numpy(), AMAX["bn3_z"], atol=2e-6)
+    assert repr(nn.BatchNorm3d(4)) == ("BatchNorm3d(4, eps=1e-05, momentum=0.1, affine=True, bias=True, "
+                                       "track_running_stats=True)")
+    with pytest.raises(ValueError, match=r"^expected 5D input \(got 4D input\)$"):
+        nn.BatchNorm3d(3)(engine.randn(2, 3, 4, 4))
