@@ -291,6 +291,7 @@ class AdaptiveMaxPool2d(Module):
         return f"output_size={self.output_size}"
 
 
-__all__ = ["adaptive_max_pool2d", "adaptive_max_pool2d_with_indices", "AdaptiveMaxPool2d", "max_pool2d", "max_pool2d_with_indices", "avg_pool2d", "adaptive_avg_pool2d", "MaxPool2d",
-           "AvgPool2d", "AdaptiveAvgPool2d", "max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "MaxPool1d",
-           "AvgPool1d", "AdaptiveAvgPool1d"]
+__all__ = ["adaptive_max_pool2d", "adaptive_max_pool2d_with_indices", "AdaptiveMaxPool2d", "max_pool2d",
+           "max_pool2d_with_indices", "avg_pool2d", "adaptive_avg_pool2d", "MaxPool2d", "AvgPool2d",
+           "AdaptiveAvgPool2d", "max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "MaxPool1d", "AvgPool1d",
+           "AdaptiveAvgPool1d"]
