@@ -39,3 +39,5 @@ __all__ += ["Dropout2d"]
 from .pooling import AdaptiveMaxPool2d  # noqa: E402
 from .batchnorm import BatchNorm3d  # noqa: E402
 __all__ += ["AdaptiveMaxPool2d", "BatchNorm3d"]
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: E402
+__all__ += ["GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNBase", "RNNCell", "RNNCellBase"]
