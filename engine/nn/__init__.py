@@ -41,3 +41,5 @@ from .batchnorm import BatchNorm3d  # noqa: E402
 __all__ += ["AdaptiveMaxPool2d", "BatchNorm3d"]
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: E402
 __all__ += ["GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNBase", "RNNCell", "RNNCellBase"]
+from .transformer import Transformer, TransformerEncoder, TransformerEncoderLayer  # noqa: E402
+__all__ += ["Transformer", "TransformerEncoder", "TransformerEncoderLayer"]

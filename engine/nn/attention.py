@@ -74,6 +74,7 @@ class MultiheadAttention(Module):
         S = key.shape[1]
         if e != self.embed_dim:
             raise AssertionError(f"was expecting embedding dimension of {self.embed_dim}, but got {e}")
+        _check_masks(attn_mask, key_padding_mask, n, self.num_heads, L, S)
         w, b = self.in_proj_weight, self.in_proj_bias
         bq = bk = bv = None
         if b is not None:
@@ -118,6 +119,25 @@ class MultiheadAttention(Module):
         if not batched:
             weights = E.squeeze(weights, 0)
         return out, weights
+
+
+def _check_masks(attn_mask, key_padding_mask, n: int, h: int, L: int, S: int) -> None:
+    """PyTorch's shape checks (and words) for attn_mask and key_padding_mask."""
+    if attn_mask is not None:
+        if attn_mask.dim() == 2:
+            if tuple(attn_mask.shape) != (L, S):
+                raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but should be {(L, S)}.")
+        elif attn_mask.dim() == 3:
+            if tuple(attn_mask.shape) != (n * h, L, S):
+                raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but should be "
+                                   f"{(n * h, L, S)}.")
+        else:
+            raise RuntimeError(f"attn_mask's dimension {attn_mask.dim()} is not supported")
+    if key_padding_mask is not None:
+        if key_padding_mask.shape[0] != n:
+            raise AssertionError(f"Expected key_padded_mask.shape[0] to be {n}, but got {key_padding_mask.shape[0]}")
+        if key_padding_mask.shape[1] != S:
+            raise AssertionError(f"Expected key_padded_mask.shape[1] to be {S}, but got {key_padding_mask.shape[1]}")
 
 
 def causal_mask(L: int, S: int, device=None):
