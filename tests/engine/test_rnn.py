@@ -467,3 +467,17 @@ def test_trace_of_three_step_lstm_has_one_set_of_gate_ops_per_step():
         names[node.name()] += 1
         stack.extend(n for n, _ in node.next_functions)
     assert names["SigmoidBackward0"] == 9 and names["TanhBackward0"] == 6
+
+
+def test_lstm_activation_bytes_grow_by_seven_states_per_step():
+    # docs/saved-tensors.md: per step h_{t-1}, i, f, g, o, c_{t-1}, tanh(c_t), each (N, H); at step 1 the
+    # zero h_0/c_0 the layer makes are inputs, not activations: (7T - 2) * N * H * 4 bytes in float32
+    from engine import memory
+    m = nn.LSTM(16, 32)
+    for T in (1, 2, 4, 8):
+        before = memory.memory_stats().get("allocated_bytes.activation.current", 0)
+        out, (h, c) = m(engine.randn(T, 8, 16))
+        grown = memory.memory_stats().get("allocated_bytes.activation.current", 0) - before
+        assert grown == (7 * T - 2) * 8 * 32 * 4
+        out.sum().backward()
+        assert memory.memory_stats().get("allocated_bytes.activation.current", 0) == before
