@@ -399,8 +399,8 @@ class RNNCellBase(Module):
             if input.shape[0] != h.shape[0]:
                 raise RuntimeError(f"Input batch size {input.shape[0]} doesn't match hidden{idx} batch size "
                                    f"{h.shape[0]}")
-            if h.shape[-1] != self.hidden_size:
-                raise RuntimeError(f"hidden{idx} has inconsistent hidden_size: got {h.shape[-1]}, expected "
+            if h.shape[1] != self.hidden_size:
+                raise RuntimeError(f"hidden{idx} has inconsistent hidden_size: got {h.shape[1]}, expected "
                                    f"{self.hidden_size}")
         return input, states, is_batched
 

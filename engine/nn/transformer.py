@@ -133,7 +133,9 @@ class TransformerEncoder(Module):
 
     ``forward(src, mask=None, src_key_padding_mask=None, is_causal=None)``: with ``is_causal=None``
     the layers are told ``is_causal=True`` when ``mask`` equals the square causal mask, as PyTorch does.
-    Differs from PyTorch: no nested-tensor fast path (``enable_nested_tensor`` is kept but unused).
+    Differs from PyTorch: no nested-tensor fast path (``enable_nested_tensor`` is kept but unused), so
+    in eval mode under ``no_grad`` with ``src_key_padding_mask`` the padded positions hold the ordinary
+    path's values where PyTorch's fast path returns zeros there (the other positions agree).
     """
 
     def __init__(self, encoder_layer, num_layers: int, norm=None, enable_nested_tensor: bool = True,

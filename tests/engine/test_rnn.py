@@ -428,6 +428,8 @@ ERRORS = [
      "Input batch size 2 doesn't match hidden0 batch size 3"),
     (lambda: nn.RNNCell(4, 5)(engine.randn(2, 4), engine.zeros(2, 6)), RuntimeError,
      "hidden0 has inconsistent hidden_size: got 6, expected 5"),
+    (lambda: nn.GRUCell(4, 5)(engine.randn(4), engine.zeros(2, 5)), RuntimeError,
+     "hidden0 has inconsistent hidden_size: got 2, expected 5"),
 ]
 
 
