@@ -34,7 +34,7 @@ POINTWISE_OPS = frozenset((
     "add", "sub", "mul", "div", "pow_scalar", "pow_tensor", "maximum", "minimum", "where", "eq", "ne", "lt",
     "le", "gt", "ge", "logical_and", "logical_or", "logical_xor", "logical_not", "neg", "exp", "log", "sqrt",
     "rsqrt", "reciprocal", "abs", "sign", "sin", "cos", "tanh", "sigmoid", "relu", "erf", "gelu", "clamp",
-    "to_dtype", "clone"))
+    "to_dtype", "clone", "silu", "leaky_relu", "elu", "softplus", "mish", "hardtanh"))
 POINTWISE_FNS = frozenset(("exp", "log", "sqrt", "sin", "cos", "tanh", "sign", "abs", "erf", "where", "eq", "gt",
                            "ge", "lt", "le", "logical_and", "logical_not", "astype"))
 
