@@ -43,3 +43,5 @@ from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBas
 __all__ += ["GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNBase", "RNNCell", "RNNCellBase"]
 from .transformer import Transformer, TransformerEncoder, TransformerEncoderLayer  # noqa: E402
 __all__ += ["Transformer", "TransformerEncoder", "TransformerEncoderLayer"]
+from .transformer import TransformerDecoder, TransformerDecoderLayer  # noqa: E402
+__all__ += ["TransformerDecoder", "TransformerDecoderLayer"]
