@@ -2,15 +2,10 @@
 keeping the 3-D input and weight (as PyTorch)."""
 from __future__ import annotations
 
-import math
-
-from .. import functional as E
 from .._dispatch import apply
 from ..derivatives import OPS
 from ..ops.conv import Geom
-from . import init
-from .module import Module
-from .parameter import Parameter
+from .conv import _ConvNd
 
 
 def _single(v):
@@ -48,54 +43,11 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return apply(OPS["conv1d"], [input, weight, bias], {"geom": geom})
 
 
-class Conv1d(Module):
-    """1-D convolution over (N, C, L) input; PyTorch's init (kaiming uniform, a=sqrt(5)).
+class Conv1d(_ConvNd):
+    """1-D convolution over (N, C, L) input (see ``_ConvNd`` for what differs from PyTorch)."""
 
-    Differs from PyTorch: ``groups`` must be 1 and ``padding_mode`` must be ``"zeros"``.
-    """
+    _dims = 1
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, dilation=1,
-                 groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None):
-        super().__init__()
-        if groups != 1:
-            raise NotImplementedError("glassgrad's Conv1d supports groups=1 only")
-        if padding_mode != "zeros":
-            raise NotImplementedError("glassgrad's Conv1d supports padding_mode='zeros' only")
-        self.in_channels = in_channels
-        self.out_channels = out_channels
-        self.kernel_size = _single(kernel_size)
-        self.stride = _single(stride)
-        self.padding = padding if isinstance(padding, str) else _single(padding)
-        self.dilation = _single(dilation)
-        self.groups = groups
-        self.padding_mode = padding_mode
-        self.weight = Parameter(E.empty(out_channels, in_channels, *self.kernel_size, device=device, dtype=dtype))
-        if bias:
-            self.bias = Parameter(E.empty(out_channels, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
-        self.reset_parameters()
-
-    def reset_parameters(self) -> None:
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            if fan_in != 0:
-                bound = 1 / math.sqrt(fan_in)
-                init.uniform_(self.bias, -bound, bound)
-
-    def forward(self, input):
-        return conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
-
-    def extra_repr(self) -> str:
-        s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
-        if self.padding != (0,):
-            s += f", padding={self.padding!r}" if isinstance(self.padding, str) else f", padding={self.padding}"
-        if self.dilation != (1,):
-            s += f", dilation={self.dilation}"
-        if self.bias is None:
-            s += ", bias=False"
-        return s
-
-
-__all__ = ["conv1d", "Conv1d"]
+    @staticmethod
+    def _conv(*args):
+        return conv1d(*args)
