@@ -19,9 +19,11 @@ from .parameter import Parameter
 # 1. A recurrent layer is a Python loop over time steps; each step calls the cell function
 #    below, so a T-step sequence leaves T copies of the cell's nodes (and their saved
 #    tensors) in the graph. That is why an RNN's activation memory grows with sequence length.
-# 2. As PyTorch's CPU kernel does, a layer first projects the whole input at once
+# 2. As PyTorch's unfused CPU kernel does, a layer first projects the whole input at once
 #    (``linear(x, W_ih, b_ih)`` over all steps, one addmm), then per step adds
 #    ``linear(h, W_hh, b_hh)``. The cells (``RNNCell`` ...) project input and hidden per call.
+#    (PyTorch's float32 CPU path records a whole layer as one fused MkldnnRnnLayerBackward0
+#    node; glassgrad keeps the ordinary nodes so each step's saved tensors can be seen.)
 # 3. Gate order inside the stacked weights is PyTorch's: LSTM (i, f, g, o), GRU (r, z, n),
 #    and GRU's candidate is ``n = tanh(x_n + r * (W_hn h + b_hn))``, h' = n + z * (h - n).
 # 4. A reverse direction walks the steps backwards and its outputs are put back in time
