@@ -7,7 +7,7 @@ from .. import _dtype
 from .. import functional as E
 from .._tensor import Tensor
 from ..random import generator_for
-from .module import Module
+from .dropout import _DropoutNd
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
@@ -42,21 +42,9 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
     return input.mul_(mask) if inplace else E.mul(input, mask)
 
 
-class Dropout2d(Module):
+class Dropout2d(_DropoutNd):
     """Zeroes whole channels with probability ``p`` while training; the identity in eval mode."""
 
-    def __init__(self, p: float = 0.5, inplace: bool = False):
-        super().__init__()
-        if p < 0 or p > 1:
-            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-        self.p = p
-        self.inplace = inplace
-
-    def forward(self, input):
-        return dropout2d(input, self.p, self.training, self.inplace)
-
-    def extra_repr(self) -> str:
-        return f"p={self.p}, inplace={self.inplace}"
-
-
-__all__ = ["dropout2d", "Dropout2d"]
+    @staticmethod
+    def _dropout(*args):
+        return dropout2d(*args)

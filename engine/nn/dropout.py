@@ -5,8 +5,8 @@ from . import functional as F
 from .module import Module
 
 
-class Dropout(Module):
-    """Zeroes elements with probability ``p`` while training; the identity in eval mode."""
+class _DropoutNd(Module):
+    """``p`` and ``inplace``, checked as PyTorch checks them; subclasses name the function."""
 
     def __init__(self, p: float = 0.5, inplace: bool = False):
         super().__init__()
@@ -16,7 +16,15 @@ class Dropout(Module):
         self.inplace = inplace
 
     def forward(self, input):
-        return F.dropout(input, self.p, self.training, self.inplace)
+        return self._dropout(input, self.p, self.training, self.inplace)
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout(_DropoutNd):
+    """Zeroes elements with probability ``p`` while training; the identity in eval mode."""
+
+    @staticmethod
+    def _dropout(*args):
+        return F.dropout(*args)
