@@ -552,10 +552,10 @@ def _nll_fwd(xp, x, target, reduction="mean", ignore_index=-100):
     return out, {"total_weight": total}
 
 
-def _nll_bwd(F, g, s):
+def _nll_grad_parts(F, g, s):
+    """(the one-hot mask of counted targets, the incoming gradient spread per sample and scaled)."""
     shape = s.shapes[0]
-    c = shape[-1]
-    nd = len(shape)
+    c, nd = shape[-1], len(shape)
     target = s.target
     hit = F.logical_and(F.eq(F.iota(c, nd - 1, nd, g), F.expand_dims(target, axis=-1)),
                         F.expand_dims(F.logical_not(F.eq(target, s.ignore_index)), axis=-1))
@@ -563,6 +563,11 @@ def _nll_bwd(F, g, s):
         g = F.expand_dims(g, axis=-1)
     elif s.reduction == "mean":
         g = g / s.total_weight
+    return hit, g
+
+
+def _nll_bwd(F, g, s):
+    hit, g = _nll_grad_parts(F, g, s)
     return F.where(hit, -g, 0.0), None
 
 
@@ -938,16 +943,9 @@ def _nll_weighted_fwd(xp, x, target, weight, reduction="mean", ignore_index=-100
 
 
 def _nll_weighted_bwd(F, g, s):
+    hit, g = _nll_grad_parts(F, g, s)
     shape = s.shapes[0]
-    c, nd = shape[-1], len(shape)
-    target = s.target
-    hit = F.logical_and(F.eq(F.iota(c, nd - 1, nd, g), F.expand_dims(target, axis=-1)),
-                        F.expand_dims(F.logical_not(F.eq(target, s.ignore_index)), axis=-1))
-    if s.reduction == "none":
-        g = F.expand_dims(g, axis=-1)
-    elif s.reduction == "mean":
-        g = g / s.total_weight
-    return F.where(hit, -g * F.reshape(s.weight, (1,) * (nd - 1) + (c,)), 0.0), None, None
+    return F.where(hit, -g * F.reshape(s.weight, (1,) * (len(shape) - 1) + (shape[-1],)), 0.0), None, None
 
 
 op("nll_loss_weighted", "NllLossBackward0", ("self", "target", "weight"), _nll_weighted_fwd, _nll_weighted_bwd,
