@@ -361,6 +361,9 @@ class Node:
             attrs = self.__dict__.get("_attrs", {})
             if key in attrs:
                 return attrs[key]
+            if key + "#n" in attrs:     # a variadic argument (index's indices): a tuple, as PyTorch's
+                return tuple(saved[f"{key}#{k}"].unpack(self) if f"{key}#{k}" in saved else None
+                             for k in range(attrs[key + "#n"]))
         raise AttributeError(f"'{self.name()}' object has no attribute '{item}'")
 
 

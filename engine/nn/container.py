@@ -5,7 +5,7 @@ import collections.abc
 import operator
 from collections import OrderedDict
 
-from .module import Module
+from .module import Module, _addindent
 
 
 class Sequential(Module):
@@ -129,6 +129,20 @@ class ModuleList(Module):
 
     def __iter__(self):
         return iter(self._modules.values())
+
+    def __repr__(self):
+        """As PyTorch's: runs of consecutive children with one repr read ``(0-1): 2 x Linear(...)``."""
+        reprs = [repr(m) for m in self]
+        if not reprs:
+            return self._get_name() + "()"
+        lines, start = [], 0
+        for i in range(1, len(reprs) + 1):
+            if i == len(reprs) or reprs[i] != reprs[start]:
+                label = f"({start})" if i - start == 1 else f"({start}-{i - 1}): {i - start} x"
+                sep = ": " if i - start == 1 else " "
+                lines.append(label + sep + _addindent(reprs[start], 2))
+                start = i
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 
     def __iadd__(self, modules):
         return self.extend(modules)

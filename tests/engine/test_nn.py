@@ -443,3 +443,14 @@ def test_blocks_called_one_by_one_are_named_from_the_model_that_holds_them():
     alone = nn.Linear(2, 2)
     alone(engine.randn(1, 2))
     assert alone.weight._gg_name == "weight"
+
+
+def test_module_list_repr_collapses_runs_of_equal_children_as_pytorch():
+    # PyTorch 2.13 prints exactly this
+    ml = nn.ModuleList([nn.Linear(2, 2), nn.Linear(2, 2), nn.ReLU(), nn.Linear(2, 2)])
+    assert repr(ml) == ("ModuleList(\n"
+                        "  (0-1): 2 x Linear(in_features=2, out_features=2, bias=True)\n"
+                        "  (2): ReLU()\n"
+                        "  (3): Linear(in_features=2, out_features=2, bias=True)\n"
+                        ")")
+    assert repr(nn.ModuleList()) == "ModuleList()"

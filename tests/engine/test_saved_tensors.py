@@ -265,3 +265,10 @@ def test_packed_copy_is_what_counts_as_activation():
     assert activation_bytes() - base == 4000 and x._storage.category == "other"
     y.sum().backward()
     assert activation_bytes() - base == 0
+
+
+def test_saved_indices_of_integer_indexing_is_a_tuple_of_the_index_tensors():
+    x = engine.randn(4, requires_grad=True)
+    idx = engine.tensor([0, 2, 2])
+    saved = x[idx].grad_fn._saved_indices            # PyTorch: (tensor([0, 2, 2]),)
+    assert isinstance(saved, tuple) and len(saved) == 1 and saved[0].tolist() == [0, 2, 2]
