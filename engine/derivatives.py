@@ -530,18 +530,17 @@ op("embedding", "EmbeddingBackward0", ("indices", "weight"), _embedding_fwd, _em
    save={"indices": ()}, promote=False, nondiff=("indices",))
 
 
-def _nll_hit(xp, x, target, ignore_index):
-    """(the one-hot mask of each counted target over the class dim, which targets count)."""
-    c = x.shape[-1]
-    t2 = xp.expand_dims(target, axis=-1)
-    iota = xp.reshape(xp.arange(c, dtype=xp.int64), (1,) * (len(x.shape) - 1) + (c,))
+def _nll_pick(xp, x, target, ignore_index):
+    """(x at each row's target, 0 where the target is ignored; which targets count; the targets with
+    ignored ones set to class 0): one gather, O(N), where a one-hot mask would be O(N * C)."""
     valid = target != ignore_index
-    return xp.logical_and(iota == t2, xp.expand_dims(valid, axis=-1)), valid
+    safe = xp.where(valid, target, xp.zeros_like(target))
+    picked = xp.take_along_axis(x, xp.expand_dims(safe, axis=-1), axis=-1)[..., 0]
+    return xp.where(valid, picked, xp.zeros_like(picked)), valid, safe
 
 
 def _nll_fwd(xp, x, target, reduction="mean", ignore_index=-100):
-    hit, valid = _nll_hit(xp, x, target, ignore_index)
-    picked = xp.sum(xp.where(hit, x, xp.zeros_like(x)), axis=-1)
+    picked, valid, _ = _nll_pick(xp, x, target, ignore_index)
     total = xp.sum(xp.astype(valid, x.dtype))
     if reduction == "none":
         out = -picked
@@ -929,12 +928,9 @@ op("prod_dim", "ProdBackward1", ("self",), _prod_fwd, _prod_dim_bwd, save={"self
 def _nll_weighted_fwd(xp, x, target, weight, reduction="mean", ignore_index=-100):
     """nll_loss with class weights: each picked -log p is scaled by its class's weight, and the
     mean divides by the summed weights of the counted targets (``total_weight``), as PyTorch."""
-    c = x.shape[-1]
-    hit, _ = _nll_hit(xp, x, target, ignore_index)
-    zero = xp.zeros_like(x)
-    w_row = xp.reshape(weight, (1,) * (len(x.shape) - 1) + (c,))
-    picked = xp.sum(xp.where(hit, x * w_row, zero), axis=-1)
-    w_t = xp.sum(xp.where(hit, xp.broadcast_to(w_row, x.shape), zero), axis=-1)
+    x_t, valid, safe = _nll_pick(xp, x, target, ignore_index)
+    w_t = xp.where(valid, xp.take(weight, safe), xp.zeros_like(x_t))   # each counted target's class weight
+    picked = x_t * w_t
     if reduction == "none":
         return -picked, {"total_weight": xp.zeros((), dtype=x.dtype)}   # PyTorch leaves it 0 here
     total = xp.sum(w_t)
