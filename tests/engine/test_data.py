@@ -273,8 +273,9 @@ def test_errors_in_pytorchs_words():
     dl = DataLoader(ds, batch_size=2)
     with pytest.raises(ValueError, match="^batch_size attribute should not be set after DataLoader is initialized$"):
         dl.batch_size = 4
-    with pytest.raises(NotImplementedError, match="glassgrad loads data in the main process"):
-        DataLoader(ds, num_workers=2)
+    with pytest.warns(UserWarning, match=r"^DataLoader\(num_workers=2\): glassgrad loads every batch in the main"):
+        workers = DataLoader(ds, batch_size=2, num_workers=2, prefetch_factor=4, persistent_workers=True)
+    assert [[t.tolist() for t in b] for b in workers] == [[t.tolist() for t in b] for b in DataLoader(ds, batch_size=2)]
     with pytest.raises(NotImplementedError, match="^Subclasses of Dataset should implement __getitem__.$"):
         Dataset()[0]
 

@@ -14,6 +14,7 @@ NOTE [ Reproducible shuffling ]
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -41,16 +42,17 @@ class DataLoader:
         if num_workers < 0:
             raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable "
                              "multiprocessing.")
-        if num_workers > 0:
-            raise NotImplementedError(f"DataLoader(num_workers={num_workers}): glassgrad loads data in the main "
-                                      "process only, so that every tensor it makes is recorded; use num_workers=0")
         if timeout < 0:
             raise ValueError("timeout option should be non-negative")
-        if prefetch_factor is not None:
+        if num_workers == 0 and prefetch_factor is not None:
             raise ValueError("prefetch_factor option could only be specified in multiprocessing.let num_workers > 0 "
                              "to enable multiprocessing, otherwise set prefetch_factor to None.")
-        if persistent_workers:
+        if num_workers == 0 and persistent_workers:
             raise ValueError("persistent_workers option needs num_workers > 0")
+        if num_workers > 0:   # a PyTorch script runs unchanged: same batches, loaded where they are recorded
+            warnings.warn(f"DataLoader(num_workers={num_workers}): glassgrad loads every batch in the main process, "
+                          "so that every tensor it makes is recorded; the batches are the ones workers would give "
+                          "(worker_init_fn is not called)", UserWarning, stacklevel=2)
         self.dataset = dataset
         self.num_workers = num_workers
         self.prefetch_factor = prefetch_factor
