@@ -32,6 +32,12 @@ from . import cuda
 from . import accelerator
 from . import utils
 from . import memory
+from . import backends
+from . import amp
+from .amp import autocast
+from ._settings import (are_deterministic_algorithms_enabled, get_float32_matmul_precision, get_num_threads,
+                        is_deterministic_algorithms_warn_only_enabled, set_float32_matmul_precision, set_num_threads,
+                        use_deterministic_algorithms)
 
 __version__ = "0.1.0"
 

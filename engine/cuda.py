@@ -1,6 +1,7 @@
 """``engine.cuda``: whether CuPy sees a GPU, and the CUDA memory functions."""
 from __future__ import annotations
 
+from . import amp  # noqa: F401  (engine.cuda.amp.autocast / GradScaler, as torch.cuda.amp)
 from ._device import cuda_device_count, cuda_is_available
 
 
