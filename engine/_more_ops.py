@@ -1,4 +1,4 @@
-"""``roll``, ``scatter``/``scatter_``, ``std_mean``, ``var_mean`` and the draws ``normal``,
+"""``roll``, ``unique``, ``scatter``/``scatter_``, ``std_mean``, ``var_mean`` and the draws ``normal``,
 ``bernoulli``, ``multinomial`` (rows in engine/ops/tensor_ops.py)."""
 from __future__ import annotations
 
@@ -197,3 +197,13 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
 
 
 __all__ = ["roll", "scatter", "std_mean", "var_mean", "normal", "bernoulli", "multinomial"]
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
+    """The distinct values (rows along ``dim``) in ascending order; optionally each element's index into them
+    and how often each occurs. Always sorted, as PyTorch's CPU kernel is; Unique2Backward0 refuses backward."""
+    if dim is not None:
+        dim = _wrap_dim(dim, input.ndim)
+    vals, aux = apply(OPS["unique"], [input], {"dim": dim}, return_aux=True)
+    out = (vals,) + ((aux["inverse"],) if return_inverse else ()) + ((aux["counts"],) if return_counts else ())
+    return out[0] if len(out) == 1 else out

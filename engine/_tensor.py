@@ -374,7 +374,9 @@ class Tensor:
             extras.append(f"size={tuple(a.shape)}")
         if self.device.type != "cpu":
             extras.append(f"device='{self.device}'")
-        if self.dtype not in (_dtype.get_default_dtype(), _dtype.int64, _dtype.bool_):
+        # an empty tensor has no values to tell int64 or bool by, so any non-default dtype is shown (as PyTorch)
+        if self.dtype is not _dtype.get_default_dtype() and (a.size == 0 or self.dtype not in (_dtype.int64,
+                                                                                               _dtype.bool_)):
             extras.append(f"dtype={self.dtype!r}")
         if self.grad_fn is not None:
             extras.append(f"grad_fn=<{self.grad_fn.name()}>")

@@ -295,6 +295,8 @@ def _roll(self, shifts, dims=None):
 Tensor.roll = _roll
 Tensor.scatter = lambda self, dim, index, src=None, value=None, *, reduce=None: E.scatter(
     self, dim, index, src, value, reduce=reduce)
+Tensor.unique = lambda self, sorted=True, return_inverse=False, return_counts=False, dim=None: E.unique(
+    self, sorted, return_inverse, return_counts, dim)
 Tensor.bernoulli = lambda self, p=None, *, generator=None: E.bernoulli(self, p, generator=generator)
 Tensor.multinomial = lambda self, num_samples, replacement=False, *, generator=None: E.multinomial(
     self, num_samples, replacement, generator=generator)

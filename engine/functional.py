@@ -1198,6 +1198,6 @@ def log_softmax(input, dim, dtype=None):
 __all__ = [n for n in dir() if not n.startswith("_")]
 
 
-# ---- roll, scatter, std_mean/var_mean, normal/bernoulli/multinomial (engine/_more_ops.py) --------------
-from ._more_ops import bernoulli, multinomial, normal, roll, scatter, std_mean, var_mean  # noqa: E402
-__all__ += ["bernoulli", "multinomial", "normal", "roll", "scatter", "std_mean", "var_mean"]
+# ---- roll, scatter, unique, std_mean/var_mean, normal/bernoulli/multinomial (engine/_more_ops.py) --------------
+from ._more_ops import bernoulli, multinomial, normal, roll, scatter, std_mean, unique, var_mean  # noqa: E402
+__all__ += ["bernoulli", "multinomial", "normal", "roll", "scatter", "std_mean", "unique", "var_mean"]

@@ -1,5 +1,9 @@
-"""roll, scatter, conv1d and the random draws that keep a graph (normal, bernoulli) for the op table."""
+"""roll, scatter, conv1d, unique and the random draws that keep a graph (normal, bernoulli) for the op table."""
 from __future__ import annotations
+
+import functools
+
+import numpy as np
 
 from ..derivatives import OPS, op
 
@@ -132,3 +136,22 @@ op("normal_both", "NormalBackward3", ("mean", "std", "sample"), _draw_fwd, _zero
    nondiff=("sample",))
 op("bernoulli", "BernoulliBackward0", ("self", "sample"), _draw_fwd, _zero_bwd(1), promote=False,
    nondiff=("sample",))
+
+
+# ---- unique ------------------------------------------------------------------------------------------
+def _unique_fwd(xp, a, dim=None):
+    """Sorted distinct values (rows along ``dim``), with each element's inverse index and the counts.
+    The array API has no ``unique`` with inverse and counts along an axis: NumPy computes it on the host."""
+    from .. import _backend
+    host = _backend.to_numpy(xp, a)
+    vals, inv, counts = np.unique(host, return_inverse=True, return_counts=True, axis=dim)
+    inv = inv.reshape(host.shape if dim is None else (host.shape[dim],))
+    to = functools.partial(_backend.from_numpy, xp)
+    return to(vals), {"inverse": to(inv.astype(np.int64)), "counts": to(counts.astype(np.int64))}
+
+
+def _unique_bwd(F, g, s):
+    raise RuntimeError("the derivative for '_unique2' is not implemented.")
+
+
+op("unique", "Unique2Backward0", ("self",), _unique_fwd, _unique_bwd, aux=("inverse", "counts"), promote=False)

@@ -298,3 +298,27 @@ def test_integer_requires_grad_errors_word_each_path_as_pytorch():
         assert str(e.value) == msg
     t = engine.tensor([1, 2])
     assert engine.nn.Parameter(t, requires_grad=False).dtype is engine.int64   # allowed without grad
+
+
+def test_empty_tensor_repr_names_any_non_default_dtype_as_pytorch():
+    assert repr(engine.tensor([], dtype=engine.int64)) == "tensor([], dtype=torch.int64)"
+    assert repr(engine.zeros(0, 3, dtype=engine.int64)) == "tensor([], size=(0, 3), dtype=torch.int64)"
+    assert repr(engine.zeros(0, dtype=engine.bool)) == "tensor([], dtype=torch.bool)"
+    assert repr(engine.tensor([])) == "tensor([])"
+    assert repr(engine.tensor([1, 2])) == "tensor([1, 2])"
+
+
+def test_unique_as_pytorch():
+    # PyTorch 2.13 gives these results
+    x = engine.tensor([3.0, 1.0, 3.0, 2.0], requires_grad=True)
+    u = engine.unique(x)
+    assert u.tolist() == [1.0, 2.0, 3.0] and u.grad_fn.name() == "Unique2Backward0"
+    with pytest.raises(RuntimeError, match=r"^the derivative for '_unique2' is not implemented\.$"):
+        u.sum().backward()
+    vals, inv, counts = engine.tensor([3, 1, 3, 2]).unique(return_inverse=True, return_counts=True)
+    assert (vals.tolist(), inv.tolist(), counts.tolist()) == ([1, 2, 3], [2, 0, 2, 1], [1, 1, 2])
+    assert inv.dtype is engine.int64 and counts.dtype is engine.int64
+    rows, rinv = engine.unique(engine.tensor([[1, 2], [1, 2], [0, 1]]), dim=0, return_inverse=True)
+    assert rows.tolist() == [[0, 1], [1, 2]] and rinv.tolist() == [1, 1, 0]
+    m = engine.tensor([[2, 2], [1, 2]])
+    assert engine.unique(m, return_inverse=True)[1].tolist() == [[1, 1], [0, 1]]
