@@ -1040,3 +1040,4 @@ from .ops import activation as _activation_rows  # noqa: E402,F401
 from .ops import loss as _loss_rows  # noqa: E402,F401
 from .ops import pad as _pad_rows  # noqa: E402,F401
 from .ops import tensor_ops as _tensor_op_rows  # noqa: E402,F401
+from .ops import upsample as _upsample_rows  # noqa: E402,F401

@@ -45,3 +45,5 @@ from .transformer import Transformer, TransformerEncoder, TransformerEncoderLaye
 __all__ += ["Transformer", "TransformerEncoder", "TransformerEncoderLayer"]
 from .transformer import TransformerDecoder, TransformerDecoderLayer  # noqa: E402
 __all__ += ["TransformerDecoder", "TransformerDecoderLayer"]
+from .upsample import Upsample  # noqa: E402
+__all__ += ["Upsample"]

@@ -439,3 +439,4 @@ from .conv1d import conv1d  # noqa: E402,F401
 from .pooling import adaptive_avg_pool1d, avg_pool1d, max_pool1d  # noqa: E402,F401
 from .channel_dropout import dropout2d  # noqa: E402,F401
 from .pooling import adaptive_max_pool2d, adaptive_max_pool2d_with_indices  # noqa: E402,F401
+from .upsample import interpolate  # noqa: E402,F401

@@ -552,6 +552,8 @@ def test_every_table_op_is_exercised():
         from tests.engine.test_nn_layers import exercise_layer_ops
         exercise_layer_ops()   # batch norm, pooling, activations, losses
         engine.unique(leaf([2.0, 1.0, 2.0]))   # Unique2Backward0: a node whose backward refuses, as PyTorch's
+        from tests.engine.test_upsample import exercise_upsample_ops
+        exercise_upsample_ops()
     seen = {e["op"] for e in tr.of_kind("op")}
     table = {n for n, o in OPS.items() if o.differentiable}
     assert table - seen == set()
