@@ -209,11 +209,7 @@ class TransformerDecoderLayer(Module):
             x = self.norm3(x + self._ff_block(x))
         return x
 
-    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal: bool = False):
-        _need_mask(is_causal, attn_mask)
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, is_causal=is_causal,
-                           need_weights=False)[0]
-        return self.dropout1(x)
+    _sa_block = TransformerEncoderLayer._sa_block     # the same self-attention block, dropout1 after it
 
     def _mha_block(self, x, mem, attn_mask, key_padding_mask, is_causal: bool = False):
         _need_mask(is_causal, attn_mask)
