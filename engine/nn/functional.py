@@ -1,7 +1,7 @@
 """``engine.nn.functional``: the neural-network functions, as torch.nn.functional."""
 from __future__ import annotations
 
-from .. import _dtype
+from .. import _backend, _dtype
 from .. import functional as E
 from .._dispatch import apply
 from .._tensor import Tensor, _wrap_dim
@@ -156,10 +156,11 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
                          f"({target.shape[0]}).")
     c = input.shape[-1]
     if target.numel():
-        host = target.detach().numpy(force=True)
-        bad = host[(host != ignore_index) & ((host < 0) | (host >= c))]
-        if bad.size:
-            raise IndexError(f"Target {int(bad[0])} is out of bounds.")
+        host = _backend.to_numpy(target._storage.xp, target._data)
+        if host.min() < 0 or host.max() >= c:     # only then look for a bad one (ignore_index may be negative)
+            bad = host[(host != ignore_index) & ((host < 0) | (host >= c))]
+            if bad.size:
+                raise IndexError(f"Target {int(bad[0])} is out of bounds.")
     if weight is not None:
         _class_weight_check(weight, input, c)
         return apply(OPS["nll_loss_weighted"], [input, target, weight],
