@@ -141,6 +141,22 @@ def np_keep_where(c, a):
     return m.view(a.dtype)
 
 
+def np_threshold_backward(g, x, threshold):
+    """``where(x <= threshold, 0, g)`` for NumPy arrays of one shape, ``g`` floating.
+
+    Three branch-free passes as in ``np_keep_where``: the comparison is written straight
+    into integers of ``g``'s width (1 where the gradient is cut), minus one is all zeros
+    there and all ones elsewhere, and a bitwise AND keeps ``g``'s bits. NaN in ``x``
+    compares false, so its gradient passes, as PyTorch's threshold_backward lets it.
+    """
+    it = _INT_OF_SIZE[g.dtype.itemsize]
+    m = np.empty(g.shape, it)
+    np.less_equal(x, threshold, out=m)
+    np.subtract(m, 1, out=m)
+    np.bitwise_and(g.view(it), m, out=m)
+    return m.view(g.dtype)
+
+
 def gather(xp, x, idx):
     """``x[idx]`` for an advanced (integer/boolean array) index tuple."""
     if _is_numpy(xp) or _is_cupy(xp):

@@ -74,6 +74,14 @@ class ArrayFns:
             b = xp.asarray(b, dtype=dt)
         return xp.where(c, a, b)
 
+    def threshold_backward(self, g, x, threshold):
+        """``g`` where ``x > threshold`` or is NaN, else 0 (PyTorch's threshold_backward)."""
+        if (type(g) is _ndarray and type(x) is _ndarray and g.shape == x.shape and g.dtype.kind == "f"
+                and x.dtype.kind == "f"):
+            return _backend.np_threshold_backward(g, x, threshold)
+        xp = self.xp
+        return xp.where(x <= threshold, xp.zeros((), dtype=g.dtype), g)
+
     def eq(self, a, b):
         return a == b
 
@@ -207,6 +215,9 @@ class TensorFns:
 
     def where(self, c, a, b):
         return self.E.where(c, a, b)
+
+    def threshold_backward(self, g, x, threshold):
+        return self.E.where(self.E.le(x, threshold), self.E.zeros_like(g), g)
 
     def sum(self, x, axis=None, keepdims=False):
         if axis is None:

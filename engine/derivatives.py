@@ -104,7 +104,7 @@ op("tanh", "TanhBackward0", ("self",), lambda xp, a: xp.tanh(a),
 op("sigmoid", "SigmoidBackward0", ("self",), lambda xp, a: 1.0 / (1.0 + xp.exp(-a)),
    lambda F, g, s: (g * s.result * (1.0 - s.result),), save={"result": ()}, float_op=True)
 op("relu", "ReluBackward0", ("self",), lambda xp, a: xp.maximum(a, xp.zeros((), dtype=a.dtype)),
-   lambda F, g, s: (F.where(F.gt(s.result, 0), g, 0.0),), save={"result": ()})
+   lambda F, g, s: (F.threshold_backward(g, s.result, 0),), save={"result": ()})
 op("erf", "ErfBackward0", ("self",), lambda xp, a: _erf(xp, a),
    lambda F, g, s: (g * (2.0 / math.sqrt(math.pi)) * F.exp(-(s.self * s.self)),), save={"self": ()},
    float_op=True)
