@@ -530,17 +530,18 @@ op("embedding", "EmbeddingBackward0", ("indices", "weight"), _embedding_fwd, _em
    save={"indices": ()}, promote=False, nondiff=("indices",))
 
 
-def _nll_pick(xp, x, target, ignore_index):
-    """(x at each row's target, 0 where the target is ignored; which targets count; the targets with
-    ignored ones set to class 0): one gather, O(N), where a one-hot mask would be O(N * C)."""
+def _nll_pick(xp, x, target, ignore_index, axis=-1):
+    """(x at each target along the class ``axis``, 0 where the target is ignored; which targets count;
+    the targets with ignored ones set to class 0): one gather, O(N), where a one-hot mask would be
+    O(N * C)."""
     valid = target != ignore_index
     safe = xp.where(valid, target, xp.zeros_like(target))
-    picked = xp.take_along_axis(x, xp.expand_dims(safe, axis=-1), axis=-1)[..., 0]
+    picked = xp.squeeze(xp.take_along_axis(x, xp.expand_dims(safe, axis=axis), axis=axis), axis=axis)
     return xp.where(valid, picked, xp.zeros_like(picked)), valid, safe
 
 
-def _nll_fwd(xp, x, target, reduction="mean", ignore_index=-100):
-    picked, valid, _ = _nll_pick(xp, x, target, ignore_index)
+def _nll_fwd(xp, x, target, reduction="mean", ignore_index=-100, axis=-1):
+    picked, valid, _ = _nll_pick(xp, x, target, ignore_index, axis)
     total = xp.sum(xp.astype(valid, x.dtype))
     if reduction == "none":
         out = -picked
@@ -551,15 +552,17 @@ def _nll_fwd(xp, x, target, reduction="mean", ignore_index=-100):
     return out, {"total_weight": total}
 
 
-def _nll_grad_parts(F, g, s):
-    """(the one-hot mask of counted targets, the incoming gradient spread per sample and scaled)."""
+def _nll_grad_parts(F, g, s, axis=-1):
+    """(the one-hot mask of counted targets along the class ``axis``, the incoming gradient spread
+    per sample and scaled)."""
     shape = s.shapes[0]
-    c, nd = shape[-1], len(shape)
+    nd = len(shape)
+    axis = axis % nd
     target = s.target
-    hit = F.logical_and(F.eq(F.iota(c, nd - 1, nd, g), F.expand_dims(target, axis=-1)),
-                        F.expand_dims(F.logical_not(F.eq(target, s.ignore_index)), axis=-1))
+    hit = F.logical_and(F.eq(F.iota(shape[axis], axis, nd, g), F.expand_dims(target, axis=axis)),
+                        F.expand_dims(F.logical_not(F.eq(target, s.ignore_index)), axis=axis))
     if s.reduction == "none":
-        g = F.expand_dims(g, axis=-1)
+        g = F.expand_dims(g, axis=axis)
     elif s.reduction == "mean":
         g = g / s.total_weight
     return hit, g
@@ -571,6 +574,11 @@ def _nll_bwd(F, g, s):
 
 
 op("nll_loss", "NllLossBackward0", ("self", "target"), _nll_fwd, _nll_bwd,
+   save={"self": (), "target": (), "total_weight": ()}, aux=("total_weight",), promote=False, nondiff=("target",))
+# (N, C, H, W) input, (N, H, W) targets: the class dim is 1 (F.nll_loss views other k-d input to this)
+op("nll_loss2d", "NllLoss2DBackward0", ("self", "target"),
+   lambda xp, x, target, reduction="mean", ignore_index=-100: _nll_fwd(xp, x, target, reduction, ignore_index, 1),
+   lambda F, g, s: (lambda hit, g: (F.where(hit, -g, 0.0), None))(*_nll_grad_parts(F, g, s, 1)),
    save={"self": (), "target": (), "total_weight": ()}, aux=("total_weight",), promote=False, nondiff=("target",))
 
 
@@ -925,10 +933,10 @@ op("prod_dim", "ProdBackward1", ("self",), _prod_fwd, _prod_dim_bwd, save={"self
 
 
 # ---- class weights and label smoothing for the classification losses --------------------------
-def _nll_weighted_fwd(xp, x, target, weight, reduction="mean", ignore_index=-100):
+def _nll_weighted_fwd(xp, x, target, weight, reduction="mean", ignore_index=-100, axis=-1):
     """nll_loss with class weights: each picked -log p is scaled by its class's weight, and the
     mean divides by the summed weights of the counted targets (``total_weight``), as PyTorch."""
-    x_t, valid, safe = _nll_pick(xp, x, target, ignore_index)
+    x_t, valid, safe = _nll_pick(xp, x, target, ignore_index, axis)
     w_t = xp.where(valid, xp.take(weight, safe), xp.zeros_like(x_t))   # each counted target's class weight
     picked = x_t * w_t
     if reduction == "none":
@@ -938,13 +946,21 @@ def _nll_weighted_fwd(xp, x, target, weight, reduction="mean", ignore_index=-100
     return (out if reduction == "sum" else out / total), {"total_weight": total}
 
 
-def _nll_weighted_bwd(F, g, s):
-    hit, g = _nll_grad_parts(F, g, s)
+def _nll_weighted_bwd(F, g, s, axis=-1):
+    hit, g = _nll_grad_parts(F, g, s, axis)
     shape = s.shapes[0]
-    return F.where(hit, -g * F.reshape(s.weight, (1,) * (len(shape) - 1) + (shape[-1],)), 0.0), None, None
+    wshape = [1] * len(shape)
+    wshape[axis] = shape[axis]
+    return F.where(hit, -g * F.reshape(s.weight, tuple(wshape)), 0.0), None, None
 
 
 op("nll_loss_weighted", "NllLossBackward0", ("self", "target", "weight"), _nll_weighted_fwd, _nll_weighted_bwd,
+   save={"self": (), "target": (), "weight": (), "total_weight": ()}, aux=("total_weight",), promote=False,
+   nondiff=("target", "weight"))
+op("nll_loss2d_weighted", "NllLoss2DBackward0", ("self", "target", "weight"),
+   lambda xp, x, target, weight, reduction="mean", ignore_index=-100:
+       _nll_weighted_fwd(xp, x, target, weight, reduction, ignore_index, 1),
+   lambda F, g, s: _nll_weighted_bwd(F, g, s, 1),
    save={"self": (), "target": (), "weight": (), "total_weight": ()}, aux=("total_weight",), promote=False,
    nondiff=("target", "weight"))
 op("masked_fill", "MaskedFillBackward0", ("self", "mask"),

@@ -155,12 +155,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
                          f"({target.shape[0]}).")
     c = input.shape[-1]
-    if target.numel():
-        host = _backend.to_numpy(target._storage.xp, target._data)
-        if host.min() < 0 or host.max() >= c:     # only then look for a bad one (ignore_index may be negative)
-            bad = host[(host != ignore_index) & ((host < 0) | (host >= c))]
-            if bad.size:
-                raise IndexError(f"Target {int(bad[0])} is out of bounds.")
+    _check_targets(target, c, ignore_index)
     if weight is not None:
         _class_weight_check(weight, input, c)
         return apply(OPS["nll_loss_weighted"], [input, target, weight],
@@ -168,18 +163,34 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     return apply(OPS["nll_loss"], [input, target], {"reduction": reduction, "ignore_index": ignore_index})
 
 
+def _check_targets(target, c, ignore_index):
+    if target.numel():
+        host = _backend.to_numpy(target._storage.xp, target._data)
+        if host.min() < 0 or host.max() >= c:     # only then look for a bad one (ignore_index may be negative)
+            bad = host[(host != ignore_index) & ((host < 0) | (host >= c))]
+            if bad.size:
+                raise IndexError(f"Target {int(bad[0])} is out of bounds.")
+
+
 def _nll_loss_nd(input, target, weight, ignore_index, reduction):
-    """(N, C, d...) input with (N, d...) targets: classes moved last and flattened to the 2-D
-    case; ``reduction="none"`` gives the losses back as (N, d...). (PyTorch's node for 3-D and
-    4-D input is NllLoss2DBackward0; here it is NllLossBackward0 after a permute and a view.)"""
+    """(N, C, d...) input with (N, d...) targets, as PyTorch: one NllLoss2DBackward0 over (N, C, H, W);
+    other k-d input is viewed as (N, C, 1, d1*d2*...) first and ``reduction="none"`` losses are
+    viewed back to (N, d...)."""
     want = (input.shape[0],) + tuple(input.shape[2:])
     if tuple(target.shape) != want:
         raise RuntimeError(f"Expected target size {list(want)}, got {list(target.shape)}".replace(",", ", ")
                            .replace(",  ", ", "))
-    perm = (0,) + tuple(range(2, input.ndim)) + (1,)
-    flat = E.reshape(E.permute(input, perm), -1, input.shape[1])
-    out = nll_loss(flat, E.reshape(target, -1), weight, None, ignore_index, None, reduction)
-    return E.reshape(out, want) if reduction == "none" else out
+    n, c = input.shape[0], input.shape[1]
+    _check_targets(target, c, ignore_index)
+    if input.ndim != 4:
+        input, target = E.reshape(input, n, c, 1, -1), E.reshape(target, n, 1, -1)
+    attrs = {"reduction": reduction, "ignore_index": ignore_index}
+    if weight is not None:
+        _class_weight_check(weight, input, c)
+        out = apply(OPS["nll_loss2d_weighted"], [input, target, weight], attrs)
+    else:
+        out = apply(OPS["nll_loss2d"], [input, target], attrs)
+    return E.reshape(out, want) if reduction == "none" and tuple(out.shape) != want else out
 
 
 def _class_weight_check(weight, input, c, prefix=""):
@@ -202,14 +213,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         reduction = _reduction(size_average, reduce, reduction)
     if weight is not None or label_smoothing or target.dtype.is_floating_point:
         return _cross_entropy_general(input, target, weight, ignore_index, reduction, label_smoothing)
-    if input.ndim > 2:
-        # (N, C, d...) -> (N*d..., C); reduction="none" gives the losses back as (N, d...)
-        shape = tuple(target.shape)
-        perm = (0,) + tuple(range(2, input.ndim)) + (1,)
-        input = E.reshape(E.permute(input, perm), -1, input.shape[1])
-        out = nll_loss(log_softmax(input, 1), E.reshape(target, -1), None, None, ignore_index, None, reduction)
-        return E.reshape(out, shape) if reduction == "none" else out
-    return nll_loss(log_softmax(input, 1 if input.ndim == 2 else 0), target, None, None, ignore_index, None, reduction)
+    return nll_loss(log_softmax(input, 1 if input.ndim >= 2 else 0), target, None, None, ignore_index, None, reduction)
 
 
 def _cross_entropy_general(input, target, weight, ignore_index, reduction, ls):
@@ -223,12 +227,6 @@ def _cross_entropy_general(input, target, weight, ignore_index, reduction, ls):
         return _cross_entropy_probs(input, target, weight, ignore_index, reduction, ls, class_dim, n)
     if target.dtype.is_floating_point and target.ndim > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    if input.ndim > 2:   # as the unweighted path: classes last, flattened, the losses shaped back
-        shape = tuple(target.shape)
-        perm = (0,) + tuple(range(2, input.ndim)) + (1,)
-        input = E.reshape(E.permute(input, perm), -1, input.shape[1])
-        out = _cross_entropy_general(input, E.reshape(target, -1), weight, ignore_index, reduction, ls)
-        return E.reshape(out, shape) if reduction == "none" else out
     logp = log_softmax(input, class_dim)
     nll = nll_loss(logp, target, weight, None, ignore_index, None, reduction)
     if ls <= 0:

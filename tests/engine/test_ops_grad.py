@@ -554,6 +554,8 @@ def test_every_table_op_is_exercised():
         engine.unique(leaf([2.0, 1.0, 2.0]))   # Unique2Backward0: a node whose backward refuses, as PyTorch's
         from tests.engine.test_upsample import exercise_upsample_ops
         exercise_upsample_ops()
+        from tests.engine.test_nll_kdim import exercise_nll_kdim_ops
+        exercise_nll_kdim_ops()
     seen = {e["op"] for e in tr.of_kind("op")}
     table = {n for n, o in OPS.items() if o.differentiable}
     assert table - seen == set()
