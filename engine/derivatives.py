@@ -683,36 +683,7 @@ op("binary_cross_entropy", "BinaryCrossEntropyBackward0", ("self", "target", "we
    save={"self": (), "target": (), "weight": ()}, promote=False, nondiff=("weight",))
 
 
-def _conv_fwd(xp, x, w, b, geom):
-    from .ops.conv import im2col_array
-    n, o = x.shape[0], w.shape[0]
-    cols = im2col_array(xp, x, geom)                       # (N, C*kh*kw, L)
-    out = xp.matmul(xp.reshape(w, (o, -1)), cols)          # (N, O, L)
-    out = xp.reshape(out, (n, o, geom.oh, geom.ow))
-    if b is not None:
-        out = out + xp.reshape(b, (1, o, 1, 1))
-    return out
-
-
-def _conv_bwd(F, g, s):
-    x, w = s.input, s.weight
-    n, o = s.shapes[0][0], s.shapes[1][0]
-    geom = s.geom
-    g2 = F.reshape(g, (n, o, geom.oh * geom.ow))
-    gx = gw = gb = None
-    if s.needs[0]:
-        w2 = F.reshape(w, (o, -1))
-        gx = F.col2im(F.matmul(F.mT(w2), g2), geom)
-    if s.needs[1]:
-        cols = F.im2col(x, geom)
-        gw = F.reshape(F.sum(F.matmul(g2, F.mT(cols)), axis=0), s.shapes[1])
-    if s.needs[2]:
-        gb = F.sum(g, axis=(0, 2, 3))
-    return gx, gw, gb
-
-
-op("conv2d", "ConvolutionBackward0", ("input", "weight", "bias"), _conv_fwd, _conv_bwd,
-   save={"input": (), "weight": ()}, promote=False)  # PyTorch keeps both whichever needs grad
+# conv1d, conv2d and their transposes: engine/ops/conv.py (NOTE [ Convolution ])
 
 
 def _im2col_op_fwd(xp, x, geom):
@@ -1057,3 +1028,4 @@ from .ops import loss as _loss_rows  # noqa: E402,F401
 from .ops import pad as _pad_rows  # noqa: E402,F401
 from .ops import tensor_ops as _tensor_op_rows  # noqa: E402,F401
 from .ops import upsample as _upsample_rows  # noqa: E402,F401
+from .ops import conv as _conv_rows  # noqa: E402,F401

@@ -6,7 +6,6 @@ from .. import functional as E
 from .._dispatch import apply
 from .._tensor import Tensor, _wrap_dim
 from ..derivatives import OPS
-from ..ops.conv import Geom
 from ..random import generator_for
 
 relu = E.relu
@@ -111,35 +110,6 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
 
 def _pair(v):
     return (v, v) if isinstance(v, int) else tuple(v)
-
-
-def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """2-D convolution (cross-correlation) by im2col and one matrix product."""
-    if groups != 1:
-        raise NotImplementedError("glassgrad's conv2d supports groups=1 only")
-    if input.ndim == 3:  # unbatched (C, H, W), as PyTorch
-        return conv2d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups).squeeze(0)
-    if input.ndim != 4:
-        raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: "
-                           f"{list(input.shape)}")
-    if weight.ndim != 4 or weight.shape[1] != input.shape[1]:
-        raise RuntimeError(f"Given groups=1, weight of size {list(weight.shape)}, expected input{list(input.shape)} "
-                           f"to have {weight.shape[1]} channels, but got {input.shape[1]} channels instead")
-    if isinstance(padding, str):
-        if padding == "valid":
-            padding = 0
-        elif padding == "same":
-            padding = ((weight.shape[2] - 1) * _pair(dilation)[0] // 2, (weight.shape[3] - 1) * _pair(dilation)[1] // 2)
-    (sh, sw), (ph, pw), (dh, dw) = _pair(stride), _pair(padding), _pair(dilation)
-    n, c, h, w = input.shape
-    geom = Geom(n, c, h, w, weight.shape[2], weight.shape[3], sh, sw, ph, pw, dh, dw)
-    kh, kw = dh * (geom.kh - 1) + 1, dw * (geom.kw - 1) + 1
-    if geom.hp < kh or geom.wp < kw:
-        raise RuntimeError(f"Calculated padded input size per channel: ({geom.hp} x {geom.wp}). Kernel size: "
-                           f"({kh} x {kw}). Kernel size can't be greater than actual input size")
-    if geom.oh <= 0 or geom.ow <= 0:
-        raise RuntimeError(f"Calculated output size: ({geom.oh}x{geom.ow}). Output size is too small")
-    return apply(OPS["conv2d"], [input, weight, bias], {"geom": geom})
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
@@ -434,8 +404,9 @@ from .activation_fns import (elu, elu_, hardtanh, hardtanh_, leaky_relu, leaky_r
 from .loss_fns import huber_loss, l1_loss, smooth_l1_loss  # noqa: E402,F401
 from .padding import pad  # noqa: E402,F401
 from .distance import cosine_similarity, normalize  # noqa: E402,F401
-from .conv1d import conv1d  # noqa: E402,F401
+from .conv_fns import conv1d  # noqa: E402,F401
 from .pooling import adaptive_avg_pool1d, avg_pool1d, max_pool1d  # noqa: E402,F401
 from .channel_dropout import dropout2d  # noqa: E402,F401
 from .pooling import adaptive_max_pool2d, adaptive_max_pool2d_with_indices  # noqa: E402,F401
 from .upsample import interpolate  # noqa: E402,F401
+from .conv_fns import conv2d, conv_transpose1d, conv_transpose2d  # noqa: E402,F401

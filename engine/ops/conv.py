@@ -80,3 +80,134 @@ def col2im_array(xp, cols, g: Geom):
     if g.ph or g.pw:
         out = out[:, :, g.ph:g.ph + g.h, g.pw:g.pw + g.w]
     return out
+
+
+# ---- the op-table rows: convolution and its adjoint (ConvolutionBackward0) -------------------------------
+# NOTE [ Convolution ]
+# 1. Every convolution runs as a 2-D one: 1-D input (N, C, L) is seen as (N, C, 1, L) with a height-1
+#    kernel, so one Geom (above) and one im2col/col2im pair serve conv1d, conv2d and their transposes.
+# 2. ``groups`` G splits the channels into G independent convolutions. im2col orders its rows channel
+#    major (c * K + k), so the patches of group j are a contiguous block of rows: (N, C*K, L) viewed as
+#    (N, G, C/G*K, L) against a weight viewed as (G, O/G, C/G*K) is one batched matrix product.
+# 3. The transposed convolution is the adjoint of the convolution from its output back to its input:
+#    forward is col2im(W^T @ x) (what conv's input gradient does) and its backward is a convolution of the
+#    gradient (im2col then W @ cols) for the input and a patch product for the weight. ``geom`` describes
+#    that forward convolution (from the transposed conv's output to its input).
+# 4. When ``output_padding`` is not smaller than the stride (allowed while it is smaller than the
+#    dilation), that convolution gives more positions than the input has; the input is zero-extended at
+#    the end to match, and the gradient cut back.
+# 5. As PyTorch's ConvolutionBackward0 the node keeps ``input`` and ``weight`` (whichever input needs a
+#    gradient, bias included) and shows stride, padding, dilation, transposed, output_padding, groups.
+
+
+def _as4(xp, a):
+    """(N, C, L) as (N, C, 1, L) (NOTE [ Convolution ] 1); 4-D arrays unchanged."""
+    s = tuple(a.shape)
+    return a if len(s) == 4 else xp.reshape(a, s[:2] + (1,) + s[2:])
+
+
+def _shape4(shape):
+    shape = tuple(shape)
+    return shape if len(shape) == 4 else shape[:2] + (1,) + shape[2:]
+
+
+def _bias_axes(ndim):
+    return (0,) + tuple(range(2, ndim))
+
+
+def _conv_fwd(xp, x, w, b, geom, groups=1, **_):
+    n, o, G = x.shape[0], w.shape[0], groups
+    L = geom.oh * geom.ow
+    cols = im2col_array(xp, _as4(xp, x), geom)                      # (N, C*K, L)
+    if G == 1:
+        out = xp.matmul(xp.reshape(w, (o, -1)), cols)               # (N, O, L)
+    else:
+        cols = xp.reshape(cols, (n, G, cols.shape[1] // G, L))
+        out = xp.matmul(xp.reshape(w, (G, o // G, -1)), cols)       # (N, G, O/G, L)
+    out = xp.reshape(out, (n, o) + ((geom.oh, geom.ow) if len(x.shape) == 4 else (geom.ow,)))
+    if b is not None:
+        out = out + xp.reshape(b, (1, o) + (1,) * (len(x.shape) - 2))
+    return out
+
+
+def _conv_bwd(F, g, s):
+    x, w, G, geom = s.input, s.weight, s.groups, s.geom
+    xs, ws = tuple(s.shapes[0]), tuple(s.shapes[1])
+    n, o = xs[0], ws[0]
+    L = geom.oh * geom.ow
+    kk = geom.kh * geom.kw
+    g4 = F.reshape(g, (n, G, o // G, L))
+    gx = gw = gb = None
+    if s.needs[0]:
+        cols = F.matmul(F.mT(F.reshape(w, (G, o // G, ws[1] * kk))), g4)   # (N, G, C/G*K, L)
+        gx = F.reshape(F.col2im(F.reshape(cols, (n, xs[1] * kk, L)), geom), xs)
+    if s.needs[1]:
+        cols = F.reshape(F.im2col(F.reshape(x, _shape4(xs)), geom), (n, G, ws[1] * kk, L))
+        gw = F.reshape(F.sum(F.matmul(g4, F.mT(cols)), axis=0), ws)
+    if s.needs[2]:
+        gb = F.sum(g, axis=_bias_axes(len(xs)))
+    return gx, gw, gb
+
+
+def _extend(xp, x4, geom):
+    """Zero-extend (N, C, H, W) at the end to (N, C, oh, ow) (NOTE [ Convolution ] 4)."""
+    n, c, h, w = x4.shape
+    if (h, w) == (geom.oh, geom.ow):
+        return x4
+    out = xp.zeros((n, c, geom.oh, geom.ow), dtype=x4.dtype)
+    out[:, :, :h, :w] = x4
+    return out
+
+
+def _conv_t_fwd(xp, x, w, b, geom, groups=1, **_):
+    n, ci, G = x.shape[0], x.shape[1], groups
+    co = w.shape[1] * G
+    L = geom.oh * geom.ow
+    x3 = xp.reshape(_extend(xp, _as4(xp, x), geom), (n, G, ci // G, L))
+    cols = xp.matmul(xp.permute_dims(xp.reshape(w, (G, ci // G, -1)), (0, 2, 1)), x3)   # (N, G, CO/G*K, L)
+    out = col2im_array(xp, xp.reshape(cols, (n, co * geom.kh * geom.kw, L)), geom)
+    if len(x.shape) == 3:
+        out = xp.reshape(out, (n, co, geom.w))
+    if b is not None:
+        out = out + xp.reshape(b, (1, co) + (1,) * (len(x.shape) - 2))
+    return out
+
+
+def _conv_t_bwd(F, g, s):
+    x, w, G, geom = s.input, s.weight, s.groups, s.geom
+    xs, ws = tuple(s.shapes[0]), tuple(s.shapes[1])
+    n, ci = xs[0], xs[1]
+    L = geom.oh * geom.ow
+    kk = geom.kh * geom.kw
+    h, wd = _shape4(xs)[2:]
+    extended = (h, wd) != (geom.oh, geom.ow)
+    cols = F.reshape(F.im2col(F.reshape(g, (n, geom.c, geom.h, geom.w)), geom), (n, G, ws[1] * kk, L))
+    gx = gw = gb = None
+    if s.needs[0]:
+        gx = F.reshape(F.matmul(F.reshape(w, (G, ci // G, ws[1] * kk)), cols), (n, ci, geom.oh, geom.ow))
+        if extended:
+            gx = F.index(gx, (slice(None), slice(None), slice(0, h), slice(0, wd)))
+        gx = F.reshape(gx, xs)
+    if s.needs[1]:
+        x4 = F.reshape(x, (n, ci, h, wd))
+        if extended:
+            x4 = F.scatter_add((n, ci, geom.oh, geom.ow), (slice(None), slice(None), slice(0, h), slice(0, wd)),
+                               x4, x4)
+        x3 = F.reshape(x4, (n, G, ci // G, L))
+        gw = F.reshape(F.sum(F.matmul(x3, F.mT(cols)), axis=0), ws)
+    if s.needs[2]:
+        gb = F.sum(g, axis=_bias_axes(len(xs)))
+    return gx, gw, gb
+
+
+def _register():
+    from ..derivatives import op
+    for name in ("conv1d", "conv2d"):
+        op(name, "ConvolutionBackward0", ("input", "weight", "bias"), _conv_fwd, _conv_bwd,
+           save={"input": (), "weight": ()}, promote=False)    # PyTorch keeps both whichever needs grad
+    for name in ("conv_transpose1d", "conv_transpose2d"):
+        op(name, "ConvolutionBackward0", ("input", "weight", "bias"), _conv_t_fwd, _conv_t_bwd,
+           save={"input": (), "weight": ()}, promote=False)
+
+
+_register()

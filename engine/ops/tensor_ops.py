@@ -1,11 +1,11 @@
-"""roll, scatter, conv1d, unique and the random draws that keep a graph (normal, bernoulli) for the op table."""
+"""roll, scatter, unique and the random draws that keep a graph (normal, bernoulli) for the op table."""
 from __future__ import annotations
 
 import functools
 
 import numpy as np
 
-from ..derivatives import OPS, op
+from ..derivatives import op
 
 
 # ---- roll --------------------------------------------------------------------------------------------
@@ -78,44 +78,6 @@ op("scatter", "ScatterBackward0", ("self", "index", "src"), _scatter_fwd, _scatt
 op("scatter_value", "ScatterBackward1", ("self", "index"), _scatter_fwd,
    lambda F, g, s: (F.fill_index(g, _where(F, s.index, s.dim, len(s.shapes[0])), 0.0), None),
    save={"index": ()}, promote=False, nondiff=("index",))
-
-
-# ---- conv1d: conv2d's kernel and formula on a height-1 image ------------------------------------------
-def _as2d(xp, a):
-    return xp.reshape(a, tuple(a.shape[:2]) + (1,) + tuple(a.shape[2:]))
-
-
-def _conv1d_fwd(xp, x, w, b, geom):
-    out = OPS["conv2d"].fwd(xp, _as2d(xp, x), _as2d(xp, w), b, geom)
-    return xp.reshape(out, (out.shape[0], out.shape[1], out.shape[3]))
-
-
-class _Saved2d:
-    """conv1d's saved values seen as conv2d's (a height-1 image and kernel)."""
-
-    def __init__(self, F, s):
-        self.input = F.reshape(s.input, _h1(s.shapes[0]))
-        self.weight = F.reshape(s.weight, _h1(s.shapes[1]))
-        self.shapes = [_h1(s.shapes[0]), _h1(s.shapes[1]), s.shapes[2]]
-        self.geom, self.needs = s.geom, s.needs
-
-
-def _h1(shape):
-    return tuple(shape[:2]) + (1,) + tuple(shape[2:])
-
-
-def _conv1d_bwd(F, g, s):
-    g4 = F.reshape(g, _h1(F.shape(g)))
-    gx, gw, gb = OPS["conv2d"].bwd(F, g4, _Saved2d(F, s))
-    if gx is not None:
-        gx = F.reshape(gx, s.shapes[0])
-    if gw is not None:
-        gw = F.reshape(gw, s.shapes[1])
-    return gx, gw, gb
-
-
-op("conv1d", "ConvolutionBackward0", ("input", "weight", "bias"), _conv1d_fwd, _conv1d_bwd,
-   save={"input": (), "weight": ()}, promote=False)
 
 
 # ---- draws that keep a graph: the gradient is zero, as PyTorch's (not a reparameterisation) ------------
