@@ -74,6 +74,7 @@ class MultiheadAttention(Module):
         S = key.shape[1]
         if e != self.embed_dim:
             raise AssertionError(f"was expecting embedding dimension of {self.embed_dim}, but got {e}")
+        need_mask(is_causal, attn_mask)   # is_causal is only a hint that attn_mask is causal
         _check_masks(attn_mask, key_padding_mask, n, self.num_heads, L, S)
         w, b = self.in_proj_weight, self.in_proj_bias
         bq = bk = bv = None
@@ -88,8 +89,6 @@ class MultiheadAttention(Module):
         k = E.transpose(E.reshape(k, n, S, h, d), 1, 2)
         v = E.transpose(E.reshape(v, n, S, h, d), 1, 2)
         scores = E.matmul(q, E.transpose(k, -2, -1)) * (1.0 / math.sqrt(d))
-        if is_causal and attn_mask is None:
-            attn_mask = causal_mask(L, S, query.device)
         if attn_mask is not None:
             if attn_mask.dim() == 3:
                 attn_mask = E.reshape(attn_mask, n, h, L, S)
@@ -140,6 +139,13 @@ def _check_masks(attn_mask, key_padding_mask, n: int, h: int, L: int, S: int) ->
             raise AssertionError(f"Expected key_padded_mask.shape[1] to be {S}, but got {key_padding_mask.shape[1]}")
 
 
+def need_mask(is_causal, attn_mask) -> None:
+    """PyTorch's error for ``is_causal=True`` without the mask it describes."""
+    if is_causal and attn_mask is None:
+        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
+                           "method `generate_square_subsequent_mask` to create this mask.")
+
+
 def causal_mask(L: int, S: int, device=None):
     """A bool (L, S) mask that is True above the diagonal (the positions a query may not see)."""
     rows = E.unsqueeze(E.arange(L, device=device), 1)
@@ -168,6 +174,8 @@ class TransformerBlock(Module):
 
     def forward(self, x, attn_mask=None):
         h = self.ln1(x)
+        if self.causal and attn_mask is None:
+            attn_mask = causal_mask(x.shape[-2], x.shape[-2], x.device)
         a, _ = self.attn(h, h, h, attn_mask=attn_mask, need_weights=False, is_causal=self.causal)
         x = x + a
         return x + self.mlp(self.ln2(x))

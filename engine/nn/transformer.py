@@ -14,7 +14,7 @@ from .. import functional as E
 from . import functional as F
 from . import init
 from .activation import GELU, ReLU
-from .attention import MultiheadAttention
+from .attention import MultiheadAttention, need_mask
 from .container import ModuleList
 from .dropout import Dropout
 from .linear import Linear
@@ -59,12 +59,6 @@ def _detect_is_causal_mask(mask, is_causal=None, size=None) -> bool:
         causal = _generate_square_subsequent_mask(sz, device=mask.device, dtype=mask.dtype)
         make_causal = tuple(mask.shape) == tuple(causal.shape) and bool(E.all(E.eq(mask, causal)))
     return make_causal
-
-
-def _need_mask(is_causal, attn_mask) -> None:
-    if is_causal and attn_mask is None:
-        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
-                           "method `generate_square_subsequent_mask` to create this mask.")
 
 
 def _get_activation_fn(activation: str):
@@ -124,7 +118,7 @@ class TransformerEncoderLayer(Module):
         return x
 
     def _sa_block(self, x, attn_mask, key_padding_mask, is_causal: bool = False):
-        _need_mask(is_causal, attn_mask)
+        need_mask(is_causal, attn_mask)
         x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
                            is_causal=is_causal)[0]
         return self.dropout1(x)
@@ -212,7 +206,7 @@ class TransformerDecoderLayer(Module):
     _sa_block = TransformerEncoderLayer._sa_block     # the same self-attention block, dropout1 after it
 
     def _mha_block(self, x, mem, attn_mask, key_padding_mask, is_causal: bool = False):
-        _need_mask(is_causal, attn_mask)
+        need_mask(is_causal, attn_mask)
         x = self.multihead_attn(x, mem, mem, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
                                 is_causal=is_causal, need_weights=False)[0]
         return self.dropout2(x)

@@ -371,8 +371,11 @@ def test_multihead_attention_matches_pytorch():
               [0.8548457622528076, 0.12213719636201859, 0.02301708795130253]]]
     assert np.allclose(o.detach().numpy(), exp_o, atol=1e-5)
     assert np.allclose(w.detach().numpy(), exp_w, atol=1e-6)
-    o2, w2 = a(x, x, x, is_causal=True, need_weights=False)
+    o2, w2 = a(x, x, x, attn_mask=mask, is_causal=True, need_weights=False)   # is_causal: a hint only
     assert w2 is None and np.allclose(o2.detach().numpy(), exp_o, atol=1e-5)
+    with pytest.raises(RuntimeError, match=r"^Need attn_mask if specifying the is_causal hint\. You may use the "
+                       r"Transformer module method `generate_square_subsequent_mask` to create this mask\.$"):
+        a(x, x, x, is_causal=True)
     _, wh = a(x, x, x, average_attn_weights=False)
     assert tuple(wh.shape) == (1, 2, 3, 3)
 
