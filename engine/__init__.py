@@ -26,6 +26,8 @@ from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inferenc
                        set_grad_enabled)
 from . import random
 from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
+from . import linalg
+from .linalg import det, inverse, logdet, pinverse, slogdet  # noqa: F401
 from . import nn
 from . import optim
 from . import cuda

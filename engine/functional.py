@@ -1054,9 +1054,11 @@ def cumsum(input, dim, *, dtype=None):
 
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
-    """The 2-norm (Frobenius for matrices) over ``dim`` or everything; other ``p`` are not supported."""
-    if p not in ("fro", 2, 2.0):
-        raise NotImplementedError(f"glassgrad's norm supports p=2 ('fro') only, not p={p!r}")
+    """The 2-norm (Frobenius for matrices) over ``dim`` or everything; any other ``p`` (numbers,
+    'nuc') goes through engine.linalg, as PyTorch's torch.norm does."""
+    if p not in ("fro", 2, 2.0) or (isinstance(dim, (tuple, list)) and len(dim) > 2):
+        from .linalg import torch_norm
+        return torch_norm(input, p, dim, keepdim, dtype)
     if dtype is not None:
         input = input.to(dtype)
     return apply(_O["norm"], [input], {"dim": _dims(dim, input.ndim), "keepdim": keepdim})

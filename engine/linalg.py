@@ -1,0 +1,309 @@
+"""``engine.linalg``: torch.linalg's norms, inverses, determinants, solves and factorizations.
+
+Each op is one node, named as PyTorch names it (rows in engine/ops/linalg.py); the matrix norms
+are composed as PyTorch composes them (an ``AmaxBackward0`` over a ``LinalgVectorNormBackward0``,
+a sum of singular values). Batch dims lead, as in PyTorch; matrices are real (float32/float64).
+"""
+from __future__ import annotations
+
+import collections
+import math
+
+from . import _dtype
+from . import functional as E
+from ._dispatch import apply
+from ._tensor import Tensor, _wrap_dim
+from .derivatives import OPS
+from .ops.linalg import LinAlgError, apply_multi
+
+__all__ = ["LinAlgError", "vector_norm", "matrix_norm", "norm", "inv", "det", "slogdet", "solve", "cholesky",
+           "qr", "svd", "svdvals", "eigh", "eigvalsh", "pinv", "matrix_rank", "cross", "lstsq"]
+
+slogdet_result = collections.namedtuple("linalg_slogdet", ["sign", "logabsdet"])
+qr_result = collections.namedtuple("linalg_qr", ["Q", "R"])
+svd_result = collections.namedtuple("linalg_svd", ["U", "S", "Vh"])
+eigh_result = collections.namedtuple("linalg_eigh", ["eigenvalues", "eigenvectors"])
+lstsq_result = collections.namedtuple("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
+
+
+# ---- checks, in PyTorch's words ----------------------------------------------------------------------
+def _type_name(dt):
+    return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}[dt.name]
+
+
+def _tensor(A, fname):
+    if not isinstance(A, Tensor):
+        raise TypeError(f"{fname}(): argument 'A' must be Tensor, not {type(A).__name__}")
+
+
+def _check(A, name, square=False):
+    _tensor(A, name)
+    if A.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    if square and A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {A.shape[-2]} by "
+                           f"{A.shape[-1]} matrices")
+    if not A.dtype.is_floating_point:
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {_type_name(A.dtype)}")
+
+
+def _num(v):
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+# ---- norms -------------------------------------------------------------------------------------------
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    """``(sum |x|^ord)^(1/ord)`` over ``dim`` (all dims when None); ord may be 0, +-inf, any number."""
+    _tensor(x, "linalg_vector_norm")
+    if isinstance(ord, str) or not isinstance(ord, (int, float)):
+        raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not {type(ord).__name__}")
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{_type_name(x.dtype)}")
+    if dtype is not None:
+        x = x.to(dtype)
+    dims = None if dim is None else tuple(sorted({_wrap_dim(d, x.ndim) for d in ((dim,) if isinstance(dim, int)
+                                                                                 else dim)}))
+    if dims == ():
+        dims = None
+    reduced = x.numel() if dims is None else math.prod(x.shape[d] for d in dims)
+    if reduced == 0 and (ord < 0 or ord == math.inf):
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {_num(ord)} norm on an empty tensor because the "
+                           "operation does not have an identity")
+    return apply(OPS["linalg_vector_norm"], [x], {"ord": float(ord), "dim": dims, "keepdim": bool(keepdim)})
+
+
+def _move_last(A, d0, d1):
+    rest = [d for d in range(A.ndim) if d not in (d0, d1)]
+    return E.permute(A, tuple(rest) + (d0, d1))
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+    """'fro', 'nuc', +-1, +-2, +-inf norms of the matrices in ``dim`` (composed as PyTorch composes them)."""
+    _tensor(A, "linalg_matrix_norm")
+    if A.ndim < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    if not A.dtype.is_floating_point:
+        raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{_type_name(A.dtype)}")
+    if dtype is not None:
+        A = A.to(dtype)
+    d0, d1 = (_wrap_dim(d, A.ndim) for d in dim)
+    if ord == "fro":
+        return vector_norm(A, 2, (d0, d1), keepdim)
+    if ord in ("nuc", 2, -2):
+        sv = svdvals(_move_last(A, d0, d1))
+        out = E.sum(sv, -1) if ord == "nuc" else (E.amax(sv, -1) if ord == 2 else E.amin(sv, -1))
+        if keepdim:
+            for d in sorted((d0, d1)):
+                out = E.unsqueeze(out, d)
+        return out
+    if ord in (1, -1, math.inf, -math.inf):
+        a, b = (d1, d0) if abs(ord) == math.inf else (d0, d1)
+        if not keepdim and a < b:
+            b -= 1
+        col = vector_norm(A, 1, a, keepdim)
+        return E.amax(col, b, keepdim) if ord > 0 else E.amin(col, b, keepdim)
+    raise RuntimeError(f"linalg.matrix_norm: Order {_num(ord)} not supported.")
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+    """A vector norm (1 dim, or a 1-D input) or a matrix norm (2 dims, or a 2-D input), as torch.linalg.norm."""
+    _tensor(A, "linalg_norm")
+    if dim is not None:
+        dims = (dim,) if isinstance(dim, int) else tuple(dim)
+        if len(dims) not in (1, 2):
+            raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {list(dims)}")
+        if len(dims) == 1:
+            return vector_norm(A, 2 if ord is None else ord, dims, keepdim, dtype=dtype)
+        return matrix_norm(A, "fro" if ord is None else ord, dims, keepdim, dtype=dtype)
+    if ord is None:
+        return vector_norm(A, 2, None, keepdim, dtype=dtype)
+    if A.ndim not in (1, 2):
+        raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got "
+                           f"{A.ndim}D.")
+    if A.ndim == 1 and not isinstance(ord, str):
+        return vector_norm(A, ord, None, keepdim, dtype=dtype)
+    return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
+
+
+def torch_norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    """The old ``torch.norm``: 'fro' is the 2-norm of ``dim`` (all dims by default), 'nuc' a matrix
+    norm, a number a vector norm over ``dim``."""
+    dims = [dim] if isinstance(dim, int) else dim
+    if isinstance(p, str):
+        if p == "fro" and (dim is None or isinstance(dim, int) or len(dims) <= 2):
+            return vector_norm(input, 2, dims, keepdim, dtype=dtype)
+        if dims is None:
+            dims = list(range(input.ndim))
+        return matrix_norm(input, p, dims, keepdim, dtype=dtype)
+    return vector_norm(input, 2.0 if p is None else p, dims, keepdim, dtype=dtype)
+
+
+# ---- inverse, determinants, solve -------------------------------------------------------------------
+def inv(A):
+    """``A^-1`` (LinalgInvExBackward0 keeps the inverse). A singular matrix raises LinAlgError."""
+    _check(A, "linalg.inv", square=True)
+    return apply_multi(OPS["linalg_inv"], [A], {}, ("inverse",))[0]
+
+
+def det(A):
+    _check(A, "linalg.det", square=True)
+    return apply(OPS["linalg_det"], [A])
+
+
+def slogdet(A):
+    """``(sign, log|det A|)``; the gradient flows through logabsdet."""
+    _check(A, "linalg.slogdet", square=True)
+    return slogdet_result(*apply_multi(OPS["linalg_slogdet"], [A], {}, ("sign", "logabsdet")))
+
+
+def solve(A, B, *, left=True):
+    """X with ``A X = B`` (``X A = B`` when ``left=False``); B may be a (batch of) vector(s)."""
+    _check(A, "linalg.solve", square=True)
+    _tensor(B, "linalg.solve")
+    if B.dtype is not A.dtype:
+        raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
+                           f"{_type_name(A.dtype)} and B of type {_type_name(B.dtype)} instead")
+    n = A.shape[-1]
+    vector = left and (B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1])))
+    if vector:
+        ok = B.shape[-1] == n
+    else:
+        ok = B.ndim >= 2 and (B.shape[-2] if left else B.shape[-1]) == n
+    if not ok:
+        bs = "x".join(map(str, B.shape[-2:] if B.ndim >= 2 else B.shape))
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
+                           f"{'AX = B' if left else 'XA = B'} ({A.shape[-2]}x{n} and {bs})")
+    return apply(OPS["linalg_solve"], [A, B], {"left": bool(left), "vector": vector})
+
+
+# ---- factorizations ----------------------------------------------------------------------------------
+def cholesky(A, *, upper=False):
+    """Lower ``L`` with ``L L^T = A`` (``upper=True``: ``U = L^T``); A must be positive-definite."""
+    _check(A, "linalg.cholesky", square=True)
+    return apply_multi(OPS["linalg_cholesky"], [A], {"upper": bool(upper)}, ("L",))[0]
+
+
+def qr(A, mode="reduced"):
+    if mode not in ("reduced", "r", "complete"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', "
+                           "or 'complete'")
+    _check(A, "linalg.qr")
+    return qr_result(*apply_multi(OPS["linalg_qr"], [A], {"mode": mode}, ("Q", "R")))
+
+
+def svd(A, full_matrices=True):
+    """``U, S, Vh`` with ``A = U diag(S) Vh`` (gradients assume distinct singular values)."""
+    _check(A, "linalg.svd")
+    return svd_result(*apply_multi(OPS["linalg_svd"], [A], {"full_matrices": bool(full_matrices)},
+                                   ("U", "S", "Vh")))
+
+
+def svdvals(A):
+    """The singular values (descending); the node keeps U and Vh for the gradient, as PyTorch's."""
+    _check(A, "linalg.svd")
+    return apply_multi(OPS["linalg_svd"], [A], {"full_matrices": False}, ("U", "S", "Vh"))[1]
+
+
+def _uplo(UPLO):
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+
+
+def eigh(A, UPLO="L"):
+    """Eigenvalues (ascending) and eigenvectors of symmetric matrices (only the ``UPLO`` triangle is read)."""
+    _uplo(UPLO)
+    _check(A, "linalg.eigh", square=True)
+    return eigh_result(*apply_multi(OPS["linalg_eigh"], [A], {"UPLO": UPLO}, ("eigenvalues", "eigenvectors")))
+
+
+def eigvalsh(A, UPLO="L"):
+    _uplo(UPLO)
+    _check(A, "linalg.eigvalsh", square=True)
+    return apply_multi(OPS["linalg_eigh"], [A], {"UPLO": UPLO}, ("eigenvalues", "eigenvectors"))[0]
+
+
+def _pinv_check(A):
+    _tensor(A, "linalg.pinv")
+    if A.ndim < 2 or not A.dtype.is_floating_point:
+        kind = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}[A.dtype.name]
+        raise RuntimeError(f"linalg.pinv({kind}{{{list(A.shape)}}}): expected a tensor with 2 or more dimensions "
+                           "of float, double, cfloat or cdouble types")
+
+
+def pinv(A, *, atol=None, rtol=None, hermitian=False):
+    """The Moore-Penrose pseudo-inverse; singular values below ``rtol * max`` count as zero."""
+    _pinv_check(A)
+    if atol is not None:
+        raise NotImplementedError("glassgrad's linalg.pinv takes rtol only, not atol")
+    return apply(OPS["linalg_pinv"], [A], {"rtol": rtol, "hermitian": bool(hermitian)})
+
+
+def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
+    """The number of singular values above ``max(atol, rtol * largest)`` (int64, no gradient)."""
+    _tensor(A, "linalg.matrix_rank")
+    if not A.dtype.is_floating_point:
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    if A.ndim < 2:
+        raise RuntimeError("linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
+    xp = A._storage.xp
+    s = xp.linalg.svdvals(A._data)
+    if rtol is None:
+        eps = 2.220446049250313e-16 if A.dtype is _dtype.float64 else 1.1920928955078125e-07
+        rtol = 0.0 if (atol is not None and atol > 0) else eps * max(A.shape[-2], A.shape[-1])
+    smax = xp.max(s, axis=-1, keepdims=True) if s.shape[-1] else xp.zeros(s.shape[:-1] + (1,), dtype=s.dtype)
+    tol = xp.maximum(smax * rtol, xp.asarray(0.0 if atol is None else atol, dtype=s.dtype))
+    return Tensor._wrap(xp.sum(xp.astype(s > tol, xp.int64), axis=-1))
+
+
+def cross(input, other, *, dim=-1):
+    """The cross product of 3-vectors along ``dim`` (broadcasting the other dims)."""
+    _tensor(input, "linalg.cross")
+    E._broadcast_check(input, other)
+    nd = max(input.ndim, other.ndim)
+    d = _wrap_dim(dim, nd)
+    sa, sb = (input.shape[d - nd + input.ndim] if d - nd + input.ndim >= 0 else 1,
+              other.shape[d - nd + other.ndim] if d - nd + other.ndim >= 0 else 1)
+    if sa != 3 or sb != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {sa} and {sb}")
+    return apply(OPS["linalg_cross"], [input, other], {"dim": d - nd})
+
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    """The least-squares solution of ``A X = B`` through the pseudo-inverse (full-rank A; residuals and
+    singular values come back empty, as with PyTorch's default CPU driver)."""
+    _check(A, "linalg.lstsq")
+    vector = B.ndim == A.ndim - 1
+    Bm = E.unsqueeze(B, -1) if vector else B
+    if Bm.shape[-2] != A.shape[-2]:
+        raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
+    x = E.matmul(pinv(A), Bm)
+    x = E.squeeze(x, -1) if vector else x
+    empty = E.zeros(0, dtype=A.dtype, device=A.device)
+    return lstsq_result(x, empty, matrix_rank(A.detach()), E.zeros(0, dtype=A.dtype, device=A.device))
+
+
+# ---- the torch.* and Tensor spellings -----------------------------------------------------------------
+def logdet(A):
+    """``log det A`` (nan for a negative determinant), from slogdet as PyTorch computes it."""
+    sign, logabs = slogdet(A)
+    return E.where(E.lt(sign, 0), float("nan"), logabs)
+
+
+inverse = inv
+
+
+def pinverse(input, rcond=1e-15):
+    return pinv(input, rtol=rcond)
+
+
+def _bind_tensor_methods():
+    Tensor.det = det
+    Tensor.inverse = inv
+    Tensor.slogdet = slogdet
+    Tensor.logdet = logdet
+    Tensor.pinverse = pinverse
+
+
+_bind_tensor_methods()
