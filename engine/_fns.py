@@ -247,6 +247,9 @@ class TensorFns:
     def cumsum(self, x, axis):
         return self.E.cumsum(x, axis)
 
+    def cumprod(self, x, axis):
+        return self.E.cumprod(x, axis)
+
     def einsum(self, equation, *xs):
         return self.E.einsum(equation, *xs)
 

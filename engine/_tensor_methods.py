@@ -318,3 +318,8 @@ def _bernoulli_(self, p=0.5, *, generator=None):
 
 
 Tensor.bernoulli_ = _bernoulli_
+
+
+# ---- more math (engine/_math_fns.py) ---------------------------------------------------------------
+from ._math_fns import bind_methods as _bind_math_methods  # noqa: E402
+_bind_math_methods(Tensor)

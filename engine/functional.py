@@ -1203,3 +1203,8 @@ __all__ = [n for n in dir() if not n.startswith("_")]
 # ---- roll, scatter, unique, std_mean/var_mean, normal/bernoulli/multinomial (engine/_more_ops.py) --------------
 from ._more_ops import bernoulli, multinomial, normal, roll, scatter, std_mean, unique, var_mean  # noqa: E402
 __all__ += ["bernoulli", "multinomial", "normal", "roll", "scatter", "std_mean", "unique", "var_mean"]
+
+# ---- more math: trigonometric, scans, median/mode, diagonals, add* products, cdist (engine/_math_fns.py) --------
+from ._math_fns import *  # noqa: E402,F401,F403
+from ._math_fns import __all__ as _math_all  # noqa: E402
+__all__ += _math_all
