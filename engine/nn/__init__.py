@@ -47,3 +47,9 @@ from .transformer import TransformerDecoder, TransformerDecoderLayer  # noqa: E4
 __all__ += ["TransformerDecoder", "TransformerDecoderLayer"]
 from .upsample import Upsample  # noqa: E402
 __all__ += ["Upsample"]
+from .conv import ConvTranspose1d, ConvTranspose2d  # noqa: E402
+from .group_norm import GroupNorm  # noqa: E402
+from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d  # noqa: E402
+from .normalization import LocalResponseNorm, RMSNorm  # noqa: E402
+__all__ += ["ConvTranspose1d", "ConvTranspose2d", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
+            "LocalResponseNorm", "RMSNorm"]

@@ -410,3 +410,6 @@ from .channel_dropout import dropout2d  # noqa: E402,F401
 from .pooling import adaptive_max_pool2d, adaptive_max_pool2d_with_indices  # noqa: E402,F401
 from .upsample import interpolate  # noqa: E402,F401
 from .conv_fns import conv2d, conv_transpose1d, conv_transpose2d  # noqa: E402,F401
+from .group_norm import group_norm  # noqa: E402,F401
+from .instancenorm import instance_norm  # noqa: E402,F401
+from .normalization import local_response_norm, rms_norm  # noqa: E402,F401

@@ -1,7 +1,11 @@
-"""``LayerNorm``."""
+"""``LayerNorm``, ``RMSNorm`` (+ ``F.rms_norm``) and ``LocalResponseNorm`` (+ ``F.local_response_norm``)."""
 from __future__ import annotations
 
+import numpy as np
+
 from .. import functional as E
+from .._dispatch import apply
+from ..derivatives import OPS
 from . import functional as F
 from .module import Module
 from .parameter import Parameter
@@ -41,3 +45,96 @@ class LayerNorm(Module):
     def extra_repr(self) -> str:
         return (f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
                 f"bias={self.bias is not None}")
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """``input / sqrt(mean(input**2) + eps)`` over the last ``len(normalized_shape)`` dims, times ``weight``;
+    composed as PyTorch composes it (pow, mean, add, rsqrt, mul). ``eps`` defaults to the dtype's
+    machine epsilon."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    k = len(shape)
+    if tuple(input.shape[input.ndim - k:]) != shape or input.ndim < k:
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape [*"
+                           f"{', '.join(map(str, shape))}], but got input of size{list(input.shape)}")
+    if weight is not None and tuple(weight.shape) != shape:
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
+                           f"{list(weight.shape)} and normalized_shape = {list(shape)}")
+    if eps is None:
+        eps = float(np.finfo(np.dtype(input.dtype.name)).eps)
+    dims = tuple(range(input.ndim - 1, input.ndim - 1 - k, -1))
+    ms = E.mean(E.pow(input, 2), dims, keepdim=True)
+    out = E.mul(input, E.rsqrt(apply(OPS["add_number"], [ms], {"other": eps})))
+    return E.mul(out, weight) if weight is not None else out
+
+
+class RMSNorm(Module):
+    """Root-mean-square normalisation over the last ``len(normalized_shape)`` dims (no centring)."""
+
+    def __init__(self, normalized_shape, eps: float | None = None, elementwise_affine: bool = True, device=None,
+                 dtype=None):
+        super().__init__()
+        if isinstance(normalized_shape, int):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(E.ones(*self.normalized_shape, device=device, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+
+    def reset_parameters(self) -> None:
+        from . import init
+        if self.weight is not None:
+            init.ones_(self.weight)
+
+    def forward(self, input):
+        return rms_norm(input, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self) -> str:
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """``input / (k + alpha * mean of input**2 over the ``size`` neighbouring channels) ** beta``, the
+    channel window zero-padded, composed as PyTorch composes it.
+
+    Differs from PyTorch: for 4-D and larger input the channel average is an avg_pool2d over a
+    (N, 1, C, rest) view, where PyTorch uses avg_pool3d (the same values; AvgPool2DBackward0 in the graph).
+    """
+    from .padding import pad
+    from .pooling import avg_pool2d
+    dim = input.ndim
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality                          input (got {dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    div = E.mul(input, input)
+    if dim == 3:
+        div = E.unsqueeze(div, 1)
+        div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+        div = E.squeeze(avg_pool2d(div, (size, 1), stride=1), 1)
+    else:
+        sizes = tuple(input.shape)
+        div = div.view(sizes[0], 1, sizes[1], -1)
+        div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+        div = E.squeeze(avg_pool2d(div, (size, 1), stride=1), 1).view(sizes)
+    div = E.pow(E.add(E.mul(div, alpha), k), beta)
+    return E.div(input, div)
+
+
+class LocalResponseNorm(Module):
+    """Local response normalisation across channels (AlexNet's)."""
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0):
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input):
+        return local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"

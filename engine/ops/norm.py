@@ -87,3 +87,73 @@ op("batch_norm", "NativeBatchNormBackward0", ("input", "weight", "bias", "runnin
    _bn_fwd, _bn_bwd,
    save={"input": (), "weight": (), "running_mean": (), "running_var": (), "result1": (), "result2": ()},
    aux=("result1", "result2"), promote=False, nondiff=("running_mean", "running_var"))
+
+
+# ---- group norm (NativeGroupNormBackward0) ------------------------------------------------------------------
+# NOTE [ Group norm ]
+# 1. The C channels split into G groups of C/G consecutive channels; each (sample, group) is normalised
+#    over its C/G * HxW values with the biased variance: (N, C, *) is viewed as (N, G, C/G * HxW).
+# 2. ``result1`` is the (N, G) mean and ``result2`` the (N, G) ``1 / sqrt(var + eps)``; as PyTorch's
+#    node, glassgrad's keeps ``input``, ``weight``, ``result1`` and ``result2`` (not ``bias``) and shows
+#    N, C, HxW, group and eps.
+# 3. The per-channel weight and bias scale and shift after normalising, as in batch norm.
+
+
+def _gn_view(shape, group):
+    n = shape[0]
+    m = 1
+    for s in shape[1:]:
+        m *= s
+    return (n, group, m // group)
+
+
+def _gn_fwd(xp, x, weight, bias, N, C, HxW, group, eps):
+    shape, nd = tuple(x.shape), len(x.shape)
+    x3 = xp.reshape(x, _gn_view(shape, group))
+    mean = xp.mean(x3, axis=2)
+    d = x3 - mean[:, :, None]
+    rstd = 1.0 / xp.sqrt(xp.mean(d * d, axis=2) + eps)
+    out = xp.reshape(d * rstd[:, :, None], shape)
+    cshape = _chan(None, nd)
+    if weight is not None:
+        out = out * xp.reshape(weight, cshape)
+    if bias is not None:
+        out = out + xp.reshape(bias, cshape)
+    return out, {"result1": mean, "result2": rstd}
+
+
+def _gn_bwd(F, g, s):
+    x, w = s.input, s.weight
+    shape = tuple(s.shapes[0])
+    nd = len(shape)
+    v3 = _gn_view(shape, s.group)
+    x3 = F.reshape(x, v3)
+    m = v3[2]
+    mean, rstd = s.result1, s.result2
+    if F.differentiable:  # create_graph: the statistics are functions of x (NOTE [ One formula, two currencies ] 4)
+        mean = F.sum(x3, axis=2) * (1.0 / m)
+        d = x3 - F.reshape(mean, v3[:2] + (1,))
+        rstd = 1.0 / F.sqrt(F.sum(d * d, axis=2) * (1.0 / m) + s.eps)
+    mean3, rstd3 = F.reshape(mean, v3[:2] + (1,)), F.reshape(rstd, v3[:2] + (1,))
+    xhat3 = (x3 - mean3) * rstd3
+    cshape = _chan(None, nd)
+    axes = _axes(nd)
+    gx = gw = gb = None
+    if s.needs[0]:
+        gxhat = F.reshape(g * F.reshape(w, cshape) if w is not None else g, v3)
+        m1 = F.sum(gxhat, axis=2, keepdims=True) * (1.0 / m)
+        m2 = F.sum(gxhat * xhat3, axis=2, keepdims=True) * (1.0 / m)
+        gx = F.reshape(rstd3 * (gxhat - m1 - xhat3 * m2), shape)
+    if s.needs[1]:
+        gw = F.sum(g * F.reshape(xhat3, shape), axis=axes)
+    if s.needs[2]:
+        gb = F.sum(g, axis=axes)
+    return gx, gw, gb
+
+
+op("group_norm", "NativeGroupNormBackward0", ("input", "weight", "bias"), _gn_fwd, _gn_bwd,
+   save={"input": (), "weight": (), "result1": (), "result2": ()}, aux=("result1", "result2"), promote=False)
+
+# ``tensor + number`` as PyTorch's C++ code calls it (add.Scalar): AddBackward1, one edge, nothing saved
+# (rms_norm adds its eps this way)
+op("add_number", "AddBackward1", ("self",), lambda xp, a, other: a + other, lambda F, g, s: (g,), promote=False)

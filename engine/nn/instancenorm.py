@@ -1,0 +1,91 @@
+"""``F.instance_norm`` and ``InstanceNorm1d/2d/3d``: batch norm over a (1, N*C, ...) view, as PyTorch
+composes it (ViewBackward0 -> NativeBatchNormBackward0 -> ViewBackward0; the per-channel weight, bias
+and running statistics repeated N times)."""
+from __future__ import annotations
+
+import warnings
+
+from .batchnorm import _NormBase, batch_norm
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.1, eps=1e-5):
+    """Normalise each (sample, channel) over its spatial positions. With running statistics and
+    ``use_input_stats``, they are updated with the batch mean of the per-sample statistics."""
+    if use_input_stats:
+        size = input.shape
+        n = 1
+        for s in size[2:]:
+            n *= s
+        if n == 1:
+            raise ValueError(f"Expected more than 1 spatial element when training, got input size {size!r}")
+    b, c = input.shape[0], input.shape[1]
+    x = input.view(1, b * c, *input.shape[2:])
+    w = weight.repeat(b) if weight is not None else None
+    bb = bias.repeat(b) if bias is not None else None
+    rm = running_mean.detach().repeat(b) if running_mean is not None else None
+    rv = running_var.detach().repeat(b) if running_var is not None else None
+    out = batch_norm(x, rm, rv, w, bb, use_input_stats, momentum, eps)
+    if use_input_stats:
+        for run, rep in ((running_mean, rm), (running_var, rv)):
+            if run is not None:
+                xp = run._storage.xp
+                run._data[...] = xp.mean(xp.reshape(rep._data, (b, c)), axis=0)   # the kernel's own write
+    return out.view(input.shape)
+
+
+class _InstanceNorm(_NormBase):
+    _dims = ()
+    _no_batch_dim = 0
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1, affine: bool = False,
+                 track_running_stats: bool = False, device=None, dtype=None, *, bias: bool = True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
+
+    def _check_input_dim(self, input):
+        if input.ndim not in self._dims:
+            a, b = self._dims
+            raise ValueError(f"expected {a}D or {b}D input (got {input.ndim}D input)")
+
+    def _apply(self, input):
+        return instance_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
+                             self.training or not self.track_running_stats,
+                             self.momentum if self.momentum is not None else 0.0, self.eps)
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        feature_dim = input.ndim - self._no_batch_dim
+        if input.shape[feature_dim] != self.num_features:
+            if self.affine:
+                raise ValueError(f"expected input's size at dim={feature_dim} to match num_features "
+                                 f"({self.num_features}), but got: {input.shape[feature_dim]}.")
+            warnings.warn(f"input's size at dim={feature_dim} does not match num_features. You can silence this "
+                          "warning by not passing in num_features, which is not used because affine=False",
+                          stacklevel=2)
+        if input.ndim == self._no_batch_dim:
+            return self._apply(input.unsqueeze(0)).squeeze(0)
+        return self._apply(input)
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """Instance norm over (N, C, L) or unbatched (C, L) input (by default no affine, no running stats)."""
+
+    _dims = (2, 3)
+    _no_batch_dim = 2
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """Instance norm over (N, C, H, W) or unbatched (C, H, W) input."""
+
+    _dims = (3, 4)
+    _no_batch_dim = 3
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance norm over (N, C, D, H, W) or unbatched (C, D, H, W) input."""
+
+    _dims = (4, 5)
+    _no_batch_dim = 4
+
+
+__all__ = ["instance_norm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
