@@ -1031,3 +1031,5 @@ from .ops import upsample as _upsample_rows  # noqa: E402,F401
 from .ops import linalg as _linalg_rows  # noqa: E402,F401
 from .ops import conv as _conv_rows  # noqa: E402,F401
 from .ops import math_ops as _math_op_rows  # noqa: E402,F401
+from .ops import shuffle as _shuffle_rows  # noqa: E402,F401
+from .ops import bilinear as _bilinear_rows  # noqa: E402,F401

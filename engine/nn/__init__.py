@@ -53,3 +53,12 @@ from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d  # noqa
 from .normalization import LocalResponseNorm, RMSNorm  # noqa: E402
 __all__ += ["ConvTranspose1d", "ConvTranspose2d", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
             "LocalResponseNorm", "RMSNorm"]
+from .flatten import Unflatten  # noqa: E402
+from .pixel_shuffle import ChannelShuffle, PixelShuffle, PixelUnshuffle  # noqa: E402
+from .padding import (CircularPad1d, CircularPad2d, ConstantPad1d, ConstantPad2d, ConstantPad3d,  # noqa: E402
+                      ReflectionPad1d, ReflectionPad2d, ReplicationPad1d, ReplicationPad2d, ZeroPad1d, ZeroPad2d)
+from .fold import Fold, Unfold  # noqa: E402
+from .bilinear import Bilinear  # noqa: E402
+__all__ += ["Unflatten", "ChannelShuffle", "PixelShuffle", "PixelUnshuffle", "CircularPad1d", "CircularPad2d",
+            "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d",
+            "ReplicationPad2d", "ZeroPad1d", "ZeroPad2d", "Fold", "Unfold", "Bilinear"]

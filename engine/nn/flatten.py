@@ -1,4 +1,4 @@
-"""``Flatten``."""
+"""``Flatten`` and ``Unflatten``."""
 from __future__ import annotations
 
 from .. import functional as E
@@ -18,3 +18,25 @@ class Flatten(Module):
 
     def extra_repr(self) -> str:
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Unflatten(Module):
+    """Splits dimension ``dim`` into ``unflattened_size`` (a view, as ``Tensor.unflatten``)."""
+
+    def __init__(self, dim, unflattened_size):
+        super().__init__()
+        if isinstance(dim, int):
+            if not isinstance(unflattened_size, (tuple, list)) or not all(isinstance(s, int)
+                                                                          for s in unflattened_size):
+                raise TypeError(f"unflattened_size must be tuple of ints, but found type "
+                                f"{type(unflattened_size).__name__}")
+        elif not isinstance(dim, str):
+            raise TypeError(f"invalid argument type for dim parameter, expected int or str but got {type(dim)}")
+        self.dim = dim
+        self.unflattened_size = unflattened_size
+
+    def forward(self, input):
+        return E.unflatten(input, self.dim, self.unflattened_size)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"

@@ -413,3 +413,6 @@ from .conv_fns import conv2d, conv_transpose1d, conv_transpose2d  # noqa: E402,F
 from .group_norm import group_norm  # noqa: E402,F401
 from .instancenorm import instance_norm  # noqa: E402,F401
 from .normalization import local_response_norm, rms_norm  # noqa: E402,F401
+from .pixel_shuffle import channel_shuffle, pixel_shuffle, pixel_unshuffle  # noqa: E402,F401
+from .fold import fold, unfold  # noqa: E402,F401
+from .bilinear import bilinear  # noqa: E402,F401

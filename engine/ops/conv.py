@@ -200,6 +200,29 @@ def _conv_t_bwd(F, g, s):
     return gx, gw, gb
 
 
+# ---- F.unfold / F.fold: im2col and col2im as ops of their own (Im2ColBackward0, Col2ImBackward0) --------
+def _unfold_fwd(xp, x, geom, **_):
+    out = im2col_array(xp, x if len(x.shape) == 4 else xp.reshape(x, (1,) + tuple(x.shape)), geom)
+    return out if len(x.shape) == 4 else xp.reshape(out, tuple(out.shape[1:]))
+
+
+def _unfold_bwd(F, g, s):
+    geom = s.geom
+    g3 = F.reshape(g, (geom.n, geom.c * geom.kh * geom.kw, geom.oh * geom.ow))
+    return (F.reshape(F.col2im(g3, geom), tuple(s.shapes[0])),)
+
+
+def _fold_fwd(xp, x, geom, **_):
+    out = col2im_array(xp, x if len(x.shape) == 3 else xp.reshape(x, (1,) + tuple(x.shape)), geom)
+    return out if len(x.shape) == 3 else xp.reshape(out, tuple(out.shape[1:]))
+
+
+def _fold_bwd(F, g, s):
+    geom = s.geom
+    g4 = F.reshape(g, (geom.n, geom.c, geom.h, geom.w))
+    return (F.reshape(F.im2col(g4, geom), tuple(s.shapes[0])),)
+
+
 def _register():
     from ..derivatives import op
     for name in ("conv1d", "conv2d"):
@@ -208,6 +231,8 @@ def _register():
     for name in ("conv_transpose1d", "conv_transpose2d"):
         op(name, "ConvolutionBackward0", ("input", "weight", "bias"), _conv_t_fwd, _conv_t_bwd,
            save={"input": (), "weight": ()}, promote=False)
+    op("unfold", "Im2ColBackward0", ("self",), _unfold_fwd, _unfold_bwd, promote=False)
+    op("fold", "Col2ImBackward0", ("self",), _fold_fwd, _fold_bwd, promote=False)
 
 
 _register()
