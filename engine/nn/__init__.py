@@ -29,9 +29,17 @@ from .activation import ELU, SELU, Hardtanh, LeakyReLU, Mish, ReLU6, SiLU, Softp
 __all__ += ["ELU", "SELU", "Hardtanh", "LeakyReLU", "Mish", "ReLU6", "SiLU", "Softplus"]
 from .loss import HuberLoss, L1Loss, SmoothL1Loss  # noqa: E402
 __all__ += ["HuberLoss", "L1Loss", "SmoothL1Loss"]
+from .loss import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss, KLDivLoss, MarginRankingLoss,  # noqa: E402
+                   MultiLabelMarginLoss, MultiLabelSoftMarginLoss, MultiMarginLoss, PoissonNLLLoss, SoftMarginLoss,
+                   TripletMarginLoss, TripletMarginWithDistanceLoss)
+__all__ += ["CosineEmbeddingLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "KLDivLoss", "MarginRankingLoss",
+            "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "PoissonNLLLoss", "SoftMarginLoss",
+            "TripletMarginLoss", "TripletMarginWithDistanceLoss"]
 from .conv1d import Conv1d  # noqa: E402
 from .distance import CosineSimilarity  # noqa: E402
 __all__ += ["Conv1d", "CosineSimilarity"]
+from .distance import PairwiseDistance  # noqa: E402
+__all__ += ["PairwiseDistance"]
 from .pooling import AdaptiveAvgPool1d, AvgPool1d, MaxPool1d  # noqa: E402
 __all__ += ["AdaptiveAvgPool1d", "AvgPool1d", "MaxPool1d"]
 from .channel_dropout import Dropout2d  # noqa: E402

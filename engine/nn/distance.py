@@ -1,6 +1,8 @@
-"""``F.cosine_similarity``, ``F.normalize`` and ``CosineSimilarity``, composed as PyTorch composes them."""
+"""``F.cosine_similarity``, ``F.normalize``, ``F.pairwise_distance`` and ``CosineSimilarity``,
+``PairwiseDistance``, composed as PyTorch composes them."""
 from __future__ import annotations
 
+from .. import _dtype
 from .. import functional as E
 from .._dispatch import apply
 from .._tensor import _wrap_dim
@@ -52,4 +54,28 @@ class CosineSimilarity(Module):
         return cosine_similarity(x1, x2, self.dim, self.eps)
 
 
-__all__ = ["cosine_similarity", "normalize", "CosineSimilarity"]
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """``||x1 - x2 + eps||_p`` over the last dim (AddBackward1 then NormBackward1, as PyTorch's)."""
+    E._broadcast_check(x1, x2)
+    nd = max(x1.ndim, x2.ndim)
+    diff = apply(OPS["add"], [E.sub(x1, x2), float(eps)], node_name="AddBackward1")
+    if not diff.dtype.is_floating_point:
+        diff = diff.to(_dtype.get_default_dtype())
+    return apply(OPS["linalg_vector_norm"], [diff], {"ord": float(p), "dim": (nd - 1,) if nd else None,
+                                                     "keepdim": bool(keepdim)}, node_name="NormBackward1")
+
+
+class PairwiseDistance(Module):
+    """``pairwise_distance(x1, x2)``: the p-norm distance between matching rows."""
+
+    def __init__(self, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False):
+        super().__init__()
+        self.norm = p
+        self.eps = eps
+        self.keepdim = keepdim
+
+    def forward(self, x1, x2):
+        return pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
+
+
+__all__ = ["cosine_similarity", "normalize", "pairwise_distance", "CosineSimilarity", "PairwiseDistance"]

@@ -402,8 +402,12 @@ from .pooling import adaptive_avg_pool2d, avg_pool2d, max_pool2d, max_pool2d_wit
 from .activation_fns import (elu, elu_, hardtanh, hardtanh_, leaky_relu, leaky_relu_, mish, relu6,  # noqa: E402,F401
                              selu, silu, softplus)
 from .loss_fns import huber_loss, l1_loss, smooth_l1_loss  # noqa: E402,F401
+from .loss_fns import (cosine_embedding_loss, gaussian_nll_loss, hinge_embedding_loss, kl_div,  # noqa: E402,F401
+                       margin_ranking_loss, multi_margin_loss, multilabel_margin_loss, multilabel_soft_margin_loss,
+                       poisson_nll_loss, soft_margin_loss, triplet_margin_loss, triplet_margin_with_distance_loss)
+from .gumbel import gumbel_softmax  # noqa: E402,F401
 from .padding import pad  # noqa: E402,F401
-from .distance import cosine_similarity, normalize  # noqa: E402,F401
+from .distance import cosine_similarity, normalize, pairwise_distance  # noqa: E402,F401
 from .conv_fns import conv1d  # noqa: E402,F401
 from .pooling import adaptive_avg_pool1d, avg_pool1d, max_pool1d  # noqa: E402,F401
 from .channel_dropout import dropout2d  # noqa: E402,F401

@@ -1,6 +1,7 @@
-"""smooth_l1_loss and huber_loss for the op table (SmoothL1LossBackward0, HuberLossBackward0).
+"""smooth_l1_loss, huber_loss, soft_margin_loss, multi_margin_loss and multilabel_margin_loss for the op
+table (SmoothL1LossBackward0, HuberLossBackward0, SoftMarginLossBackward0, ...).
 
-Both keep ``self`` and ``target`` and, as PyTorch's nodes show it, ``reduction`` as its enum:
+Each keeps ``self`` and ``target`` and, as PyTorch's nodes show it, ``reduction`` as its enum:
 0 none, 1 mean, 2 sum. Input and target arrive with one shape (F.* broadcasts them first).
 """
 from __future__ import annotations
@@ -44,3 +45,152 @@ op("smooth_l1_loss", "SmoothL1LossBackward0", ("self", "target"), _smooth_l1_fwd
    lambda F, g, s: _piecewise_bwd(F, g, s, s.beta, 1.0 / s.beta, 1.0), save={"self": (), "target": ()})
 op("huber_loss", "HuberLossBackward0", ("self", "target"), _huber_fwd,
    lambda F, g, s: _piecewise_bwd(F, g, s, s.delta, 1.0, s.delta), save={"self": (), "target": ()})
+
+
+# ---- soft_margin_loss, multi_margin_loss, multilabel_margin_loss ---------------------------------------
+def _soft_margin_fwd(xp, x, y, reduction=1):
+    return _reduced(xp, xp.log1p(xp.exp(-y * x)), reduction)
+
+
+def _n_scale(s, g, reduction):
+    if reduction == 1:
+        n = 1
+        for k in s.shapes[0]:
+            n *= k
+        return g * (1.0 / n)
+    return g
+
+
+def _soft_margin_bwd(F, g, s):
+    """``-y sigmoid(-y x)``, from ``exp(-|y x|)`` so a large margin gives 0, not nan."""
+    x, y = s.self, s.target
+    yx = y * x
+    pos = F.gt(yx, 0.0)
+    e = F.exp(F.where(pos, -yx, yx))
+    sig = F.where(pos, e / (1.0 + e), 1.0 / (1.0 + e))
+    return (-y * sig * _n_scale(s, g, s.reduction), None)
+
+
+op("soft_margin_loss", "SoftMarginLossBackward0", ("self", "target"), _soft_margin_fwd, _soft_margin_bwd,
+   save={"self": (), "target": ()}, nondiff=("target",), promote=False)
+
+
+# NOTE [ Margin losses ]
+# 1. multi_margin_loss: per sample i with class y, ``sum_{j != y} max(0, margin - x[y] + x[j])^p * w[y] / C``
+#    (p is 1 or 2). The class picks are one-hot masks (``iota == y``), so kernel and formula stay in
+#    the array API and broadcast over the batch.
+# 2. multilabel_margin_loss: the target row lists class indices up to the first -1; each listed class
+#    t (repeats count again, as PyTorch's loop) meets every class j not listed:
+#    ``sum max(0, 1 - x[t] + x[j]) / C``. ``is_target`` (1.0 where j is listed, the input's dtype) is
+#    kept as PyTorch keeps it.
+# 3. A hinge with z exactly 0 passes no gradient (PyTorch's ``z > 0``).
+def _onehot(xp_or_F, y, c, like, F=None):
+    """bool (N, C): column == y."""
+    if F is not None:
+        return F.eq(F.expand_dims(y, -1), F.iota(c, 1, 2, like))
+    return xp_or_F.expand_dims(y, axis=-1) == xp_or_F.reshape(xp_or_F.arange(c, dtype=y.dtype), (1, c))
+
+
+def _mm_parts_xp(xp, x, y, weight, margin):
+    c = x.shape[-1]
+    hot = _onehot(xp, y, c, x)
+    zero = xp.zeros((), dtype=x.dtype)
+    xy = xp.sum(xp.where(hot, x, zero), axis=-1, keepdims=True)
+    z = xp.where(hot, zero, margin - xy + x)
+    wy = None if weight is None else xp.sum(xp.where(hot, xp.reshape(weight, (1, c)), zero), axis=-1)
+    return z, wy
+
+
+def _as_batch(F_or_xp, x, y, c, y_cols):
+    """The 0-d/1-D input case viewed as a batch of one (the node still sees the caller's shapes)."""
+    if len(x.shape) == 2:
+        return x, y
+    return F_or_xp.reshape(x, (1, c)), F_or_xp.reshape(y, (1, c) if y_cols else (1,))
+
+
+def _multi_margin_fwd(xp, x, y, weight, p=1, margin=1.0, reduction=1):
+    """x is (N, C) with y (N,) int64, or (C,) with a 0-d/1-element y."""
+    c = x.shape[-1] if x.ndim else 1
+    batched = x.ndim == 2
+    x, y = _as_batch(xp, x, y, c, False)
+    z, wy = _mm_parts_xp(xp, x, y, weight, margin)
+    h = xp.where(z > 0, z, xp.zeros((), dtype=x.dtype))
+    loss = xp.sum(h * h if p == 2 else h, axis=-1) / c
+    if wy is not None:
+        loss = loss * wy
+    if reduction == 0 and not batched:
+        return xp.reshape(loss, ())
+    return _reduced(xp, loss, reduction)
+
+
+def _multi_margin_bwd(F, g, s):
+    shape = s.shapes[0]
+    c = shape[-1] if shape else 1
+    x, y = _as_batch(F, s.self, s.target, c, False)
+    if s.reduction == 0:
+        g = F.reshape(g, (F.shape(x)[0],))
+    hot = _onehot(None, y, c, x, F=F)
+    xy = F.sum(F.where(hot, x, 0.0), axis=-1, keepdims=True)
+    z = F.where(hot, 0.0, (s.margin - xy) + x)
+    g = g * (1.0 / F.shape(x)[0]) if s.reduction == 1 else g      # the mean is over samples
+    g = F.expand_dims(g, -1) if s.reduction == 0 else g
+    d = F.where(F.gt(z, 0.0), (2.0 * z if s.p == 2 else 1.0) * (1.0 / c) * g, 0.0)
+    if s.weight is not None:
+        wy = F.sum(F.where(hot, F.reshape(s.weight, (1, c)), 0.0), axis=-1, keepdims=True)
+        d = d * wy
+    return (F.reshape(d - F.where(hot, F.sum(d, axis=-1, keepdims=True), 0.0), shape), None, None)
+
+
+op("multi_margin_loss", "MultiMarginLossBackward0", ("self", "target", "weight"), _multi_margin_fwd,
+   _multi_margin_bwd, save={"self": (), "target": (), "weight": ()}, nondiff=("target", "weight"), promote=False)
+
+
+def _listed(xp, y):
+    """bool (N, K): entries of each target row before its first -1."""
+    return xp.cumulative_sum(xp.astype(y < 0, xp.int64), axis=-1) == 0
+
+
+def _multilabel_fwd(xp, x, y, reduction=1):
+    """x and y (N, C) (y int64), or both (C,). Returns the loss and ``is_target``."""
+    c = x.shape[-1] if x.ndim else 1
+    batched, shape = x.ndim == 2, x.shape
+    x, y = _as_batch(xp, x, y, c, True)
+    zero = xp.zeros((), dtype=x.dtype)
+    listed = _listed(xp, y)                                                   # (N, K)
+    hit = xp.logical_and(xp.expand_dims(y, axis=-1) == xp.reshape(xp.arange(c, dtype=y.dtype), (1, 1, c)),
+                         xp.expand_dims(listed, axis=-1))                      # (N, K, C): entry k names class j
+    is_target = xp.any(hit, axis=1)                                           # (N, C)
+    xt = xp.sum(xp.where(hit, xp.expand_dims(x, axis=1), zero), axis=-1)      # (N, K): x at entry k's class
+    z = 1.0 - xp.expand_dims(xt, axis=-1) + xp.expand_dims(x, axis=1)          # (N, K, C)
+    keep = xp.logical_and(xp.expand_dims(listed, axis=-1), xp.expand_dims(xp.logical_not(is_target), axis=1))
+    h = xp.where(xp.logical_and(keep, z > 0), z, zero)
+    loss = xp.sum(xp.sum(h, axis=-1), axis=-1) / c
+    is_target = xp.reshape(xp.astype(is_target, x.dtype), shape)
+    if reduction == 0 and not batched:
+        return xp.reshape(loss, ()), {"is_target": is_target}
+    return _reduced(xp, loss, reduction), {"is_target": is_target}
+
+
+def _multilabel_bwd(F, g, s):
+    shape = s.shapes[0]
+    c = shape[-1] if shape else 1
+    x, y = _as_batch(F, s.self, s.target, c, True)
+    if s.reduction == 0:
+        g = F.reshape(g, (F.shape(x)[0],))
+    listed = F.eq(F.cumsum(F.where(F.lt(y, 0), 1.0, 0.0), 1), 0.0)
+    hit = F.logical_and(F.eq(F.expand_dims(y, -1), F.expand_dims(F.iota(c, 1, 2, x), 0)), F.expand_dims(listed, -1))
+    not_target = F.eq(F.reshape(s.is_target, F.shape(x)), 0.0)
+    xt = F.sum(F.where(hit, F.expand_dims(x, 1), 0.0), axis=-1)
+    z = (1.0 - F.expand_dims(xt, -1)) + F.expand_dims(x, 1)
+    keep = F.logical_and(F.logical_and(F.expand_dims(listed, -1), F.expand_dims(not_target, 1)), F.gt(z, 0.0))
+    g = g * (1.0 / F.shape(x)[0]) if s.reduction == 1 else g
+    g = F.expand_dims(g, -1) if s.reduction == 0 else g
+    on = F.where(keep, 1.0, 0.0 * z)                                          # (N, K, C)
+    per_entry = F.sum(on, axis=-1)                                            # (N, K): how many j each t beat
+    gx = F.sum(on, axis=1) - F.sum(F.where(hit, F.expand_dims(per_entry, -1), 0.0), axis=1)
+    return (F.reshape(gx * (1.0 / c) * g, shape), None)
+
+
+op("multilabel_margin_loss", "MultilabelMarginLossBackward0", ("self", "target"), _multilabel_fwd,
+   _multilabel_bwd, save={"self": (), "target": (), "is_target": ()}, aux=("is_target",), nondiff=("target",),
+   promote=False)
