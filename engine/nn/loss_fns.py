@@ -226,7 +226,7 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
     d_neg = distance_function(anchor, negative)
     if swap:
         d_neg = E.minimum(d_neg, distance_function(positive, negative))
-    return _reduce(E.clamp_min(E.sub(E.add(d_pos, margin), d_neg), 0), reduction)
+    return _reduce(_clamp_min0(E.sub(E.add(d_pos, margin), d_neg)), reduction)
 
 
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
