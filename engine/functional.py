@@ -469,7 +469,16 @@ def flatten(input, start_dim=0, end_dim=-1):
 def unflatten(input, dim, sizes):
     d = _wrap_dim(dim, input.ndim)
     shape = tuple(input.shape)
-    return reshape(input, shape[:d] + tuple(sizes) + shape[d + 1:])
+    sizes = tuple(sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    known = 1
+    for s in sizes:
+        known *= s if s != -1 else 1
+    if (-1 not in sizes and known != shape[d]) or (-1 in sizes and (known == 0 or shape[d] % known)):
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {d} "
+                           f"({shape[d]}) in the input tensor")
+    return reshape(input, shape[:d] + sizes + shape[d + 1:])
 
 
 def permute(input, *dims):
