@@ -390,6 +390,8 @@ class OpNode(Node):
 
 
     def __getattr__(self, item):
+        if item == "_saved_indices" and "template" in self.__dict__.get("_attrs", ()):
+            return self._aligned_indices()
         try:
             return super().__getattr__(item)
         except AttributeError:
@@ -398,6 +400,16 @@ class OpNode(Node):
             if op is not None and item.startswith("_saved_") and item[7:] in op.save:
                 return None
             raise
+
+
+    def _aligned_indices(self):
+        """The index tensors one per indexed dim, None for a dim a full slice keeps, up to the last
+        tensor (PyTorch's ``_saved_indices`` of IndexBackward0: ``x[:, i]`` gives ``(None, i)``)."""
+        from .derivatives import _SLOT
+        tensors = iter(super().__getattr__("_saved_indices"))
+        out = tuple(next(tensors) if p is _SLOT else None for p in self._attrs["template"])
+        last = max((k for k, p in enumerate(self._attrs["template"]) if p is _SLOT), default=-1)
+        return out[:last + 1]
 
 
 class CopySlices(Node):

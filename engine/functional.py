@@ -752,7 +752,8 @@ def _getitem(x, key):
     _check_bounds(x, parts)
     if not tensors:
         name = "SelectBackward0" if builtins.any(isinstance(p, int) for p in parts) else \
-            ("UnsqueezeBackward0" if builtins.all(p is None or p is Ellipsis for p in parts) else "SliceBackward0")
+            ("UnsqueezeBackward0" if None in parts and builtins.all(
+                p is None or p is Ellipsis or p == slice(None) for p in parts) else "SliceBackward0")
         return apply(_O["slice"], [x], {"idx": parts}, node_name=name)
     slots = [i for i, p in enumerate(parts) if p is _SLOT]
     for tidx, pos in zip(tensors, slots):
@@ -766,7 +767,42 @@ def _getitem(x, key):
                 bad = host[(host >= n) | (host < -n)]
                 if bad.size:
                     raise IndexError(f"index {int(bad[0])} is out of bounds for dimension {dim} with size {n}")
+    basic, parts = _split_basic(x, parts, tensors)
+    if basic is not None:
+        x = _getitem(x, basic)
     return apply(_O["index"], [x] + tensors, {"template": parts})
+
+
+def _split_basic(x, parts, tensors):
+    """PyTorch's order for a key mixing index tensors with ints, slices, None or ``...``: the basic
+    parts first, as one view; the tensors then index that view, every other dim a full slice.
+    (So ``x[1, :, i]`` of a 3-D ``x`` is (x.shape[1], len(i)), as in PyTorch; NumPy's rule, which
+    treats the int as an index array too, would put ``len(i)`` first.) Returns (the basic key, or
+    None when it would select everything; the template for the tensors)."""
+    widths, k = [], 0
+    for p in parts:
+        if p is _SLOT:
+            t = tensors[k]
+            k += 1
+            widths.append(t.ndim if t.dtype is _dtype.bool_ else 1)
+        else:
+            widths.append(0 if p is None or p is Ellipsis else 1)
+    rest = x.ndim - builtins.sum(widths)
+    basic, adv = [], []
+    for p, w in zip(parts, widths):
+        if p is _SLOT:
+            basic.extend([slice(None)] * w)
+            adv.append(_SLOT)
+        elif p is Ellipsis:
+            basic.append(Ellipsis)
+            adv.extend([slice(None)] * rest)
+        elif isinstance(p, int):
+            basic.append(p)          # the dim is gone from the view
+        else:
+            basic.append(p)          # a slice, or None (a new dim of size 1 in the view)
+            adv.append(slice(None))
+    everything = builtins.all(b is Ellipsis or (isinstance(b, slice) and b == slice(None)) for b in basic)
+    return (None if everything else tuple(basic)), tuple(adv)
 
 
 def _setitem(x, key, value):
