@@ -58,9 +58,10 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """``||x1 - x2 + eps||_p`` over the last dim (AddBackward1 then NormBackward1, as PyTorch's)."""
     E._broadcast_check(x1, x2)
     nd = max(x1.ndim, x2.ndim)
-    diff = apply(OPS["add"], [E.sub(x1, x2), float(eps)], node_name="AddBackward1")
+    diff = E.sub(x1, x2)
     if not diff.dtype.is_floating_point:
         diff = diff.to(_dtype.get_default_dtype())
+    diff = apply(OPS["add_number"], [diff], {"other": float(eps)})
     return apply(OPS["linalg_vector_norm"], [diff], {"ord": float(p), "dim": (nd - 1,) if nd else None,
                                                      "keepdim": bool(keepdim)}, node_name="NormBackward1")
 

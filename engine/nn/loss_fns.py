@@ -106,8 +106,13 @@ def _reduce(loss, reduction):
 
 
 def _add_number(t, k):
-    """``t + k`` for a Python number, as PyTorch's C++ code adds a scalar (AddBackward1)."""
-    return apply(OPS["add"], [t, float(k)], node_name="AddBackward1")
+    """``t + k`` for a Python number, as PyTorch's C++ code adds a scalar (AddBackward1, one edge)."""
+    return apply(OPS["add_number"], [t], {"other": float(k)})
+
+
+def _sub_number(t, k):
+    """``t - k`` for a Python number (SubBackward1, one edge)."""
+    return apply(OPS["sub_number"], [t], {"other": float(k)})
 
 
 def _clamp_min0(t):
@@ -184,7 +189,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     cos = E.div(prod_sum, E.sqrt(E.mul(mag1, mag2)))
     zeros = E.zeros_like(cos)
     pos = E.sub(1.0, cos)
-    neg = _clamp_min0(E.sub(cos, float(margin)))
+    neg = _clamp_min0(_sub_number(cos, margin))
     out = E.add(E.where(E.eq(target, 1), pos, zeros), E.where(E.eq(target, -1), neg, zeros))
     return _reduce(out, red)
 

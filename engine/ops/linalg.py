@@ -27,8 +27,12 @@ from ..autograd import grad_mode
 from ..derivatives import _keep, op
 
 
-class LinAlgError(RuntimeError):
-    """``torch.linalg.LinAlgError``: a matrix the factorization cannot handle (singular, not PD)."""
+class _LinAlgError(RuntimeError):
+    """``torch.linalg.LinAlgError``: a matrix the factorization cannot handle (singular, not PD).
+    Named ``_LinAlgError`` as PyTorch's class is (torch._C._LinAlgError)."""
+
+
+LinAlgError = _LinAlgError
 
 
 # ---- several outputs (NOTE [ Several outputs ]) ----------------------------------------------------

@@ -47,6 +47,10 @@ op("huber_loss", "HuberLossBackward0", ("self", "target"), _huber_fwd,
    lambda F, g, s: _piecewise_bwd(F, g, s, s.delta, 1.0, s.delta), save={"self": (), "target": ()})
 
 
+# ``tensor - number`` as PyTorch's C++ code calls it (sub.Scalar): SubBackward1, one edge, nothing saved
+op("sub_number", "SubBackward1", ("self",), lambda xp, a, other: a - other, lambda F, g, s: (g,), promote=False)
+
+
 # ---- soft_margin_loss, multi_margin_loss, multilabel_margin_loss ---------------------------------------
 def _soft_margin_fwd(xp, x, y, reduction=1):
     return _reduced(xp, xp.log1p(xp.exp(-y * x)), reduction)
