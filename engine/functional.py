@@ -808,6 +808,8 @@ def _split_basic(x, parts, tensors):
 def _setitem(x, key, value):
     parts, tensors = _normalize_index(x, key)
     _check_bounds(x, parts)
+    if tensors and builtins.any(isinstance(p, int) for p in parts):
+        parts, tensors = _coordinate_key(x, parts, tensors)
     if isinstance(value, Tensor) and value.device != x.device:
         raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
                            f"{x.device} and {value.device}!")
@@ -818,8 +820,27 @@ def _setitem(x, key, value):
     apply(_O["setitem"], [x, value] + tensors, {"template": parts}, inplace=x)
 
 
+def _coordinate_key(x, parts, tensors):
+    """The region ``x[key]`` names in PyTorch's order (basic parts first, then the tensors; see
+    _split_basic) as one index tensor per dim of ``x``, so NumPy's rule for ints among index arrays
+    cannot reorder it. Each dim's coordinates come from a zero-stride view of ``arange``; only the
+    region is materialized."""
+    from .derivatives import _rebuild_index
+    basic, adv = _split_basic(x, parts, tensors)
+    adv = _rebuild_index(adv, [t.detach().numpy(force=True) for t in tensors])
+    coords = []
+    for d, n in enumerate(x.shape):
+        shape = [1] * x.ndim
+        shape[d] = n
+        grid = np.broadcast_to(np.arange(n, dtype=np.int64).reshape(shape), tuple(x.shape))
+        coords.append(tensor(np.ascontiguousarray((grid[basic] if basic is not None else grid)[adv]),
+                             device=x.device))
+    return (_SLOT,) * x.ndim, coords
+
+
 def _setitem_shape_check(x, parts, tensors, value):
-    """PyTorch's expand error when ``value`` cannot broadcast to the indexed region."""
+    """PyTorch's error when ``value`` cannot broadcast to the indexed region (index_put's words when
+    the key holds tensors, expand's otherwise)."""
     from .derivatives import _rebuild_index
     proxy = np.broadcast_to(np.empty((), dtype=np.bool_), tuple(x.shape))  # no memory: zero strides
     idx = _rebuild_index(parts, [t.detach().numpy(force=True) for t in tensors])
@@ -828,6 +849,9 @@ def _setitem_shape_check(x, parts, tensors, value):
     if len(src) > len(target):
         src = src[len(src) - len(target):] if builtins.all(s == 1 for s in src[:len(src) - len(target)]) else src
     lead = len(target) - len(src)
+    if tensors and (lead < 0 or builtins.any(s != 1 and s != target[i + lead] for i, s in enumerate(src))):
+        raise RuntimeError(f"shape mismatch: value tensor of shape {_shape_str(value.shape)} cannot be broadcast "
+                           f"to indexing result of shape {_shape_str(target)}")
     for i, s in enumerate(src):
         if lead >= 0 and s != 1 and s != target[i + lead]:
             raise RuntimeError(f"The expanded size of the tensor ({target[i + lead]}) must match the existing size "

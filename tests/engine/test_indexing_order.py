@@ -46,3 +46,40 @@ def test_int_then_tensor_values_and_gradient():
     np.testing.assert_array_equal(y.detach().numpy(), a[1][:, [4, 0, 4]])
     gradcheck(lambda t: t[1, :, i], [x])
     gradcheck(lambda t: t[None, 1:, :, i], [x])
+
+
+def test_setitem_with_an_int_writes_pytorchs_region():
+    x = engine.zeros(3, 4, 5)
+    v = engine.arange(8.0).reshape(4, 2)
+    x[1, :, engine.tensor(I)] = v
+    want = np.zeros((3, 4, 5), np.float32)
+    want[1][:, I] = np.arange(8.0).reshape(4, 2)
+    np.testing.assert_array_equal(x.numpy(), want)
+
+
+def test_setitem_with_an_int_gradients():
+    rng = np.random.default_rng(1)
+    base = engine.tensor(rng.standard_normal((3, 4, 5)), dtype=engine.float64, requires_grad=True)
+    v = engine.tensor(rng.standard_normal((4, 2)), dtype=engine.float64, requires_grad=True)
+    i = engine.tensor(I)
+
+    def f(b, val):
+        y = b * 1.0
+        y[1, :, i] = val
+        return y
+    gradcheck(f, [base, v])
+
+
+@pytest.mark.parametrize("key,value,msg", [
+    (lambda i: i, (3, 4), "shape mismatch: value tensor of shape [3, 4] cannot be broadcast to indexing result "
+                          "of shape [2, 4]"),
+    (lambda i: (slice(None), i), (2, 3), "shape mismatch: value tensor of shape [2, 3] cannot be broadcast to "
+                                         "indexing result of shape [3, 2]"),
+    (lambda i: slice(0, 2), (3, 4), "The expanded size of the tensor (2) must match the existing size (3) at "
+                                    "non-singleton dimension 0.  Target sizes: [2, 4].  Tensor sizes: [3, 4]"),
+])
+def test_setitem_shape_errors_in_pytorchs_words(key, value, msg):
+    x = engine.zeros(3, 4)
+    with pytest.raises(RuntimeError) as e:
+        x[key(engine.tensor(I))] = engine.ones(*value)
+    assert str(e.value) == msg
