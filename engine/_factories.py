@@ -176,6 +176,9 @@ def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
 
 
 def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False, generator=None):
+    """``randint(high, size)`` or ``randint(low, high, size)``: integers in [low, high)."""
+    if size is None and isinstance(high, (tuple, list)):
+        low, high, size = 0, low, high        # randint(high, size)
     if high is None:
         low, high = 0, low
     if size is None:

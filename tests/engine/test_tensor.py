@@ -134,6 +134,10 @@ def test_random_factories_are_seeded():
     i = engine.randint(0, 3, (100,))
     assert i.dtype is engine.int64 and set(i.tolist()) <= {0, 1, 2}
     assert sorted(engine.randperm(5).tolist()) == [0, 1, 2, 3, 4]
+    j = engine.randint(3, (50,))          # randint(high, size), as PyTorch allows
+    assert tuple(j.shape) == (50,) and set(j.tolist()) <= {0, 1, 2}
+    k = engine.randint(7, 9, size=(2, 25))
+    assert tuple(k.shape) == (2, 25) and set(k.flatten().tolist()) <= {7, 8}
 
 
 def test_default_dtype():
