@@ -29,6 +29,8 @@ from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, s
 from . import linalg
 from .linalg import det, inverse, logdet, pinverse, slogdet  # noqa: F401
 from . import nn
+from .nn.activation_fns import (celu, celu_, clamp_max_, clamp_min_, hardshrink, prelu, relu_,  # noqa: F401
+                                rrelu, rrelu_, selu, selu_, threshold, threshold_)
 from . import optim
 from . import cuda
 from . import accelerator
@@ -57,8 +59,6 @@ def __getattr__(name):
     # heavier subsystems load on first use: engine.record/Trace, engine.save/load, engine.hub, engine.compile
     if name in ("record", "Trace"):
         return getattr(_lazy("trace"), name)
-    if name == "trace":
-        return _lazy("trace")   # the module, callable as torch.trace (NOTE [ engine.trace is also torch.trace ])
     if name in ("save", "load"):
         return getattr(_lazy("serialization"), name)
     if name == "hub":

@@ -27,8 +27,8 @@ class ArrayFns:
 
     def __init__(self, xp):
         self.xp = xp
-        for name in ("exp", "log", "sqrt", "sin", "cos", "tanh", "sign", "abs", "matmul", "reshape",
-                     "broadcast_to", "expand_dims", "logical_and", "logical_not"):
+        for name in ("exp", "log", "log1p", "sqrt", "sin", "cos", "tanh", "sign", "abs", "matmul", "reshape",
+                     "broadcast_to", "expand_dims", "logical_and", "logical_or", "logical_not"):
             setattr(self, name, getattr(xp, name))
         if _backend._is_numpy(xp):
             self.matmul = np.matmul     # array_api_compat's matmul only forwards to it
@@ -133,6 +133,9 @@ class ArrayFns:
     def cumsum(self, x, axis):
         return self.xp.cumulative_sum(x, axis=axis)
 
+    def concat(self, xs, axis):
+        return self.xp.concat(list(xs), axis=axis)
+
     def cumprod(self, x, axis):
         return _backend.cumprod(self.xp, x, axis)
 
@@ -202,10 +205,10 @@ class TensorFns:
 
     def __getattr__(self, name):
         E = self.__dict__["E"]
-        table = {"exp": E.exp, "log": E.log, "sqrt": E.sqrt, "sin": E.sin, "cos": E.cos,
+        table = {"exp": E.exp, "log": E.log, "log1p": E.log1p, "sqrt": E.sqrt, "sin": E.sin, "cos": E.cos,
                  "tanh": E.tanh, "sign": E.sign, "abs": E.abs, "matmul": E.matmul, "erf": E.erf,
                  "reshape": E.reshape, "broadcast_to": E.broadcast_to, "logical_and": E.logical_and,
-                 "logical_not": E.logical_not, "eq": E.eq, "gt": E.gt, "ge": E.ge, "lt": E.lt, "le": E.le}
+                 "logical_not": E.logical_not, "logical_or": E.logical_or, "eq": E.eq, "gt": E.gt, "ge": E.ge, "lt": E.lt, "le": E.le}
         if name in table:
             return table[name]
         raise AttributeError(name)
@@ -249,6 +252,9 @@ class TensorFns:
 
     def cumprod(self, x, axis):
         return self.E.cumprod(x, axis)
+
+    def concat(self, xs, axis):
+        return self.E.cat(list(xs), axis)
 
     def einsum(self, equation, *xs):
         return self.E.einsum(equation, *xs)

@@ -54,18 +54,20 @@ op("pow_tensor", "PowBackward1", ("self", "exponent"), lambda xp, a, b: a ** b, 
    save={"exponent": (), "self": (), "result": ()}, float_op=False)
 
 
-def _maxmin_bwd(F, g, s, pick_self):
+def _maxmin_bwd(F, g, s, loses):
+    """PyTorch's formula: half each on a tie, nothing to the side that loses, else all of it.
+    A comparison with NaN is False both ways, so at a NaN both sides get the whole gradient."""
     a, b = s.self, s.other
-    half = g * 0.5
-    ga = F.where(pick_self(a, b), g, F.where(F.eq(a, b), half, 0.0)) if s.needs[0] else None
-    gb = F.where(pick_self(b, a), g, F.where(F.eq(a, b), half, 0.0)) if s.needs[1] else None
+    passed = F.where(F.eq(a, b), g * 0.5, g)
+    ga = F.where(loses(a, b), 0.0, passed) if s.needs[0] else None
+    gb = F.where(loses(b, a), 0.0, passed) if s.needs[1] else None
     return ga, gb
 
 
 op("maximum", "MaximumBackward0", ("self", "other"), lambda xp, a, b: xp.maximum(a, b),
-   lambda F, g, s: _maxmin_bwd(F, g, s, F.gt), save={"other": (), "self": ()})
-op("minimum", "MinimumBackward0", ("self", "other"), lambda xp, a, b: xp.minimum(a, b),
    lambda F, g, s: _maxmin_bwd(F, g, s, F.lt), save={"other": (), "self": ()})
+op("minimum", "MinimumBackward0", ("self", "other"), lambda xp, a, b: xp.minimum(a, b),
+   lambda F, g, s: _maxmin_bwd(F, g, s, F.gt), save={"other": (), "self": ()})
 op("where", "WhereBackward0", ("condition", "self", "other"), lambda xp, c, a, b: xp.where(c, a, b),
    lambda F, g, s: (None, F.where(s.condition, g, 0.0) if s.needs[1] else None,
                     F.where(s.condition, 0.0, g) if s.needs[2] else None),
@@ -92,8 +94,8 @@ op("rsqrt", "RsqrtBackward0", ("self",), lambda xp, a: 1.0 / xp.sqrt(a),
    lambda F, g, s: (-0.5 * g * s.result * s.result * s.result,), save={"result": ()}, float_op=True)
 op("reciprocal", "ReciprocalBackward0", ("self",), lambda xp, a: 1.0 / a,
    lambda F, g, s: (-g * s.result * s.result,), save={"result": ()}, float_op=True)
-op("abs", "AbsBackward0", ("self",), lambda xp, a: xp.abs(a), lambda F, g, s: (g * F.sign(s.self),),
-   save={"self": ()})
+op("abs", "AbsBackward0", ("self",), lambda xp, a: xp.abs(a),   # grad * sgn(x); PyTorch's sgn(NaN) is 0
+   lambda F, g, s: (F.where(F.eq(s.self, s.self), g * F.sign(s.self), 0.0),), save={"self": ()})
 op("sign", "SignBackward0", ("self",), lambda xp, a: xp.sign(a), lambda F, g, s: (g * 0.0,))
 op("sin", "SinBackward0", ("self",), lambda xp, a: xp.sin(a), lambda F, g, s: (g * F.cos(s.self),),
    save={"self": ()}, float_op=True)
@@ -103,7 +105,7 @@ op("tanh", "TanhBackward0", ("self",), lambda xp, a: xp.tanh(a),
    lambda F, g, s: (g * (1.0 - s.result * s.result),), save={"result": ()}, float_op=True)
 op("sigmoid", "SigmoidBackward0", ("self",), lambda xp, a: 1.0 / (1.0 + xp.exp(-a)),
    lambda F, g, s: (g * s.result * (1.0 - s.result),), save={"result": ()}, float_op=True)
-op("relu", "ReluBackward0", ("self",), lambda xp, a: xp.maximum(a, xp.zeros((), dtype=a.dtype)),
+op("relu", "ReluBackward0", ("self",), lambda xp, a: xp.maximum(xp.zeros((), dtype=a.dtype), a),  # keeps -0.0
    lambda F, g, s: (F.threshold_backward(g, s.result, 0),), save={"result": ()})
 op("erf", "ErfBackward0", ("self",), lambda xp, a: _erf(xp, a),
    lambda F, g, s: (g * (2.0 / math.sqrt(math.pi)) * F.exp(-(s.self * s.self)),), save={"self": ()},
@@ -141,10 +143,11 @@ op("gelu", "GeluBackward0", ("self",), _gelu_fwd, _gelu_bwd, save={"self": ()}, 
 
 
 def _clamp_fwd(xp, a, min=None, max=None):
+    # maximum/minimum propagate a NaN input or bound, as PyTorch's clamp; the input's -0.0 wins a tie
     if min is not None:
-        a = xp.where(a < min, xp.asarray(min, dtype=a.dtype), a)
+        a = xp.maximum(xp.asarray(min, dtype=a.dtype), a)
     if max is not None:
-        a = xp.where(a > max, xp.asarray(max, dtype=a.dtype), a)
+        a = xp.minimum(xp.asarray(max, dtype=a.dtype), a)
     return a
 
 

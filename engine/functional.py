@@ -212,7 +212,16 @@ log = _unary("log")
 sqrt = _unary("sqrt")
 rsqrt = _unary("rsqrt")
 reciprocal = _unary("reciprocal")
-abs = _unary("abs")  # noqa: A001
+_abs = _unary("abs")
+
+
+def abs(input):  # noqa: A001
+    """Elementwise abs, as torch.abs (a bool tensor is refused, as PyTorch refuses it)."""
+    if isinstance(input, Tensor) and input.dtype is _dtype.bool_:
+        raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
+    return _abs(input)
+
+
 sign = _unary("sign")
 sin = _unary("sin")
 cos = _unary("cos")
@@ -233,13 +242,16 @@ def gelu(input, approximate="none"):
 def clamp(input, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    if isinstance(min, Tensor) or isinstance(max, Tensor):
-        out = input
-        if min is not None:
-            out = maximum(out, min)
-        if max is not None:
-            out = minimum(out, max)
-        return out
+    if isinstance(min, Tensor) or isinstance(max, Tensor):   # ClampBackward0 (rows in engine/ops/activation.py)
+        ref = min if isinstance(min, Tensor) else max
+        lo, hi = (b if b is None or isinstance(b, Tensor) else full((), b, dtype=ref.dtype, device=ref.device)
+                  for b in (min, max))
+        for b in (lo, hi):
+            if b is not None:
+                _broadcast_check(input, b)
+        dt = _dtype.result_type([t for t in (input, lo, hi) if t is not None])
+        input, lo, hi = (t if t is None or t.dtype is dt else t.to(dt) for t in (input, lo, hi))
+        return apply(_O["clamp_tensor"], [input, lo, hi])
     return apply(_O["clamp"], [input], {"min": min, "max": max})
 
 
@@ -1176,11 +1188,18 @@ def repeat(input, *sizes):
 
 
 def clamp_min(input, min):
-    return clamp(input, min=min)
+    """ClampMinBackward0 for a number bound, ClampMinBackward1 for a tensor (engine/ops/activation.py)."""
+    if isinstance(min, Tensor):
+        _broadcast_check(input, min)
+        return apply(_O["clamp_min_tensor"], [input, min])
+    return apply(_O["clamp_min"], [input], {"min": min})
 
 
 def clamp_max(input, max):
-    return clamp(input, max=max)
+    if isinstance(max, Tensor):
+        _broadcast_check(input, max)
+        return apply(_O["clamp_max_tensor"], [input, max])
+    return apply(_O["clamp_max"], [input], {"max": max})
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -1276,4 +1295,4 @@ __all__ += ["bernoulli", "multinomial", "normal", "roll", "scatter", "std_mean",
 # ---- more math: trigonometric, scans, median/mode, diagonals, add* products, cdist (engine/_math_fns.py) --------
 from ._math_fns import *  # noqa: E402,F401,F403
 from ._math_fns import __all__ as _math_all  # noqa: E402
-__all__ += [n for n in _math_all if n != "trace"]   # engine.trace: NOTE [ engine.trace is also torch.trace ]
+__all__ += _math_all

@@ -34,8 +34,10 @@ POINTWISE_OPS = frozenset((
     "add", "sub", "mul", "div", "pow_scalar", "pow_tensor", "maximum", "minimum", "where", "eq", "ne", "lt",
     "le", "gt", "ge", "logical_and", "logical_or", "logical_xor", "logical_not", "neg", "exp", "log", "sqrt",
     "rsqrt", "reciprocal", "abs", "sign", "sin", "cos", "tanh", "sigmoid", "relu", "erf", "gelu", "clamp",
-    "to_dtype", "clone", "silu", "leaky_relu", "elu", "softplus", "mish", "hardtanh"))
-POINTWISE_FNS = frozenset(("exp", "log", "sqrt", "sin", "cos", "tanh", "sign", "abs", "erf", "where", "eq", "gt",
+    "to_dtype", "clone", "silu", "leaky_relu", "elu", "softplus", "mish", "hardtanh",
+    "threshold", "celu", "hardsigmoid", "hardswish", "hardshrink", "softshrink", "prelu", "clamp_min", "clamp_max",
+    "clamp_min_tensor", "clamp_max_tensor", "clamp_tensor"))
+POINTWISE_FNS = frozenset(("exp", "log", "log1p", "logical_or", "sqrt", "sin", "cos", "tanh", "sign", "abs", "erf", "where", "eq", "gt",
                            "ge", "lt", "le", "logical_and", "logical_not", "astype"))
 
 

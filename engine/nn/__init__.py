@@ -27,6 +27,10 @@ from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d  # noqa: E402
 __all__ += ["AdaptiveAvgPool2d", "AvgPool2d", "MaxPool2d"]
 from .activation import ELU, SELU, Hardtanh, LeakyReLU, Mish, ReLU6, SiLU, Softplus  # noqa: E402
 __all__ += ["ELU", "SELU", "Hardtanh", "LeakyReLU", "Mish", "ReLU6", "SiLU", "Softplus"]
+from .activation import (CELU, GLU, Hardshrink, Hardsigmoid, Hardswish, LogSigmoid, PReLU, RReLU,  # noqa: E402
+                         Softmax2d, Softmin, Softshrink, Softsign, Tanhshrink, Threshold)
+__all__ += ["CELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "LogSigmoid", "PReLU", "RReLU", "Softmax2d",
+            "Softmin", "Softshrink", "Softsign", "Tanhshrink", "Threshold"]
 from .loss import HuberLoss, L1Loss, SmoothL1Loss  # noqa: E402
 __all__ += ["HuberLoss", "L1Loss", "SmoothL1Loss"]
 from .loss import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss, KLDivLoss, MarginRankingLoss,  # noqa: E402

@@ -8,14 +8,9 @@ from .._tensor import Tensor, _wrap_dim
 from ..derivatives import OPS
 from ..random import generator_for
 
-relu = E.relu
 tanh = E.tanh
 sigmoid = E.sigmoid
 gelu = E.gelu
-
-
-def relu_(input):
-    return input.relu_()
 
 
 def linear(input, weight, bias=None):
@@ -399,8 +394,10 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
 
 from .batchnorm import batch_norm  # noqa: E402,F401
 from .pooling import adaptive_avg_pool2d, avg_pool2d, max_pool2d, max_pool2d_with_indices  # noqa: E402,F401
-from .activation_fns import (elu, elu_, hardtanh, hardtanh_, leaky_relu, leaky_relu_, mish, relu6,  # noqa: E402,F401
-                             selu, silu, softplus)
+from .activation_fns import (celu, celu_, elu, elu_, glu, hardshrink, hardsigmoid, hardswish,  # noqa: E402,F401
+                             hardtanh, hardtanh_, leaky_relu, leaky_relu_, logsigmoid, mish, prelu, relu, relu6,
+                             relu_, rrelu, rrelu_, selu, selu_, silu, softmin, softplus, softshrink, softsign,
+                             tanhshrink, threshold, threshold_)
 from .loss_fns import huber_loss, l1_loss, smooth_l1_loss  # noqa: E402,F401
 from .loss_fns import (cosine_embedding_loss, gaussian_nll_loss, hinge_embedding_loss, kl_div,  # noqa: E402,F401
                        margin_ranking_loss, multi_margin_loss, multilabel_margin_loss, multilabel_soft_margin_loss,

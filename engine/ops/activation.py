@@ -1,7 +1,22 @@
-"""More activations for the op table: silu, leaky_relu, elu (and selu), softplus, mish, hardtanh.
+"""More activations for the op table: silu, leaky_relu, elu (selu, celu), softplus, mish, hardtanh,
+threshold, hardsigmoid, hardswish, log_sigmoid, hardshrink, softshrink, glu, prelu, rrelu, and the
+clamp_min / clamp_max / tensor-bound clamp nodes.
 
 Each keeps what PyTorch's node keeps: its input ``self``, or, for the in-place forms whose
-PyTorch node is the ``...Backward1`` variant (leaky_relu_, elu_), its ``result``.
+PyTorch node is the ``...Backward1`` variant (leaky_relu_, elu_, celu_, rrelu_), its ``result``.
+
+NOTE [ Activation gradients at NaN ]
+1. A backward formula follows PyTorch's scalar kernel (the CUDA kernel, and the CPU kernel on
+   the elements its vector loop leaves over): a test on ``x`` that is False for NaN decides
+   which branch a NaN takes. So hardtanh and relu6 cut only where ``x <= min_val`` or
+   ``x >= max_val`` and pass the gradient at NaN; elu, selu and celu take the positive branch
+   (``x <= 0`` is False); threshold, hardswish, hardshrink and softshrink pass it; clamp,
+   clamp_min, clamp_max and hardsigmoid (whose tests are ``x >= min`` and ``-3 < x < 3``) give 0.
+2. PyTorch's CPU vector loop (whole vectors of 8 or 16 elements) writes some of these
+   comparisons the other way round, so in a large CPU tensor a NaN may get 0 (hardtanh,
+   hardshrink, softshrink) or NaN (elu, hardswish) instead. glassgrad keeps rule 1 everywhere:
+   one formula, the one PyTorch documents in its kernels and runs on the GPU.
+3. Forward values propagate NaN as PyTorch's do (``where`` on a comparison keeps the input).
 """
 from __future__ import annotations
 
@@ -38,19 +53,52 @@ op("leaky_relu_result", "LeakyReluBackward1", ("self",), _leaky_fwd, _leaky_resu
    promote=False)
 
 
+# ---- elu family: elu, selu (scale), celu (input_scale = 1 / alpha) ----------------------------------------
 def _elu_fwd(xp, a, alpha=1.0, scale=1, input_scale=1):
-    neg = (xp.exp(xp.minimum(a, xp.zeros_like(a)) * input_scale) - 1.0) * (alpha * scale)
-    return xp.where(a > 0, a * scale, neg)
+    # x <= 0: alpha * scale * expm1(x * input_scale); else x * scale. The negative branch sees only
+    # x <= 0 (no overflow); -0.0 stays -0.0 and NaN takes the positive branch, as in PyTorch.
+    neg = xp.expm1(xp.where(a > 0, xp.zeros((), dtype=a.dtype), a) * input_scale) * (alpha * scale)
+    return xp.where(a <= 0, neg, a * scale)
 
 
-op("elu", "EluBackward0", ("self",), _elu_fwd,
-   lambda F, g, s: (F.where(F.gt(s.self, 0.0), g * s.scale,
-                            g * (s.alpha * s.scale * s.input_scale) * F.exp(s.self * s.input_scale)),),
+def _elu_bwd(F, g, s):   # NOTE [ Activation gradients at NaN ] 1: x <= 0 is False at NaN
+    x = s.self
+    neg = g * (s.alpha * s.scale * s.input_scale) * F.exp(F.where(F.gt(x, 0.0), 0.0, x) * s.input_scale)
+    return (F.where(F.le(x, 0.0), neg, g * s.scale),)
+
+
+def _elu_result_bwd(F, g, s):
+    # from the result: where it is <= 0 the slope is input_scale * (result + alpha * scale)
+    r = s.result
+    return (F.where(F.le(r, 0.0), g * s.input_scale * (r + s.alpha * s.scale), g * s.scale),)
+
+
+op("elu", "EluBackward0", ("self",), _elu_fwd, _elu_bwd, save={"self": ()}, promote=False)
+op("elu_result", "EluBackward1", ("self",), _elu_fwd, _elu_result_bwd, save={"result": ()}, promote=False)
+
+
+def _celu_fwd(xp, a, alpha=1.0):
+    return _elu_fwd(xp, a, alpha, 1, 1.0 / alpha)
+
+
+class _CeluAttrs:
+    """celu's saved attrs read as elu's (scale 1, input_scale 1/alpha)."""
+    __slots__ = ("s",)
+
+    def __init__(self, s):
+        self.s = s
+
+    def __getattr__(self, name):
+        if name == "scale":
+            return 1
+        if name == "input_scale":
+            return 1.0 / self.s.alpha
+        return getattr(self.s, name)
+
+
+op("celu", "CeluBackward0", ("self",), _celu_fwd, lambda F, g, s: _elu_bwd(F, g, _CeluAttrs(s)),
    save={"self": ()}, promote=False)
-# from the result: where it is <= 0 the slope is input_scale * (result + alpha * scale)
-op("elu_result", "EluBackward1", ("self",), _elu_fwd,
-   lambda F, g, s: (F.where(F.gt(s.result, 0.0), g * s.scale,
-                            g * s.input_scale * (s.result + s.alpha * s.scale)),),
+op("celu_result", "CeluBackward1", ("self",), _celu_fwd, lambda F, g, s: _elu_result_bwd(F, g, _CeluAttrs(s)),
    save={"result": ()}, promote=False)
 
 
@@ -74,7 +122,7 @@ def _mish_fwd(xp, a):
 
 def _mish_bwd(F, g, s):
     x = s.self
-    t = F.tanh(F.where(F.gt(x, 20.0), x, F.log(1.0 + F.exp(F.where(F.gt(x, 20.0), 0.0, x)))))
+    t = F.tanh(F.where(F.gt(x, 20.0), x, F.log1p(F.exp(F.where(F.gt(x, 20.0), 0.0, x)))))
     return (g * (t + x * _sig(F, x) * (1.0 - t * t)),)
 
 
@@ -86,6 +134,196 @@ def _hardtanh_fwd(xp, a, min_val=-1.0, max_val=1.0):
     return xp.where(a > max_val, xp.asarray(max_val, dtype=a.dtype), a)
 
 
-op("hardtanh", "HardtanhBackward0", ("self",), _hardtanh_fwd,
-   lambda F, g, s: (F.where(F.logical_and(F.gt(s.self, s.min_val), F.lt(s.self, s.max_val)), g, 0.0),),
+def _hardtanh_bwd(F, g, s):   # NOTE [ Activation gradients at NaN ] 1: cut where x <= min or x >= max
+    x = s.self
+    return (F.where(F.le(x, s.min_val), 0.0, F.where(F.ge(x, s.max_val), 0.0, g)),)
+
+
+op("hardtanh", "HardtanhBackward0", ("self",), _hardtanh_fwd, _hardtanh_bwd, save={"self": ()}, promote=False)
+
+
+# ---- threshold, hardsigmoid, hardswish, log_sigmoid, hardshrink, softshrink ---------------------------------
+def _threshold_fwd(xp, a, threshold, value):
+    return xp.where(a <= threshold, xp.asarray(value, dtype=a.dtype), a)
+
+
+def _threshold_bwd(F, g, s):
+    return (F.threshold_backward(g, s.self, s.threshold),)
+
+
+op("threshold", "ThresholdBackward0", ("self",), _threshold_fwd, _threshold_bwd, save={"self": ()}, promote=False)
+# in place PyTorch's node is ThresholdBackward1, still keeping (a copy of) the input
+op("threshold_", "ThresholdBackward1", ("self",), _threshold_fwd, _threshold_bwd, save={"self": ()},
+   promote=False)
+
+
+def _relu6_of_shifted(xp, a):   # min(max(x + 3, 0), 6)
+    return xp.minimum(xp.maximum(a + 3.0, xp.zeros((), dtype=a.dtype)), xp.asarray(6.0, dtype=a.dtype))
+
+
+_ONE_SIXTH_F32 = 0.16666667163372040   # PyTorch's backward multiplies by the float 1.0f / 6.0f, even in double
+
+
+op("hardsigmoid", "HardsigmoidBackward0", ("self",), lambda xp, a: _relu6_of_shifted(xp, a) / 6.0,
+   lambda F, g, s: (F.where(F.logical_and(F.gt(s.self, -3.0), F.lt(s.self, 3.0)), g * _ONE_SIXTH_F32, 0.0),),
    save={"self": ()}, promote=False)
+
+
+def _hardswish_fwd(xp, a):
+    return a * _relu6_of_shifted(xp, a) / 6.0   # PyTorch's order of operations
+
+
+def _hardswish_bwd(F, g, s):   # x <= -3: 0; x < 3: x / 3 + 1/2; else (NaN too) 1
+    x = s.self
+    return (F.where(F.le(x, -3.0), 0.0, F.where(F.lt(x, 3.0), g * (x * (1.0 / 3.0) + 0.5), g)),)
+
+
+op("hardswish", "HardswishBackward0", ("self",), _hardswish_fwd, _hardswish_bwd, save={"self": ()},
+   promote=False)
+
+
+def _log_sigmoid_fwd(xp, a):
+    """min(x, 0) - log1p(exp(-|x|)); the CPU kernel also returns ``buffer = exp(-|x|)``, which
+    the node keeps beside the input (as PyTorch's CPU node does)."""
+    z = xp.exp(-xp.abs(a))
+    return xp.minimum(a, xp.zeros((), dtype=a.dtype)) - xp.log1p(z), {"buffer": z}
+
+
+def _log_sigmoid_bwd(F, g, s):
+    x = s.self
+    z = F.exp(-F.abs(x)) if F.differentiable else s.buffer   # NOTE [ One formula, two currencies ] 4
+    q = z / (1.0 + z)
+    return (F.where(F.lt(x, 0.0), g * (1.0 - q), g * q),)
+
+
+op("log_sigmoid", "LogSigmoidBackward0", ("self",), _log_sigmoid_fwd, _log_sigmoid_bwd,
+   save={"self": (), "buffer": ()}, aux=("buffer",), promote=False)
+
+
+def _hardshrink_fwd(xp, a, lambd=0.5):
+    inside = xp.logical_and(a >= -lambd, a <= lambd)
+    return xp.where(inside, xp.zeros((), dtype=a.dtype), a)
+
+
+def _shrink_bwd(F, g, s):   # 0 on [-lambd, lambd]; the gradient passes elsewhere (NaN too)
+    x = s.self
+    return (F.where(F.ge(x, -s.lambd), F.where(F.le(x, s.lambd), 0.0, g), g),)
+
+
+op("hardshrink", "HardshrinkBackward0", ("self",), _hardshrink_fwd, _shrink_bwd, save={"self": ()},
+   promote=False)
+
+
+def _softshrink_fwd(xp, a, lambd=0.5):
+    return xp.where(a > lambd, a - lambd, xp.where(a < -lambd, a + lambd, a * 0.0))
+
+
+op("softshrink", "SoftshrinkBackward0", ("self",), _softshrink_fwd, _shrink_bwd, save={"self": ()},
+   promote=False)
+
+
+# ---- glu: first half times sigmoid of the second half, along dim -------------------------------------------
+def _halves(n, dim, ndim):
+    h = n // 2
+    lead = (slice(None),) * dim
+    return lead + (slice(0, h),), lead + (slice(h, n),)
+
+
+def _glu_fwd(xp, a, dim):
+    first, second = _halves(a.shape[dim], dim, a.ndim)
+    return a[first] / (1.0 + xp.exp(-a[second]))
+
+
+def _glu_bwd(F, g, s):
+    x = s.self
+    first, second = _halves(F.shape(x)[s.dim], s.dim, len(F.shape(x)))
+    a, b = F.index(x, first), F.index(x, second)
+    sb = _sig(F, b)
+    ga = g * sb
+    return (F.concat([ga, ga * a * (1.0 - sb)], s.dim),)
+
+
+op("glu", "GluBackward0", ("self",), _glu_fwd, _glu_bwd, save={"self": ()}, promote=False)
+
+
+# ---- prelu (a learnable slope per channel) and rrelu (random slopes in training) ---------------------------
+op("prelu", "PreluKernelBackward0", ("self", "weight"), lambda xp, a, w: xp.where(a > 0, a, w * a),
+   lambda F, g, s: (F.where(F.gt(s.self, 0.0), g, g * s.weight) if s.needs[0] else None,
+                    F.where(F.gt(s.self, 0.0), 0.0, g * s.self) if s.needs[1] else None),
+   save={"self": (), "weight": ()}, promote=False)
+
+
+def _rrelu_fwd(xp, a, noise, lower, upper, training):
+    if training:
+        return a * noise
+    return xp.where(a > 0, a, a * ((lower + upper) / 2))
+
+
+def _rrelu_bwd(F, g, s, x):
+    if s.training and s.upper - s.lower > 1e-6:
+        return (g * s.noise, None)
+    return (F.where(F.gt(x, 0.0), g, g * ((s.lower + s.upper) / 2)), None)
+
+
+op("rrelu", "RreluWithNoiseBackward0", ("self", "noise"), _rrelu_fwd,
+   lambda F, g, s: _rrelu_bwd(F, g, s, s.self), save={"self": (), "noise": ()}, promote=False,
+   nondiff=("noise",))
+op("rrelu_result", "RreluWithNoiseBackward1", ("self", "noise"), _rrelu_fwd,
+   lambda F, g, s: _rrelu_bwd(F, g, s, s.result), save={"noise": (), "result": ()}, promote=False,
+   nondiff=("noise",))
+
+
+# ---- clamp_min / clamp_max (a number bound) and clamp with tensor bounds -----------------------------------
+def _bound(xp, v, a):
+    return v if hasattr(v, "shape") else xp.asarray(v, dtype=a.dtype)
+
+
+def _clamp_min_fwd(xp, a, min):
+    return xp.maximum(_bound(xp, min, a), a)   # NaN (either side) propagates; a tie keeps a
+
+
+def _clamp_max_fwd(xp, a, max):
+    return xp.minimum(_bound(xp, max, a), a)
+
+
+op("clamp_min", "ClampMinBackward0", ("self",), _clamp_min_fwd,
+   lambda F, g, s: (F.where(F.ge(s.self, s.min), g, 0.0),), save={"self": ()}, promote=False)
+op("clamp_max", "ClampMaxBackward0", ("self",), _clamp_max_fwd,
+   lambda F, g, s: (F.where(F.le(s.self, s.max), g, 0.0),), save={"self": ()}, promote=False)
+op("clamp_min_tensor", "ClampMinBackward1", ("self", "min"), _clamp_min_fwd,
+   lambda F, g, s: (F.where(F.ge(s.self, s.min), g, 0.0) if s.needs[0] else None,
+                    F.where(F.lt(s.self, s.min), g, 0.0) if s.needs[1] else None),
+   save={"min": (), "self": ()})
+op("clamp_max_tensor", "ClampMaxBackward1", ("self", "max"), _clamp_max_fwd,
+   lambda F, g, s: (F.where(F.le(s.self, s.max), g, 0.0) if s.needs[0] else None,
+                    F.where(F.gt(s.self, s.max), g, 0.0) if s.needs[1] else None),
+   save={"max": (), "self": ()})
+
+
+def _clamp_tensor_fwd(xp, a, min, max):
+    out = xp.maximum(min, a) if min is not None else a
+    return xp.minimum(max, out) if max is not None else out
+
+
+def _clamp_tensor_bwd(F, g, s):
+    """PyTorch's clamp_backward_min_max: where min > max the result is max, and min gets nothing."""
+    x, lo, hi = s.self, s.min, s.max
+    gx = glo = ghi = None
+    if lo is not None and hi is not None:
+        if s.needs[0]:
+            gx = F.where(F.logical_and(F.ge(x, lo), F.le(x, hi)), g, 0.0)
+        if s.needs[1]:
+            glo = F.where(F.logical_and(F.lt(x, lo), F.lt(lo, hi)), g, 0.0)
+        if s.needs[2]:
+            ghi = F.where(F.logical_or(F.gt(x, hi), F.lt(hi, lo)), g, 0.0)
+    elif lo is not None:
+        gx = F.where(F.ge(x, lo), g, 0.0) if s.needs[0] else None
+        glo = F.where(F.lt(x, lo), g, 0.0) if s.needs[1] else None
+    else:
+        gx = F.where(F.le(x, hi), g, 0.0) if s.needs[0] else None
+        ghi = F.where(F.gt(x, hi), g, 0.0) if s.needs[2] else None
+    return gx, glo, ghi
+
+
+op("clamp_tensor", "ClampBackward0", ("self", "min", "max"), _clamp_tensor_fwd, _clamp_tensor_bwd,
+   save={"max": (), "min": (), "self": ()}, promote=False)   # engine.clamp brings the dtypes together
