@@ -9,9 +9,12 @@ from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inferen
                         no_grad, set_grad_enabled)
 from . import graph  # noqa: F401  (engine.autograd.graph, as torch.autograd.graph)
 from .engine import run_backward
+from .gradcheck import gradcheck, gradgradcheck  # engine.autograd.gradcheck: the function, as in PyTorch
+from . import functional  # noqa: F401  (engine.autograd.functional: jacobian, hessian, vjp, jvp, hvp, vhp)
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "no_grad", "enable_grad",
-           "set_grad_enabled", "inference_mode", "graph", "set_detect_anomaly", "detect_anomaly"]
+           "set_grad_enabled", "inference_mode", "graph", "set_detect_anomaly", "detect_anomaly",
+           "gradcheck", "gradgradcheck", "functional"]
 
 
 def _as_list(x):
