@@ -254,3 +254,16 @@ def test_array_api_strict_matches_numpy():
         assert type(got[0]._data).__module__.startswith("array_api_strict")
     for g, r in zip(got, ref):
         np.testing.assert_allclose(np.asarray(g.detach().numpy()), r.detach().numpy(), rtol=1e-12, atol=1e-12)
+
+
+def exercise_cnn_layer_ops():
+    """One call to each op-table row behind these layers (test_ops_grad's every-op check runs it)."""
+    x = engine.randn(1, 4, 4, 4, requires_grad=True)
+    F.conv_transpose1d(x[0], engine.randn(4, 2, 2))
+    F.conv_transpose2d(x, engine.randn(4, 2, 2, 2))
+    F.group_norm(x, 2)
+    F.rms_norm(x, (4,))
+    F.pixel_unshuffle(F.pixel_shuffle(x, 2), 2)
+    F.channel_shuffle(x, 2)
+    F.fold(F.unfold(x, 2), (4, 4), 2)
+    F.bilinear(x[0, 0], x[0, 1], engine.randn(2, 4, 4))

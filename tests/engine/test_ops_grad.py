@@ -556,6 +556,8 @@ def test_every_table_op_is_exercised():
         exercise_upsample_ops()
         from tests.engine.test_nll_kdim import exercise_nll_kdim_ops
         exercise_nll_kdim_ops()
+        from tests.engine.test_layers_more import exercise_cnn_layer_ops
+        exercise_cnn_layer_ops()
         from tests.engine.test_activations import exercise_activation_ops
         exercise_activation_ops()   # threshold, celu, hardsigmoid, glu, prelu, rrelu, clamp_min ...
     seen = {e["op"] for e in tr.of_kind("op")}
