@@ -222,9 +222,9 @@ def hardswish(input, inplace=False):
 
 def logsigmoid(input):
     """``log(sigmoid(x))`` computed as ``min(x, 0) - log1p(exp(-|x|))``. LogSigmoidBackward0 keeps the
-    input and the ``buffer`` ``exp(-|x|)``, as PyTorch's CPU node does (its CUDA node keeps an empty one)."""
+    input and the ``buffer`` ``exp(-|x|)`` on the CPU, an empty one on CUDA, as PyTorch's node does."""
     _float_only(input, "log_sigmoid_cpu")
-    return apply(OPS["log_sigmoid"], [input])
+    return apply(OPS["log_sigmoid"], [input], {"cpu": input.device.type != "cuda"})
 
 
 def softsign(input):

@@ -182,16 +182,18 @@ op("hardswish", "HardswishBackward0", ("self",), _hardswish_fwd, _hardswish_bwd,
    promote=False)
 
 
-def _log_sigmoid_fwd(xp, a):
-    """min(x, 0) - log1p(exp(-|x|)); the CPU kernel also returns ``buffer = exp(-|x|)``, which
-    the node keeps beside the input (as PyTorch's CPU node does)."""
+def _log_sigmoid_fwd(xp, a, cpu=True):
+    """min(x, 0) - log1p(exp(-|x|)). On the CPU the kernel also returns ``buffer = exp(-|x|)``,
+    which the node keeps beside the input; on CUDA the buffer is empty (0 elements), as PyTorch's."""
     z = xp.exp(-xp.abs(a))
-    return xp.minimum(a, xp.zeros((), dtype=a.dtype)) - xp.log1p(z), {"buffer": z}
+    out = xp.minimum(a, xp.zeros((), dtype=a.dtype)) - xp.log1p(z)
+    return out, {"buffer": z if cpu else xp.zeros((0,), dtype=a.dtype)}
 
 
 def _log_sigmoid_bwd(F, g, s):
     x = s.self
-    z = F.exp(-F.abs(x)) if F.differentiable else s.buffer   # NOTE [ One formula, two currencies ] 4
+    # NOTE [ One formula, two currencies ] 4; an empty (CUDA) buffer is recomputed too
+    z = s.buffer if s.cpu and not F.differentiable else F.exp(-F.abs(x))
     q = z / (1.0 + z)
     return (F.where(F.lt(x, 0.0), g * (1.0 - q), g * q),)
 
