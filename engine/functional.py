@@ -1187,8 +1187,16 @@ def repeat(input, *sizes):
     return apply(_O["repeat"], [input], {"repeats": tuple(int(s) for s in sizes)})
 
 
+def _bound_type(fn, name, value):
+    if not isinstance(value, (Tensor, builtins.int, builtins.float)):
+        raise TypeError(f"{fn}() received an invalid combination of arguments - got (Tensor, {type(value).__name__}), "
+                        f"but expected one of:\n * (Tensor input, Tensor {name}, *, Tensor out = None)\n"
+                        f" * (Tensor input, Number {name}, *, Tensor out = None)\n")
+
+
 def clamp_min(input, min):
     """ClampMinBackward0 for a number bound, ClampMinBackward1 for a tensor (engine/ops/activation.py)."""
+    _bound_type("clamp_min", "min", min)
     if isinstance(min, Tensor):
         _broadcast_check(input, min)
         return apply(_O["clamp_min_tensor"], [input, min])
@@ -1196,6 +1204,7 @@ def clamp_min(input, min):
 
 
 def clamp_max(input, max):
+    _bound_type("clamp_max", "max", max)
     if isinstance(max, Tensor):
         _broadcast_check(input, max)
         return apply(_O["clamp_max_tensor"], [input, max])

@@ -70,7 +70,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
     if not training or p == 0.0:
         return input
     if p == 1.0:
-        return input * 0.0
+        return input.mul_(0.0) if inplace else input * 0.0
     gen = generator_for(input.device)
     keep = gen.uniform(tuple(input.shape), "float64") >= p
     xp = input._storage.xp

@@ -285,6 +285,7 @@ INPLACE = {
     "hardsigmoid": (lambda t, ip: F.hardsigmoid(t, inplace=ip), "HardsigmoidBackward0"),
     "hardswish": (lambda t, ip: F.hardswish(t, inplace=ip), "HardswishBackward0"),
     "dropout": (lambda t, ip: F.dropout(t, 0.5, inplace=ip), "MulBackward0"),
+    "dropout_all": (lambda t, ip: F.dropout(t, 1.0, inplace=ip), "MulBackward0"),
 }
 
 
@@ -450,6 +451,10 @@ def test_errors_in_pytorchs_words():
         nn.Hardswish()(engine.tensor([1, 2]))
     with pytest.raises(ValueError, match="^Softmax2d: expected input to be 3D or 4D, got 5D instead$"):
         nn.Softmax2d()(engine.randn(1, 1, 1, 1, 1))
+    with pytest.raises(TypeError, match=r"^clamp_max\(\) received an invalid combination of arguments - got "
+                                        r"\(Tensor, NoneType\), but expected one of:\n \* \(Tensor input, Tensor max, "
+                                        r"\*, Tensor out = None\)\n \* \(Tensor input, Number max, \*, Tensor out = None\)\n$"):
+        engine.clamp_max(engine.randn(2), None)
     assert F.threshold(engine.tensor([1, -2, 3]), 0, 5).tolist() == [1, 5, 3]      # integers are fine here
     assert F.hardshrink(engine.tensor([0.2, -0.9], dtype=D), -0.5).tolist() == [0.2, -0.9]   # as is a negative lambd
 
