@@ -352,3 +352,12 @@ def test_array_api_strict_matches_numpy(name):
         assert type(grad._data).__module__.startswith("array_api_strict")
     np.testing.assert_allclose(out.detach().numpy(), ref_out.detach().numpy(), rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(grad.numpy(), ref_grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def exercise_linalg_ops():
+    """One differentiable call of each linalg row (tests/engine/test_ops_grad.py checks that every table op
+    is exercised)."""
+    a, s = well(3, seed=30), spd(3, seed=30)
+    for out in (L.vector_norm(a, 3), L.inv(a), L.det(a), L.slogdet(a).logabsdet, L.solve(a, a[0]),
+                L.cholesky(s), L.qr(a).R, L.svdvals(a), L.eigvalsh(s), L.pinv(a), L.cross(a, a * 2)):
+        out.sum().backward()

@@ -252,3 +252,13 @@ def test_errors(code, exc, message):
         warnings.simplefilter("ignore")     # kl_div's 'mean' warning comes first, as in PyTorch
         eval(code, {"engine": engine, "F": F, "nn": nn, "x": engine.randn(4, 5)})
     assert str(info.value) == message
+
+
+def exercise_loss_ops():
+    """One differentiable call of each new loss row (tests/engine/test_ops_grad.py checks that every table
+    op is exercised)."""
+    x, y, _ = _inputs()
+    for out in (F.soft_margin_loss(x, y.sign().detach()), F.multi_margin_loss(x, engine.tensor([0, 1, 2])),
+                F.multilabel_margin_loss(x, engine.tensor([[0, -1, 0, 0, 0]] * 3)),
+                F.cosine_embedding_loss(x, y, engine.tensor([1.0, -1.0, 1.0], dtype=D))):
+        out.backward()
