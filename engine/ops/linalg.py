@@ -80,7 +80,8 @@ def apply_multi(opdef, inputs, attrs, outs):
 def _graph_break_if_capturing(hooks, opdef):
     from ..compiler.capture import GraphBreak, _Tracer
     if any(isinstance(h, _Tracer) for h in hooks):
-        raise GraphBreak(f"linalg op '{opdef.name}' returns several tensors from one node")
+        raise GraphBreak(f"linalg op '{opdef.name}' keeps its outputs under their own names (a node "
+                         "a compiled graph does not hold)")
 
 
 # ---- helpers for backward formulas ----------------------------------------------------------------

@@ -184,6 +184,34 @@ def test_cross_matrix_rank_lstsq():
     gradcheck(lambda x, y: L.lstsq(x, y).solution, [A, B])
 
 
+def test_factorization_second_derivatives():
+    gradgradcheck(lambda t: L.cholesky(sym(t)), [spd(3, seed=31)])
+    gradgradcheck(lambda t: L.eigvalsh(sym(t)), [spd(3, seed=32)])
+    gradgradcheck(L.svdvals, [f64(3, 2, seed=33)])
+    gradgradcheck(lambda t: L.qr(t).R, [f64(3, 2, seed=34)])
+    gradgradcheck(lambda t: L.vector_norm(t, 3), [f64(2, 3, seed=35)])
+    gradgradcheck(L.pinv, [f64(2, 3, seed=36)])
+
+
+def test_compile_runs_linalg_eagerly_and_checkpoint_recomputes_it():
+    import warnings
+    from engine.utils.checkpoint import checkpoint
+    s = spd(3, seed=37)
+
+    def f(t):
+        return L.eigh(t).eigenvalues.sum() + L.det(t)
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = engine.compile(f)(s)
+    assert out.item() == pytest.approx(f(s).item())
+    assert any("graph break" in str(w.message) and "linalg_eigh" in str(w.message) for w in caught)
+    g = lambda t: L.svdvals(t).sum() * L.slogdet(t).logabsdet    # noqa: E731
+    (want,) = engine.autograd.grad(g(s), [s])
+    (got,) = engine.autograd.grad(checkpoint(g, s, use_reentrant=False), [s])
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
+
+
 # ---- graph facts -------------------------------------------------------------------------------------
 def test_node_names_and_saved_tensors_are_pytorchs():
     a = well(3, seed=25)
