@@ -271,15 +271,18 @@ def cross(input, other, *, dim=-1):
 
 
 def lstsq(A, B, rcond=None, *, driver=None):
-    """The least-squares solution of ``A X = B`` through the pseudo-inverse (full-rank A; residuals and
-    singular values come back empty, as with PyTorch's default CPU driver)."""
+    """The least-squares solution of ``A X = B``, ``pinv(A) B`` (LinalgLstsqBackward0). ``residuals`` and
+    ``singular_values`` come back empty and ``rank`` is A's numerical rank, as with PyTorch's default
+    CPU driver ('gelsy')."""
     _check(A, "linalg.lstsq")
+    _tensor(B, "linalg.lstsq")
+    if B.dtype is not A.dtype:
+        raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same dtype, but got "
+                           f"input's dtype {_type_name(A.dtype)} and other's dtype {_type_name(B.dtype)}")
     vector = B.ndim == A.ndim - 1
-    Bm = E.unsqueeze(B, -1) if vector else B
-    if Bm.shape[-2] != A.shape[-2]:
-        raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
-    x = E.matmul(pinv(A), Bm)
-    x = E.squeeze(x, -1) if vector else x
+    if (B.shape[-1] if vector else B.shape[-2]) != A.shape[-2]:
+        raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
+    (x,) = apply_multi(OPS["linalg_lstsq"], [A, B], {"vector": vector}, ("solution",))
     empty = E.zeros(0, dtype=A.dtype, device=A.device)
     return lstsq_result(x, empty, matrix_rank(A.detach()), E.zeros(0, dtype=A.dtype, device=A.device))
 

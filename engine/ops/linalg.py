@@ -65,7 +65,9 @@ def apply_multi(opdef, inputs, attrs, outs):
         for i, r in enumerate(results):
             if r.dtype.is_floating_point:
                 r.grad_fn, r._output_nr = node, i
-        for name in opdef.save:
+        for name, needed_by in opdef.save.items():
+            if needed_by and not any(needs[opdef.argpos[a]] for a in needed_by):
+                continue
             if name in outs:
                 node.save(name, results[outs.index(name)], is_output=True)
             else:
@@ -415,22 +417,49 @@ def _pinv_fwd(xp, a, rtol=None, hermitian=False):
 
 
 def _pinv_bwd(F, g, s):
+    return (_pinv_grad(F, g, s.self, s.result),)
+
+
+def _pinv_grad(F, g, a, p):
     """PyTorch's pinv_backward (the products arranged to keep matrices smallest)."""
-    a, p = s.self, s.result
     m, n = F.shape(a)[-2], F.shape(a)[-1]
     ph, gh = _mT(F, p), _mT(F, g)
     mm = F.matmul
     if m <= n:
         k = mm(gh, p)
         kph = mm(k, ph)
-        return (-_mT(F, mm(p, k)) + kph - mm(mm(a, p), kph) + mm(mm(ph, p), gh - mm(k, a)),)
+        return -_mT(F, mm(p, k)) + kph - mm(mm(a, p), kph) + mm(mm(ph, p), gh - mm(k, a))
     k = mm(p, gh)
     phk = mm(ph, k)
-    return (-_mT(F, mm(k, p)) + mm(mm(gh - mm(a, k), p), ph) + phk - mm(mm(phk, p), a),)
+    return -_mT(F, mm(k, p)) + mm(mm(gh - mm(a, k), p), ph) + phk - mm(mm(phk, p), a)
 
 
 op("linalg_pinv", "LinalgPinvBackward0", ("self",), _pinv_fwd, _pinv_bwd, save={"self": (), "result": ()},
    promote=False)
+
+
+def _lstsq_fwd(xp, a, b, vector=False):
+    if vector:
+        b = xp.expand_dims(b, axis=-1)
+    x = xp.matmul(xp.linalg.pinv(a), b)
+    return (x[..., 0] if vector else x,)
+
+
+def _lstsq_bwd(F, g, s):
+    """PyTorch's linalg_lstsq_backward: through ``pinv(A)``, recomputed from A."""
+    gx, a, b = g[0], s.self, s.b
+    if s.vector:
+        gx, b = F.expand_dims(gx, -1), F.expand_dims(b, -1)
+    p = _la(F).pinv(a)
+    ga = _pinv_grad(F, F.matmul(gx, _mT(F, b)), a, p) if s.needs[0] else None
+    gb = F.matmul(_mT(F, p), gx) if s.needs[1] else None
+    if gb is not None and s.vector:
+        gb = F.reshape(gb, F.shape(gb)[:-1])
+    return ga, gb
+
+
+op("linalg_lstsq", "LinalgLstsqBackward0", ("self", "b"), _lstsq_fwd, _lstsq_bwd,
+   save={"b": ("self",), "self": (), "solution": ()}, promote=False, aux=("multi",))
 
 
 def _cross(F, a, b, dim):

@@ -182,6 +182,11 @@ def test_cross_matrix_rank_lstsq():
     np.testing.assert_allclose(res.solution.detach().numpy(), want, rtol=1e-10)
     assert res.rank.item() == 3 and tuple(res.residuals.shape) == (0,)
     gradcheck(lambda x, y: L.lstsq(x, y).solution, [A, B])
+    gradcheck(lambda x, y: L.lstsq(x, y).solution, [f64(2, 4, 3, seed=38), f64(2, 4, seed=39)])   # batched vectors
+    node = L.lstsq(A, B).solution.grad_fn
+    assert node.name() == "LinalgLstsqBackward0" and node._saved_self is A and node._saved_b is B
+    assert L.lstsq(A, B.detach()).solution.grad_fn._saved_b._storage is B._storage
+    assert L.lstsq(A.detach(), B).solution.grad_fn._saved_b is None        # B's gradient needs only A
 
 
 def test_factorization_second_derivatives():
