@@ -63,7 +63,11 @@ def _pad_circular(input, pad):
         src[d] = slice(max(-lo, 0), n - max(-hi, 0))
         dst[d] = slice(max(lo, 0), shape[d] - max(hi, 0))
     out = E.empty(*shape, dtype=input.dtype, device=input.device)
-    out[tuple(dst)] = input[tuple(src)]
+    inner = input
+    for i in range(k):                     # PyTorch narrows every padded dim, last dim first
+        d = nd - 1 - i
+        inner = E.narrow(inner, d, src[d].start, src[d].stop - src[d].start)
+    out[tuple(dst)] = inner
     for i in range(k):
         d, (lo, hi) = nd - 1 - i, pad[2 * i:2 * i + 2]
         m = shape[d]

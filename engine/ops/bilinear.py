@@ -4,7 +4,7 @@
 NOTE [ Bilinear ]
 1. ``F.bilinear`` flattens the batch dims of both inputs to 2-D views, runs this row, views the
    (B, O) result back and adds the bias (AddBackward0), as PyTorch composes it.
-2. The node keeps all three factors (``i1``, ``i2`` the weight, ``i3``) whichever needs a gradient,
+2. The node keeps each factor (``i1``, ``i2`` the weight, ``i3``) that another one's gradient reads,
    as PyTorch's; each gradient is the product of the incoming gradient with the other two.
 """
 from __future__ import annotations
@@ -26,4 +26,4 @@ def _tri_bwd(F, g, s):
 
 
 op("trilinear", "TrilinearBackward0", ("i1", "i2", "i3"), _tri_fwd, _tri_bwd,
-   save={"i1": (), "i2": (), "i3": ()}, promote=False)
+   save={"i1": ("i2", "i3"), "i2": ("i1", "i3"), "i3": ("i1", "i2")}, promote=False)

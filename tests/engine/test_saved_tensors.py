@@ -36,6 +36,7 @@ ALLOWED = {
     "relu__nonleaf": ("wrapped_number", "as mul__nonleaf, for the x * 1 that makes the non-leaf"),
     "setitem_nonleaf": ("wrapped_number", "as mul__nonleaf, for the x * 1 below the CopySlices node"),
     "setitem_nonleaf__first_only": ("wrapped_number", "as mul__nonleaf"),
+    "local_response_norm_3d": ("wrapped_number", "as mul__nonleaf, for the div.mul(alpha) of the window average"),
 }
 
 
@@ -95,7 +96,7 @@ def gg_saved_tensors(node, ns):
 
 def drop_wrapped_numbers(ref):
     return {k: v for k, v in ref.items()
-            if not (v["shape"] == [] and v["dtype"] == "int64" and not v["shares_storage_with"])}
+            if not (v["shape"] == [] and v["dtype"] in ("int64", "float64") and not v["shares_storage_with"])}
 
 
 def compare_node(node, ref, ns, case_name):
