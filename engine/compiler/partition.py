@@ -40,6 +40,7 @@ POINTWISE_OPS = frozenset((
 POINTWISE_FNS = frozenset(("exp", "log", "log1p", "logical_or", "sqrt", "sin", "cos", "tanh", "sign", "abs", "erf", "where", "eq", "gt",
                            "ge", "lt", "le", "logical_and", "logical_not", "astype"))
 
+POINTWISE_OPS = POINTWISE_OPS | frozenset(("add_number",))   # the + eps of rms_norm
 
 def is_pointwise(n) -> bool:
     return (n.op == "call_op" and n.target in POINTWISE_OPS) or \
