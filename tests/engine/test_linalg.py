@@ -217,6 +217,20 @@ def test_compile_runs_linalg_eagerly_and_checkpoint_recomputes_it():
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
 
 
+def test_torch_and_tensor_spellings():
+    a = well(3, seed=40)
+    h = a.detach().numpy()
+    assert engine.det(a).item() == pytest.approx(np.linalg.det(h)) and a.det().item() == pytest.approx(np.linalg.det(h))
+    np.testing.assert_allclose(engine.inverse(a).detach().numpy(), np.linalg.inv(h), rtol=1e-12)
+    np.testing.assert_allclose(a.inverse().detach().numpy(), np.linalg.inv(h), rtol=1e-12)
+    assert a.slogdet().logabsdet.item() == pytest.approx(np.linalg.slogdet(h)[1])
+    np.testing.assert_allclose(a.pinverse().detach().numpy(), np.linalg.pinv(h), rtol=1e-10)
+    assert engine.logdet(a).item() == pytest.approx(math.log(np.linalg.det(h)))
+    neg = engine.tensor([[0.0, 1.0], [1.0, 0.0]], dtype=D)          # det -1: log is nan, as PyTorch
+    assert math.isnan(engine.logdet(neg).item())
+    gradcheck(engine.logdet, [a])
+
+
 # ---- graph facts -------------------------------------------------------------------------------------
 def test_node_names_and_saved_tensors_are_pytorchs():
     a = well(3, seed=25)
