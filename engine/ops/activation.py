@@ -56,8 +56,14 @@ op("leaky_relu_result", "LeakyReluBackward1", ("self",), _leaky_fwd, _leaky_resu
 # ---- elu family: elu, selu (scale), celu (input_scale = 1 / alpha) ----------------------------------------
 def _elu_fwd(xp, a, alpha=1.0, scale=1, input_scale=1):
     # x <= 0: alpha * scale * expm1(x * input_scale); else x * scale. The negative branch sees only
-    # x <= 0 (no overflow); -0.0 stays -0.0 and NaN takes the positive branch, as in PyTorch.
-    neg = xp.expm1(xp.where(a > 0, xp.zeros((), dtype=a.dtype), a) * input_scale) * (alpha * scale)
+    # x <= 0 (no overflow); -0.0 stays -0.0 and NaN takes the positive branch, as in PyTorch. A float32
+    # expm1 goes through float64, so it rounds as PyTorch's does (NumPy's float32 expm1 is an ulp off).
+    neg = xp.where(a > 0, xp.zeros((), dtype=a.dtype), a) * input_scale
+    if a.dtype == xp.float32:   # then times alpha * scale, a float32 product, as PyTorch's kernel
+        coef = xp.asarray(alpha, dtype=xp.float32) * xp.asarray(scale, dtype=xp.float32)
+        neg = xp.astype(xp.expm1(xp.astype(neg, xp.float64)), xp.float32) * coef
+    else:
+        neg = xp.expm1(neg) * (alpha * scale)
     return xp.where(a <= 0, neg, a * scale)
 
 

@@ -261,6 +261,17 @@ def test_clamp_nan_bounds_and_tensor_bound_ties_as_pytorch():
     assert mx.grad.tolist() == [0.0, 1.0, 1.0, 0.0, 0.0]
 
 
+def test_elu_family_float32_values_are_pytorchs_bits():
+    # x = torch.tensor([-7., -6., -3., -1., -0.5, -1e-3]); F.elu(x), F.selu(x), F.celu(x, 2.0)
+    x = engine.tensor([-7.0, -6.0, -3.0, -1.0, -0.5, -1e-3])
+    assert F.elu(x).tolist() == [-0.9990881085395813, -0.9975212216377258, -0.9502129554748535, -0.6321205496788025,
+                                 -0.39346933364868164, -0.0009995001601055264]
+    assert F.selu(x).tolist() == [-1.7564960718154907, -1.7537413835525513, -1.6705687046051025, -1.1113307476043701,
+                                  -0.6917581558227539, -0.0017572205979377031]
+    assert F.celu(x, 2.0).tolist() == [-1.9396052360534668, -1.900425910949707, -1.5537396669387817,
+                                       -0.7869386672973633, -0.44239842891693115, -0.0009997501038014889]
+
+
 def test_negative_zero_forward_values_as_pytorch():
     z = engine.tensor([-0.0])
     for f in (engine.relu, F.relu6, F.elu, F.selu, F.celu, F.leaky_relu, F.hardtanh, F.softsign, F.hardswish,
