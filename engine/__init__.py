@@ -59,6 +59,8 @@ def __getattr__(name):
     # heavier subsystems load on first use: engine.record/Trace, engine.save/load, engine.hub, engine.compile
     if name in ("record", "Trace"):
         return getattr(_lazy("trace"), name)
+    if name == "trace":
+        return _lazy("trace")   # the module, callable as torch.trace (NOTE [ engine.trace is also torch.trace ])
     if name in ("save", "load"):
         return getattr(_lazy("serialization"), name)
     if name == "hub":

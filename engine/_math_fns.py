@@ -153,8 +153,11 @@ def xlogy(input, other):
                         "out = None)\n * (Number self, Tensor other, *, Tensor out = None)\n * (Tensor input, Number "
                         "other, *, Tensor out = None)\n")
     E._broadcast_check(input, other)
-    node = None if a and b else ("XlogyBackward1" if b else "XlogyBackward2")
-    return apply(_O["xlogy"], [E._scalar_ok(input, "xlogy"), E._scalar_ok(other, "xlogy")], node_name=node)
+    if not b:
+        return apply(_O["xlogy_number_other"], [input], {"other": E._scalar_ok(other, "xlogy")})
+    if not a:
+        return apply(_O["xlogy_number_self"], [other], {"self": E._scalar_ok(input, "xlogy")})
+    return apply(_O["xlogy"], [input, other])
 
 
 def floor_divide(input, other):
@@ -168,6 +171,10 @@ def floor_divide(input, other):
         divisor = _host(other) if isinstance(other, Tensor) else np.asarray(other)
         if (divisor == 0).any():
             raise RuntimeError("ZeroDivisionError")
+    if not isinstance(other, Tensor):
+        if isinstance(other, builtins.float) and not input.dtype.is_floating_point:
+            input = input.to(_dtype.get_default_dtype())
+        return apply(_O["floor_divide_number"], [input], {"b": other})
     return apply(_O["floor_divide"], [input, other])
 
 

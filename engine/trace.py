@@ -390,3 +390,18 @@ class record:
 
     def __exit__(self, *exc):
         _events.remove_recorder(self.trace)
+
+
+# NOTE [ engine.trace is also torch.trace ]
+# 1. ``torch.trace(x)`` (the sum of a matrix's diagonal) and this module share the name ``engine.trace``;
+#    importing a submodule sets the package attribute to the module, so a plain function could not keep it.
+# 2. The module is therefore callable: ``engine.trace(x)`` runs engine._math_fns.trace, while
+#    ``engine.trace.record`` and ``from engine.trace import Trace`` work as before.
+class _CallableModule(type(_events)):
+    def __call__(self, input):
+        from ._math_fns import trace as matrix_trace
+        return matrix_trace(input)
+
+
+import sys as _sys  # noqa: E402
+_sys.modules[__name__].__class__ = _CallableModule

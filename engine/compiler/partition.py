@@ -42,6 +42,13 @@ POINTWISE_FNS = frozenset(("exp", "log", "log1p", "logical_or", "sqrt", "sin", "
 
 POINTWISE_OPS = POINTWISE_OPS | frozenset(("add_number",))   # the + eps of rms_norm
 
+# the elementwise math of engine/ops/math_ops.py
+POINTWISE_OPS = POINTWISE_OPS | frozenset((
+    "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "sinc", "logit",
+    "nan_to_num", "trunc", "frac", "deg2rad", "rad2deg", "atan2", "hypot", "logaddexp", "xlogy",
+    "xlogy_number_other", "xlogy_number_self", "lerp", "lerp_tensor", "addcmul", "addcdiv"))
+
+
 def is_pointwise(n) -> bool:
     return (n.op == "call_op" and n.target in POINTWISE_OPS) or \
         (n.op == "call_fn" and n.target in POINTWISE_FNS) or n.op == "operator"

@@ -124,11 +124,11 @@ op("atan2", "Atan2Backward0", ("self", "other"), lambda xp, a, b: xp.atan2(a, b)
    save={"other": (), "self": ()}, float_op=True)
 op("hypot", "HypotBackward0", ("self", "other"), lambda xp, a, b: xp.hypot(a, b),
    lambda F, g, s: (g * s.self / s.result if s.needs[0] else None, g * s.other / s.result if s.needs[1] else None),
-   save={"other": (), "self": (), "result": ()}, promote=False)
+   save={"other": ("other",), "self": ("self",), "result": ()})
 op("logaddexp", "LogaddexpBackward0", ("self", "other"), lambda xp, a, b: xp.logaddexp(a, b),
    lambda F, g, s: (g / (1.0 + F.exp(s.other - s.self)) if s.needs[0] else None,
                     g / (1.0 + F.exp(s.self - s.other)) if s.needs[1] else None),
-   save={"other": (), "self": ()}, promote=False)
+   save={"other": (), "self": ()})
 
 
 def _xlogy_fwd(xp, a, b):
@@ -158,8 +158,24 @@ def _xlogy_bwd(F, g, s):
     return ga, gb
 
 
+class _Both:
+    """A one-tensor xlogy node's saved values seen as the two-operand node's (the number as an attribute)."""
+
+    def __init__(self, s, tensor_is_self):
+        self._s, self._self_side = s, tensor_is_self
+        self.needs = (s.needs[0], False) if tensor_is_self else (False, s.needs[0])
+
+    def __getattr__(self, name):
+        return getattr(self._s, name)
+
+
 op("xlogy", "XlogyBackward0", ("self", "other"), _xlogy_fwd, _xlogy_bwd, save={"other": (), "self": ()},
    float_op=True)
+# one operand a number: one edge, the number kept as an attribute (XlogyBackward2 / XlogyBackward1)
+op("xlogy_number_other", "XlogyBackward2", ("self",), lambda xp, a, other: _xlogy_fwd(xp, a, other),
+   lambda F, g, s: (_xlogy_bwd(F, g, _Both(s, True))[0],), save={"self": ()}, float_op=True)
+op("xlogy_number_self", "XlogyBackward1", ("other",), lambda xp, b, self: _xlogy_fwd(xp, self, b),
+   lambda F, g, s: (_xlogy_bwd(F, g, _Both(s, False))[1],), save={"other": ()}, float_op=True)
 
 
 def _lerp_fwd(xp, a, b, weight):
@@ -213,6 +229,7 @@ def _floor_divide_fwd(xp, a, b):
 
 # no gradient formula in PyTorch: the node is NotImplemented and backward through it raises
 op("floor_divide", "NotImplemented", ("self", "other"), _floor_divide_fwd, _not_implemented("floor_divide"))
+op("floor_divide_number", "NotImplemented", ("self",), _floor_divide_fwd, _not_implemented("floor_divide"))
 
 
 def _heaviside_fwd(xp, a, values):

@@ -292,3 +292,169 @@ def test_gradcheck(name):
 def test_gradgradcheck(name):
     fn, args = _fn_of(name)
     gradgradcheck(fn, args)
+
+
+# ---- views, in-place variants, methods -------------------------------------------------------------
+def test_diagonal_is_a_view_that_shares_storage_and_version():
+    x = engine.arange(12.0).reshape(3, 4)
+    d = x.diagonal(1)
+    assert d._storage is x._storage and d.stride() == (5,) and d.storage_offset() == 1
+    before = x._version
+    d.mul_(10)
+    assert x.tolist()[0][1] == 10.0 and x.tolist()[2][3] == 110.0
+    assert x._version == d._version == before + 1
+    c = engine.diag(x)                                   # diag of a matrix is a copy
+    assert c._storage is not x._storage and c.grad_fn is None
+
+
+def test_inplace_on_a_diagonal_view_reaches_the_base_gradient():
+    a = engine.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    b = a * 1
+    b.diagonal().mul_(3)
+    assert b.grad_fn.name() == "CopySlices"
+    b.sum().backward()
+    assert a.grad.tolist() == [[3.0, 1.0], [1.0, 3.0]]
+
+
+def test_saved_input_modified_through_a_diagonal_view_raises():
+    y = engine.randn(3, 3, requires_grad=True).clone()
+    w = y.sinh()
+    y.diagonal().add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        w.sum().backward()
+
+
+INPLACE = [   # (method call on a float64 non-leaf a, the out-of-place code it matches)
+    ("a.asin_()", "torch.asin(a)"), ("a.arccos_()", "torch.acos(a)"), ("a.atanh_()", "torch.atanh(a)"),
+    ("a.sinh_()", "torch.sinh(a)"), ("a.log2_()", "torch.log2(a)"), ("a.sinc_()", "torch.sinc(a)"),
+    ("a.trunc_()", "torch.trunc(a)"), ("a.frac_()", "torch.frac(a)"), ("a.deg2rad_()", "torch.deg2rad(a)"),
+    ("a.logit_(0.1)", "torch.logit(a, 0.1)"), ("a.nan_to_num_(1.0)", "torch.nan_to_num(a, 1.0)"),
+    ("a.atan2_(b)", "torch.atan2(a, b)"), ("a.hypot_(b)", "torch.hypot(a, b)"), ("a.xlogy_(b.abs())", "torch.xlogy(a, b.abs())"),
+    ("a.lerp_(b, 0.25)", "torch.lerp(a, b, 0.25)"), ("a.addcmul_(b, b, value=2)", "torch.addcmul(a, b, b, value=2)"),
+    ("a.addcdiv_(b, b + 3)", "torch.addcdiv(a, b, b + 3)"), ("a.cumprod_(1)", "torch.cumprod(a, 1)"),
+    ("a.floor_divide_(0.25)", "torch.floor_divide(a, 0.25)"),
+    ("a.addr_(b[0], b[1, :2], beta=0.5)", "torch.addr(a, b[0], b[1, :2], beta=0.5)"),
+]
+
+
+@pytest.mark.parametrize("call,ref", INPLACE, ids=[c for c, _ in INPLACE])
+def test_inplace_variants_match_and_bump_the_version(call, ref):
+    x = engine.tensor([[0.3, -0.2], [0.6, 0.1], [-0.45, 0.8]], dtype=engine.float64, requires_grad=True)
+    bv = engine.tensor([[0.5, 1.5], [-0.7, 0.25], [2.0, -1.0]], dtype=engine.float64)
+    if "addr" in call:
+        x = engine.ones(3, 2, dtype=engine.float64, requires_grad=True)
+        bv = engine.tensor([[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]], dtype=engine.float64)
+    want = eval(ref.replace("torch", "engine"), {"engine": engine, "a": x.detach(), "b": bv})
+    a = x * 1
+    v = a._version
+    out = eval(call, {"a": a, "b": bv})
+    assert out is a and a._version == v + 1
+    np.testing.assert_allclose(a.detach().numpy(), want.numpy(), rtol=1e-12)
+    if "floor_divide" not in call:
+        a.sum().backward()                 # the in-place node's gradient runs
+        assert x.grad is not None
+
+
+def test_inplace_float_op_on_an_integer_tensor_is_refused():
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        engine.tensor([1, 2]).asin_()
+
+
+def test_methods_and_aliases_exist():
+    for name in ("asin", "arcsin", "arccosh", "atan2", "arctan2", "hypot", "logaddexp", "log2", "log10", "fix",
+                 "frac", "floor_divide", "logit", "xlogy", "lerp", "addcmul", "addcdiv", "sinc", "heaviside",
+                 "nan_to_num", "cumprod", "logcumsumexp", "nansum", "nanmean", "median", "nanmedian", "kthvalue",
+                 "mode", "aminmax", "count_nonzero", "diff", "diag", "diagonal", "trace", "kron", "cross", "rot90",
+                 "repeat_interleave", "tile", "tensor_split", "argwhere", "bincount", "histc", "baddbmm", "addbmm",
+                 "addmv", "addr", "dist", "asin_", "arcsin_", "fix_", "baddbmm_", "lerp_", "cumprod_"):
+        assert hasattr(engine.Tensor, name), name
+    for name in ("meshgrid", "cdist", "tensordot", "searchsorted", "bucketize", "isin", "arctanh", "arctan2"):
+        assert callable(getattr(engine, name)), name
+
+
+def test_named_results():
+    x = engine.tensor([[3.0, 1.0, 2.0]])
+    m = engine.median(x, 1)
+    assert type(m).__name__ == "median" and m.values.tolist() == [2.0] and m.indices.tolist() == [2]
+    mn, mx = engine.aminmax(x)
+    assert (mn.item(), mx.item()) == (1.0, 3.0) and engine.aminmax(x)._fields == ("min", "max")
+    assert engine.kthvalue(x, 1)._fields == ("values", "indices")
+
+
+def test_warnings_as_pytorch():
+    with pytest.warns(UserWarning, match="required to pass the indexing argument"):
+        engine.meshgrid(engine.ones(2), engine.ones(3))
+    with pytest.warns(UserWarning, match="Using torch.cross without specifying the dim arg is deprecated"):
+        out = engine.cross(engine.eye(3), engine.ones(3, 3))
+    assert out.tolist() == engine.cross(engine.eye(3), engine.ones(3, 3), dim=0).tolist()   # the first size-3 dim
+    assert [row[0] for row in out.tolist()] == [0.0, -1.0, 1.0]
+
+
+def test_cdist_takes_the_matrix_product_route_above_25_rows_as_pytorch():
+    x = engine.randn(30, 3, requires_grad=True)
+    out = engine.cdist(x, engine.randn(4, 3))
+    assert out.grad_fn.name() == "ViewBackward0"
+    assert out.grad_fn.next_functions[0][0].name() == "EuclideanDistBackward0"
+    small = engine.cdist(x[:5], engine.randn(4, 3), compute_mode="donot_use_mm_for_euclid_dist")
+    assert small.grad_fn.name() == "CdistBackward0"
+
+
+def test_floor_divide_backward_raises_pytorchs_error():
+    x = engine.randn(3, requires_grad=True)
+    y = engine.floor_divide(x, 2)
+    assert y.requires_grad and y.grad_fn.name() == "NotImplemented"
+    with pytest.raises(RuntimeError, match="derivative for aten::floor_divide is not implemented"):
+        y.sum().backward()
+
+
+# ---- array_api_strict: the same kernels and formulas off NumPy --------------------------------------
+xps = pytest.importorskip("array_api_strict")
+STRICT = ["asin", "atan2", "hypot", "logaddexp", "xlogy", "lerp_tensor", "addcdiv", "sinc", "logit_eps", "cumprod",
+          "cumprod_zeros", "logcumsumexp", "nansum", "median_dim_keepdim", "kthvalue_dim0", "diagonal_3d", "diag_1d",
+          "trace", "cross", "rot90_k3_dims", "baddbmm", "addbmm", "addmv", "addr", "cdist_p3", "dist", "nan_to_num",
+          "repeat_interleave_tensor"]
+
+
+@pytest.mark.parametrize("name", STRICT)
+def test_array_api_strict_matches_numpy(name):
+    inputs, code = CASES[name]
+    want = describe(engine, inputs, code)
+    with cpu_namespace(xps):
+        ns, outs = run(engine, inputs, code)
+        assert type(outs[0]._data).__module__.startswith("array_api_strict")
+        got = describe(engine, inputs, code)
+    for g, w in zip(got["outputs"], want["outputs"]):
+        np.testing.assert_allclose(_arr(g["values"]), _arr(w["values"]), rtol=1e-12, atol=1e-12)
+    for n, w in want.get("grads", {}).items():
+        np.testing.assert_allclose(_arr(got["grads"][n]), _arr(w), rtol=1e-12, atol=1e-12)
+
+
+def test_engine_trace_is_the_recording_module_and_torch_trace():
+    import engine.trace as trace_module
+    assert engine.trace is trace_module and engine.trace.Trace is trace_module.Trace
+    assert engine.trace(engine.tensor([[1.0, 2.0], [3.0, 4.0]])).item() == 5.0
+
+
+def exercise_math_ops():
+    """One call of every op-table row this module's functions use (for test_every_table_op_is_exercised)."""
+    for inputs, code in CASES.values():
+        describe(engine, inputs, code)
+    engine.cdist(engine.randn(30, 2), engine.randn(3, 2))                  # EuclideanDistBackward0
+    engine.floor_divide(engine.randn(3, requires_grad=True), engine.ones(3))
+
+
+def test_compiled_pointwise_math_matches_eager():
+    def f(x, y):
+        return (engine.atan2(x.asin(), y) * engine.lerp(x, y, 0.3)).logaddexp(y).hypot(x).sum()
+
+    x = engine.tensor(np.linspace(0.1, 0.9, 12).reshape(3, 4), dtype=engine.float64, requires_grad=True)
+    y = engine.tensor(np.linspace(-1.0, 1.5, 12).reshape(3, 4), dtype=engine.float64, requires_grad=True)
+    compiled = engine.compile(f)(x, y)
+    compiled.backward()
+    gx, gy = x.grad.numpy().copy(), y.grad.numpy().copy()
+    x.grad = y.grad = None
+    eager = f(x, y)
+    eager.backward()
+    assert compiled.item() == pytest.approx(eager.item(), rel=1e-12)
+    np.testing.assert_allclose(gx, x.grad.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(gy, y.grad.numpy(), rtol=1e-12)

@@ -564,6 +564,8 @@ def test_every_table_op_is_exercised():
         exercise_cnn_layer_ops()
         from tests.engine.test_activations import exercise_activation_ops
         exercise_activation_ops()   # threshold, celu, hardsigmoid, glu, prelu, rrelu, clamp_min ...
+        from tests.engine.test_math_ops import exercise_math_ops
+        exercise_math_ops()   # asin ... atan2, cumprod, median, diagonal, cross, baddbmm, cdist ...
     seen = {e["op"] for e in tr.of_kind("op")}
     table = {n for n, o in OPS.items() if o.differentiable}
     assert table - seen == set()
