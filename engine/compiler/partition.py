@@ -41,6 +41,7 @@ POINTWISE_FNS = frozenset(("exp", "log", "log1p", "logical_or", "sqrt", "sin", "
                            "ge", "lt", "le", "logical_and", "logical_not", "astype"))
 
 POINTWISE_OPS = POINTWISE_OPS | frozenset(("add_number",))   # the + eps of rms_norm
+POINTWISE_OPS = POINTWISE_OPS | frozenset(("sub_number",))   # the - margin of cosine_embedding_loss
 
 # the elementwise math of engine/ops/math_ops.py
 POINTWISE_OPS = POINTWISE_OPS | frozenset((
