@@ -227,7 +227,16 @@ sin = _unary("sin")
 cos = _unary("cos")
 tanh = _unary("tanh")
 sigmoid = _unary("sigmoid")
-relu = _unary("relu")
+_relu = _unary("relu")
+
+
+def relu(input):
+    """Elementwise max(x, 0), as torch.relu (a bool tensor is refused, as PyTorch refuses it)."""
+    if isinstance(input, Tensor) and input.dtype is _dtype.bool_:
+        raise RuntimeError("Boolean inputs not supported for relu")
+    return _relu(input)
+
+
 erf = _unary("erf")
 log1p = _unary("log1p")
 expm1 = _unary("expm1")

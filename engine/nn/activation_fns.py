@@ -53,7 +53,8 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     ``x >= max_val`` (NOTE [ Activation gradients at NaN ] in engine/ops/activation.py)."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    _no_bool(input, "hardtanh_cpu")
+    if input.dtype.name == "bool":
+        raise RuntimeError("Bool inputs not supported for hardtanh")
     return _run("hardtanh", input, {"min_val": min_val, "max_val": max_val}, inplace)
 
 

@@ -466,6 +466,11 @@ def test_errors_in_pytorchs_words():
                                         r"\(Tensor, NoneType\), but expected one of:\n \* \(Tensor input, Tensor max, "
                                         r"\*, Tensor out = None\)\n \* \(Tensor input, Number max, \*, Tensor out = None\)\n$"):
         engine.clamp_max(engine.randn(2), None)
+    b = engine.tensor([True, False])
+    with pytest.raises(RuntimeError, match="^Bool inputs not supported for hardtanh$"):
+        F.relu6(b)
+    with pytest.raises(RuntimeError, match="^Boolean inputs not supported for relu$"):
+        F.relu(b)
     assert F.threshold(engine.tensor([1, -2, 3]), 0, 5).tolist() == [1, 5, 3]      # integers are fine here
     assert F.hardshrink(engine.tensor([0.2, -0.9], dtype=D), -0.5).tolist() == [0.2, -0.9]   # as is a negative lambd
 
