@@ -74,3 +74,5 @@ from .bilinear import Bilinear  # noqa: E402
 __all__ += ["Unflatten", "ChannelShuffle", "PixelShuffle", "PixelUnshuffle", "CircularPad1d", "CircularPad2d",
             "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d",
             "ReplicationPad2d", "ZeroPad1d", "ZeroPad2d", "Fold", "Unfold", "Bilinear"]
+from .conv import Conv3d  # noqa: E402
+__all__ += ["Conv3d"]

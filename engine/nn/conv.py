@@ -1,4 +1,4 @@
-"""``Conv2d``, ``ConvTranspose1d``, ``ConvTranspose2d`` and what every convolution module shares
+"""``Conv2d``, ``Conv3d``, ``ConvTranspose1d``, ``ConvTranspose2d`` and what every convolution module shares
 (``Conv1d`` is in conv1d.py)."""
 from __future__ import annotations
 
@@ -124,6 +124,21 @@ class Conv2d(_ConvNd):
     @staticmethod
     def _conv(*args):
         return CF.conv2d(*args)
+
+
+class Conv3d(_ConvNd):
+    """3-D convolution over (N, C, D, H, W) input."""
+
+    _dims = 3
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, dilation=1,
+                 groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                         padding_mode, device, dtype)
+
+    @staticmethod
+    def _conv(*args):
+        return CF.conv3d(*args)
 
 
 class _ConvTransposeNd(_ConvNd):

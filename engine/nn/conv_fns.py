@@ -1,10 +1,10 @@
-"""``F.conv1d``, ``F.conv2d``, ``F.conv_transpose1d``, ``F.conv_transpose2d``: argument checks in
+"""``F.conv1d``, ``F.conv2d``, ``F.conv3d``, ``F.conv_transpose1d``, ``F.conv_transpose2d``: argument checks in
 PyTorch's words, then one ConvolutionBackward0 row each (NOTE [ Convolution ] in engine/ops/conv.py)."""
 from __future__ import annotations
 
 from .._dispatch import apply
 from ..derivatives import OPS
-from ..ops.conv import Geom
+from ..ops.conv import Geom, Geom3
 
 _NAMES = {"float32": "float", "float64": "double", "int64": "long", "bool": "bool"}
 _SCALAR = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
@@ -68,7 +68,9 @@ def _check_positive(stride, padding, dilation):
 
 
 def _geom(n, c, size, kernel, stride, padding, dilation):
-    """A 2-D Geom; 1-D sizes become height 1 (NOTE [ Convolution ] 1)."""
+    """A 2-D Geom (1-D sizes become height 1, NOTE [ Convolution ] 1) or a Geom3."""
+    if len(size) == 3:
+        return Geom3(n, c, *size, *kernel, *stride, *padding, *dilation)
     if len(size) == 1:
         return Geom(n, c, 1, size[0], 1, kernel[0], 1, stride[0], 0, padding[0], 1, dilation[0])
     return Geom(n, c, size[0], size[1], kernel[0], kernel[1], stride[0], stride[1], padding[0], padding[1],
@@ -103,13 +105,13 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd):
     _check_positive(stride, padding, dilation)
     geom = _geom(input.shape[0], input.shape[1], tuple(input.shape[2:]), kernel, stride, padding, dilation)
     ksz = [d * (k - 1) + 1 for k, d in zip(kernel, dilation)]
-    padded = [geom.hp, geom.wp][2 - nd:]
+    padded = list(geom.padded) if nd == 3 else [geom.hp, geom.wp][2 - nd:]
     if any(p < k for p, k in zip(padded, ksz)):
         raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel "
                            f"size: ({' x '.join(map(str, ksz))}). Kernel size can't be greater than actual input "
                            f"size")
-    if geom.oh <= 0 or geom.ow <= 0:
-        raise RuntimeError(f"Calculated output size: ({'x'.join(map(str, [geom.oh, geom.ow][2 - nd:]))}). Output "
+    if min(geom.out_spatial(nd)) <= 0:
+        raise RuntimeError(f"Calculated output size: ({'x'.join(map(str, geom.out_spatial(nd)))}). Output "
                            f"size is too small")
     attrs = {"geom": geom, "stride": stride, "padding": padding, "dilation": dilation, "transposed": False,
              "output_padding": (0,) * nd, "groups": groups}
@@ -125,6 +127,11 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """2-D convolution (cross-correlation) over (N, C, H, W) or unbatched (C, H, W) input, by im2col and
     one (per-group) matrix product."""
     return _conv(input, weight, bias, stride, padding, dilation, groups, 2)
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """3-D convolution (cross-correlation) over (N, C, D, H, W) or unbatched (C, D, H, W) input."""
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 3)
 
 
 def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, nd):
@@ -172,4 +179,4 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 2)
 
 
-__all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"]
+__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d"]

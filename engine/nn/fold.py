@@ -53,8 +53,9 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     geom = Geom(n, c, h, w, k[0], k[1], s[0], s[1], p[0], p[1], d[0], d[1])
     if geom.oh < 1 or geom.ow < 1:
         raise RuntimeError(f"Given input with spatial size ({h}, {w}), kernel_size=({k[0]}, {k[1]}), dilation=("
-                           f"{d[0]}, {d[1]}), padding=({p[0]}, {p[1]}), calculated shape of the array of sliding blocks "
-                           f"as ({max(geom.oh, 0)}, {max(geom.ow, 0)}), but its components must be at least one.")
+                           f"{d[0]}, {d[1]}), padding=({p[0]}, {p[1]}), calculated shape of the array of sliding "
+                           f"blocks as ({max(geom.oh, 0)}, {max(geom.ow, 0)}), but its components must be at least "
+                           f"one.")
     return apply(OPS["unfold"], [input], _attrs(geom, k, d, p, s))
 
 

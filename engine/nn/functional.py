@@ -417,3 +417,4 @@ from .normalization import local_response_norm, rms_norm  # noqa: E402,F401
 from .pixel_shuffle import channel_shuffle, pixel_shuffle, pixel_unshuffle  # noqa: E402,F401
 from .fold import fold, unfold  # noqa: E402,F401
 from .bilinear import bilinear  # noqa: E402,F401
+from .conv_fns import conv3d  # noqa: E402,F401

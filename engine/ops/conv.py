@@ -40,6 +40,72 @@ class Geom:
     def wp(self) -> int:
         return self.w + 2 * self.pw
 
+    @property
+    def L(self) -> int:
+        """Output positions per image."""
+        return self.oh * self.ow
+
+    @property
+    def K(self) -> int:
+        """Kernel positions."""
+        return self.kh * self.kw
+
+    def out_spatial(self, nd: int) -> tuple:
+        return (self.oh, self.ow) if nd == 2 else (self.ow,)
+
+
+@dataclass(frozen=True)
+class Geom3:
+    """Shapes of one conv3d: input (n, c, d, h, w), kernel (kd, kh, kw); the same interface as Geom."""
+    n: int
+    c: int
+    d: int
+    h: int
+    w: int
+    kd: int
+    kh: int
+    kw: int
+    sd: int
+    sh: int
+    sw: int
+    pd: int
+    ph: int
+    pw: int
+    dd: int
+    dh: int
+    dw: int
+
+    @staticmethod
+    def _out(size, k, s, p, d):
+        return (size + 2 * p - d * (k - 1) - 1) // s + 1
+
+    @property
+    def od(self) -> int:
+        return self._out(self.d, self.kd, self.sd, self.pd, self.dd)
+
+    @property
+    def oh(self) -> int:
+        return self._out(self.h, self.kh, self.sh, self.ph, self.dh)
+
+    @property
+    def ow(self) -> int:
+        return self._out(self.w, self.kw, self.sw, self.pw, self.dw)
+
+    @property
+    def padded(self) -> tuple:
+        return (self.d + 2 * self.pd, self.h + 2 * self.ph, self.w + 2 * self.pw)
+
+    @property
+    def L(self) -> int:
+        return self.od * self.oh * self.ow
+
+    @property
+    def K(self) -> int:
+        return self.kd * self.kh * self.kw
+
+    def out_spatial(self, nd: int) -> tuple:
+        return (self.od, self.oh, self.ow)
+
 
 _INDEX_CACHE: dict = {}
 
@@ -55,6 +121,44 @@ def _flat_index(xp, g: Geom):
     return idx
 
 
+def _flat_index3(xp, g: Geom3):
+    dp, hp, wp = g.padded
+    key = (xp.__name__, "3d", g.kd, g.kh, g.kw, g.sd, g.sh, g.sw, g.dd, g.dh, g.dw, g.od, g.oh, g.ow, hp, wp)
+    idx = _INDEX_CACHE.get(key)
+    if idx is None:
+        def axis(n, at):        # 0..n-1 laid along axis ``at`` of a 6-d (kd, kh, kw, od, oh, ow) grid
+            shape = [1] * 6
+            shape[at] = n
+            return np.arange(n).reshape(shape)
+        a = axis(g.kd, 0) * g.dd + axis(g.od, 3) * g.sd
+        b = axis(g.kh, 1) * g.dh + axis(g.oh, 4) * g.sh
+        c = axis(g.kw, 2) * g.dw + axis(g.ow, 5) * g.sw
+        lin = ((a * hp + b) * wp + c).reshape(-1).astype(np.int64)     # (kd*kh*kw*od*oh*ow,)
+        idx = _INDEX_CACHE[key] = _backend.from_numpy(xp, lin)
+    return idx
+
+
+def _im2col3(xp, x, g: Geom3):
+    dp, hp, wp = g.padded
+    if (dp, hp, wp) != (g.d, g.h, g.w):
+        xpad = xp.zeros((g.n, g.c, dp, hp, wp), dtype=x.dtype)
+        xpad[:, :, g.pd:g.pd + g.d, g.ph:g.ph + g.h, g.pw:g.pw + g.w] = x
+        x = xpad
+    cols = xp.take(xp.reshape(x, (g.n, g.c, dp * hp * wp)), _flat_index3(xp, g), axis=2)
+    return xp.reshape(cols, (g.n, g.c * g.K, g.L))
+
+
+def _col2im3(xp, cols, g: Geom3):
+    dp, hp, wp = g.padded
+    c3 = xp.reshape(cols, (g.n, g.c, g.K * g.L))
+    out = xp.zeros((g.n, g.c, dp * hp * wp), dtype=cols.dtype)
+    out = _backend.index_put_add(xp, out, (slice(None), slice(None), _flat_index3(xp, g)), c3)
+    out = xp.reshape(out, (g.n, g.c, dp, hp, wp))
+    if (dp, hp, wp) != (g.d, g.h, g.w):
+        out = out[:, :, g.pd:g.pd + g.d, g.ph:g.ph + g.h, g.pw:g.pw + g.w]
+    return out
+
+
 def _pad(xp, x, g: Geom):
     if g.ph == 0 and g.pw == 0:
         return x
@@ -64,7 +168,9 @@ def _pad(xp, x, g: Geom):
 
 
 def im2col_array(xp, x, g: Geom):
-    """(n, c, h, w) -> (n, c*kh*kw, oh*ow) patches."""
+    """(n, c, h, w) -> (n, c*kh*kw, oh*ow) patches (and (n, c, d, h, w) for a Geom3)."""
+    if type(g) is Geom3:
+        return _im2col3(xp, x, g)
     xpad = _pad(xp, x, g)
     flat = xp.reshape(xpad, (g.n, g.c, g.hp * g.wp))
     cols = xp.take(flat, _flat_index(xp, g), axis=2)      # (n, c, kh*kw*oh*ow)
@@ -73,6 +179,8 @@ def im2col_array(xp, x, g: Geom):
 
 def col2im_array(xp, cols, g: Geom):
     """Adjoint of im2col: (n, c*kh*kw, oh*ow) -> (n, c, h, w), overlaps summed."""
+    if type(g) is Geom3:
+        return _col2im3(xp, cols, g)
     c3 = xp.reshape(cols, (g.n, g.c, g.kh * g.kw * g.oh * g.ow))
     out = xp.zeros((g.n, g.c, g.hp * g.wp), dtype=cols.dtype)
     out = _backend.index_put_add(xp, out, (slice(None), slice(None), _flat_index(xp, g)), c3)
@@ -84,8 +192,9 @@ def col2im_array(xp, cols, g: Geom):
 
 # ---- the op-table rows: convolution and its adjoint (ConvolutionBackward0) -------------------------------
 # NOTE [ Convolution ]
-# 1. Every convolution runs as a 2-D one: 1-D input (N, C, L) is seen as (N, C, 1, L) with a height-1
-#    kernel, so one Geom (above) and one im2col/col2im pair serve conv1d, conv2d and their transposes.
+# 1. 1-D input (N, C, L) runs as 2-D: seen as (N, C, 1, L) with a height-1 kernel, so one Geom (above)
+#    and one im2col/col2im pair serve conv1d, conv2d and their transposes; conv3d gathers its patches
+#    the same way from the flattened volume (Geom3).
 # 2. ``groups`` G splits the channels into G independent convolutions. im2col orders its rows channel
 #    major (c * K + k), so the patches of group j are a contiguous block of rows: (N, C*K, L) viewed as
 #    (N, G, C/G*K, L) against a weight viewed as (G, O/G, C/G*K) is one batched matrix product.
@@ -101,14 +210,14 @@ def col2im_array(xp, cols, g: Geom):
 
 
 def _as4(xp, a):
-    """(N, C, L) as (N, C, 1, L) (NOTE [ Convolution ] 1); 4-D arrays unchanged."""
+    """(N, C, L) as (N, C, 1, L) (NOTE [ Convolution ] 1); 4-D and 5-D arrays unchanged."""
     s = tuple(a.shape)
-    return a if len(s) == 4 else xp.reshape(a, s[:2] + (1,) + s[2:])
+    return a if len(s) != 3 else xp.reshape(a, s[:2] + (1,) + s[2:])
 
 
 def _shape4(shape):
     shape = tuple(shape)
-    return shape if len(shape) == 4 else shape[:2] + (1,) + shape[2:]
+    return shape if len(shape) != 3 else shape[:2] + (1,) + shape[2:]
 
 
 def _bias_axes(ndim):
@@ -117,14 +226,14 @@ def _bias_axes(ndim):
 
 def _conv_fwd(xp, x, w, b, geom, groups=1, **_):
     n, o, G = x.shape[0], w.shape[0], groups
-    L = geom.oh * geom.ow
+    L = geom.L
     cols = im2col_array(xp, _as4(xp, x), geom)                      # (N, C*K, L)
     if G == 1:
         out = xp.matmul(xp.reshape(w, (o, -1)), cols)               # (N, O, L)
     else:
         cols = xp.reshape(cols, (n, G, cols.shape[1] // G, L))
         out = xp.matmul(xp.reshape(w, (G, o // G, -1)), cols)       # (N, G, O/G, L)
-    out = xp.reshape(out, (n, o) + ((geom.oh, geom.ow) if len(x.shape) == 4 else (geom.ow,)))
+    out = xp.reshape(out, (n, o) + geom.out_spatial(len(x.shape) - 2))
     if b is not None:
         out = out + xp.reshape(b, (1, o) + (1,) * (len(x.shape) - 2))
     return out
@@ -134,8 +243,7 @@ def _conv_bwd(F, g, s):
     x, w, G, geom = s.input, s.weight, s.groups, s.geom
     xs, ws = tuple(s.shapes[0]), tuple(s.shapes[1])
     n, o = xs[0], ws[0]
-    L = geom.oh * geom.ow
-    kk = geom.kh * geom.kw
+    L, kk = geom.L, geom.K
     g4 = F.reshape(g, (n, G, o // G, L))
     gx = gw = gb = None
     if s.needs[0]:
@@ -225,7 +333,7 @@ def _fold_bwd(F, g, s):
 
 def _register():
     from ..derivatives import op
-    for name in ("conv1d", "conv2d"):
+    for name in ("conv1d", "conv2d", "conv3d"):
         op(name, "ConvolutionBackward0", ("input", "weight", "bias"), _conv_fwd, _conv_bwd,
            save={"input": (), "weight": ()}, promote=False)    # PyTorch keeps both whichever needs grad
     for name in ("conv_transpose1d", "conv_transpose2d"):

@@ -304,3 +304,40 @@ def test_array_api_strict_matches_numpy():
         assert type(got[0]._data).__module__.startswith("array_api_strict")
     for g, r in zip(got, ref):
         np.testing.assert_allclose(np.asarray(g.detach().numpy()), r.detach().numpy(), rtol=1e-12, atol=1e-12)
+
+
+# ---- conv3d ----------------------------------------------------------------------------------------------
+def ref_conv3d(x, w, b, stride, padding, dilation, groups):
+    n, c, d, h, wd = x.shape
+    o, cg, kd, kh, kw = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0)) + tuple((p, p) for p in padding))
+    out_sp = [(xp.shape[2 + i] - dilation[i] * (k - 1) - 1) // stride[i] + 1 for i, k in enumerate((kd, kh, kw))]
+    out = np.zeros((n, o, *out_sp))
+    og = o // groups
+    for oc, a, bb, cc in itertools.product(range(o), *map(range, out_sp)):
+        g = oc // og
+        for i, j, k in itertools.product(range(kd), range(kh), range(kw)):
+            patch = xp[:, g * cg:(g + 1) * cg, a * stride[0] + i * dilation[0], bb * stride[1] + j * dilation[1],
+                       cc * stride[2] + k * dilation[2]]
+            out[:, oc, a, bb, cc] += patch @ w[oc, :, i, j, k]
+    return out + (b[None, :, None, None, None] if b is not None else 0)
+
+
+def test_conv3d_values_gradients_and_module():
+    x, w, b = f64(2, 4, 4, 5, 3, seed=23), f64(6, 2, 2, 3, 2, seed=24), f64(6, seed=25)
+    args = ((1, 2, 1), (1, 0, 1), (2, 1, 1), 2)
+    out = F.conv3d(x, w, b, *args)
+    np.testing.assert_allclose(_np(out), ref_conv3d(_np(x), _np(w), _np(b), *args), atol=1e-12)
+    node = out.grad_fn
+    assert node.name() == "ConvolutionBackward0" and node._saved_input is x and node._saved_weight is w
+    assert node._saved_stride == (1, 2, 1) and node._saved_output_padding == (0, 0, 0)
+    gradcheck(lambda a, ww, bb: F.conv3d(a, ww, bb, *args), [f64(1, 4, 3, 4, 3, seed=26), w, b])
+    same = F.conv3d(x, w, padding="same", groups=2)
+    assert tuple(same.shape) == (2, 6, 4, 5, 3)
+    m = nn.Conv3d(4, 6, 3, groups=2, padding=1, padding_mode="replicate")
+    assert repr(m) == ("Conv3d(4, 6, kernel_size=(3, 3, 3), stride=(1, 1, 1), padding=(1, 1, 1), groups=2, "
+                       "padding_mode=replicate)")
+    assert tuple(m.weight.shape) == (6, 2, 3, 3, 3) and tuple(m(engine.randn(4, 3, 3, 3)).shape) == (6, 3, 3, 3)
+    with pytest.raises(RuntimeError, match=r"^Expected 4D \(unbatched\) or 5D \(batched\) input to conv3d, but got "
+                                           r"input of size: \[2, 3\]$"):
+        F.conv3d(engine.randn(2, 3), engine.randn(1, 3, 1, 1, 1))
