@@ -261,7 +261,16 @@ def clamp(input, min=None, max=None):
         dt = _dtype.result_type([t for t in (input, lo, hi) if t is not None])
         input, lo, hi = (t if t is None or t.dtype is dt else t.to(dt) for t in (input, lo, hi))
         return apply(_O["clamp_tensor"], [input, lo, hi])
+    input = _bound_promote(input, min, max)
     return apply(_O["clamp"], [input], {"min": min, "max": max})
+
+
+def _bound_promote(input, *bounds):
+    """An integer (or bool) tensor clamped to a float bound is a float tensor, as in PyTorch."""
+    if input.dtype.is_floating_point:
+        return input
+    dt = _dtype.result_type([input, *(b for b in bounds if b is not None)])
+    return input if dt is input.dtype else input.to(dt)
 
 
 clip = clamp
@@ -1209,7 +1218,7 @@ def clamp_min(input, min):
     if isinstance(min, Tensor):
         _broadcast_check(input, min)
         return apply(_O["clamp_min_tensor"], [input, min])
-    return apply(_O["clamp_min"], [input], {"min": min})
+    return apply(_O["clamp_min"], [_bound_promote(input, min)], {"min": min})
 
 
 def clamp_max(input, max):
@@ -1217,7 +1226,7 @@ def clamp_max(input, max):
     if isinstance(max, Tensor):
         _broadcast_check(input, max)
         return apply(_O["clamp_max_tensor"], [input, max])
-    return apply(_O["clamp_max"], [input], {"max": max})
+    return apply(_O["clamp_max"], [_bound_promote(input, max)], {"max": max})
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):

@@ -272,6 +272,15 @@ def test_elu_family_float32_values_are_pytorchs_bits():
                                        -0.7869386672973633, -0.44239842891693115, -0.0009997501038014889]
 
 
+def test_clamp_of_integers_to_a_float_bound_is_float_as_pytorch():
+    # torch.clamp(torch.tensor([-1, 2]), min=0.5) -> tensor([0.5, 2.]); clamp_max(..., 1.5) -> [-1., 1.5]
+    i = engine.tensor([-1, 2])
+    assert engine.clamp(i, min=0.5).tolist() == [0.5, 2.0] and engine.clamp(i, min=0.5).dtype is engine.float32
+    assert engine.clamp_max(i, 1.5).tolist() == [-1.0, 1.5] and engine.clamp_min(i, 0.5).dtype is engine.float32
+    assert engine.clamp(i, 0, 1).tolist() == [0, 1] and engine.clamp(i, 0, 1).dtype is engine.int64
+    assert engine.clamp_min(engine.tensor([True, False]), 0).dtype is engine.int64
+
+
 def test_negative_zero_forward_values_as_pytorch():
     z = engine.tensor([-0.0])
     for f in (engine.relu, F.relu6, F.elu, F.selu, F.celu, F.leaky_relu, F.hardtanh, F.softsign, F.hardswish,
