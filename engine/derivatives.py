@@ -1036,3 +1036,4 @@ from .ops import conv as _conv_rows  # noqa: E402,F401
 from .ops import math_ops as _math_op_rows  # noqa: E402,F401
 from .ops import shuffle as _shuffle_rows  # noqa: E402,F401
 from .ops import bilinear as _bilinear_rows  # noqa: E402,F401
+from .ops import pool3d as _pool3d_rows  # noqa: E402,F401

@@ -76,3 +76,5 @@ __all__ += ["Unflatten", "ChannelShuffle", "PixelShuffle", "PixelUnshuffle", "Ci
             "ReplicationPad2d", "ZeroPad1d", "ZeroPad2d", "Fold", "Unfold", "Bilinear"]
 from .conv import Conv3d  # noqa: E402
 __all__ += ["Conv3d"]
+from .pool3d import AvgPool3d, MaxPool3d  # noqa: E402
+__all__ += ["AvgPool3d", "MaxPool3d"]

@@ -418,3 +418,4 @@ from .pixel_shuffle import channel_shuffle, pixel_shuffle, pixel_unshuffle  # no
 from .fold import fold, unfold  # noqa: E402,F401
 from .bilinear import bilinear  # noqa: E402,F401
 from .conv_fns import conv3d  # noqa: E402,F401
+from .pool3d import avg_pool3d, max_pool3d, max_pool3d_with_indices  # noqa: E402,F401

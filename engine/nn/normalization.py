@@ -97,12 +97,10 @@ class RMSNorm(Module):
 
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     """``input / (k + alpha * mean of input**2 over the ``size`` neighbouring channels) ** beta``, the
-    channel window zero-padded, composed as PyTorch composes it.
-
-    Differs from PyTorch: for 4-D and larger input the channel average is an avg_pool2d over a
-    (N, 1, C, rest) view, where PyTorch uses avg_pool3d (the same values; AvgPool2DBackward0 in the graph).
-    """
+    channel window zero-padded, composed as PyTorch composes it (avg_pool2d over the channels of 3-D
+    input, avg_pool3d over a (N, 1, C, H, rest) view of larger input)."""
     from .padding import pad
+    from .pool3d import avg_pool3d
     from .pooling import avg_pool2d
     dim = input.ndim
     if dim < 3:
@@ -116,9 +114,9 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
         div = E.squeeze(avg_pool2d(div, (size, 1), stride=1), 1)
     else:
         sizes = tuple(input.shape)
-        div = div.view(sizes[0], 1, sizes[1], -1)
-        div = pad(div, (0, 0, size // 2, (size - 1) // 2))
-        div = E.squeeze(avg_pool2d(div, (size, 1), stride=1), 1).view(sizes)
+        div = div.view(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = E.squeeze(avg_pool3d(div, (size, 1, 1), stride=1), 1).view(sizes)
     div = E.pow(E.add(E.mul(div, alpha), k), beta)
     return E.div(input, div)
 

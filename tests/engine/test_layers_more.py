@@ -268,3 +268,82 @@ def exercise_cnn_layer_ops():
     F.channel_shuffle(x, 2)
     F.fold(F.unfold(x, 2), (4, 4), 2)
     F.bilinear(x[0, 0], x[0, 1], engine.randn(2, 4, 4))
+    F.max_pool3d(x[None], 2)
+    F.avg_pool3d(x[None], 2)
+
+
+# ---- 3-D pooling -----------------------------------------------------------------------------------------
+def ref_pool3d(x, k, s, p, d, out, op, count_include_pad=True):
+    n, c, *size = x.shape
+    res = np.zeros((n, c) + tuple(out))
+    for i, j, l in itertools.product(*map(range, out)):
+        starts = [o * st - pp for o, st, pp in zip((i, j, l), s, p)]
+        idx = [[a + t * dd for t in range(kk)] for a, kk, dd in zip(starts, k, d)]
+        inside = [[v for v in ix if 0 <= v < sz] for ix, sz in zip(idx, size)]
+        win = x[:, :, inside[0]][:, :, :, inside[1]][:, :, :, :, inside[2]].reshape(n, c, -1)
+        if op == "max":
+            res[:, :, i, j, l] = win.max(-1)
+        else:
+            whole = np.prod([min(a + kk, sz + pp) - a for a, kk, sz, pp in zip(starts, k, size, p)])
+            res[:, :, i, j, l] = win.sum(-1) / (whole if count_include_pad else win.shape[-1])
+    return res
+
+
+def test_max_pool3d_values_indices_node_and_gradients():
+    x = f64(2, 3, 4, 5, 6, seed=19)
+    out, idx = F.max_pool3d(x, 2, stride=(1, 2, 2), padding=1, dilation=(1, 1, 2), ceil_mode=True,
+                            return_indices=True)
+    assert tuple(out.shape) == (2, 3, 5, 3, 4) and idx.dtype is engine.int64
+    np.testing.assert_allclose(_np(out), ref_pool3d(_np(x), (2, 2, 2), (1, 2, 2), (1, 1, 1), (1, 1, 2), (5, 3, 4),
+                                                    "max"))
+    flat = _np(x).reshape(2, 3, -1)
+    assert np.array_equal(np.take_along_axis(flat, idx.numpy().reshape(2, 3, -1), 2).reshape(out.shape), _np(out))
+    node = out.grad_fn
+    assert node.name() == "MaxPool3DWithIndicesBackward0" and node._saved_self is x
+    assert node._saved_result1 is idx and node._saved_stride == (1, 2, 2) and node._saved_dilation == (1, 1, 2)
+    gradcheck(lambda a: F.max_pool3d(a, (2, 3, 2)), [f64(1, 2, 4, 6, 4, seed=20)])
+    nan = engine.tensor([[[[[1.0, float("nan"), 3.0], [float("nan"), 2.0, 0.0]]]]])
+    v, i = F.max_pool3d(nan, (1, 2, 3), return_indices=True)
+    assert math.isnan(v.item()) and i.item() == 3          # PyTorch's CPU kernel: the last NaN
+    assert repr(nn.MaxPool3d(2)) == "MaxPool3d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)"
+    assert tuple(nn.MaxPool3d(2)(engine.randn(3, 4, 4, 4)).shape) == (3, 2, 2, 2)
+
+
+@pytest.mark.parametrize("kw", [dict(kernel_size=(2, 3, 2), padding=(1, 1, 0), count_include_pad=False),
+                                dict(kernel_size=3, stride=2, padding=1, ceil_mode=True),
+                                dict(kernel_size=2, divisor_override=3)])
+def test_avg_pool3d_values_node_and_gradients(kw):
+    x = f64(1, 2, 4, 5, 6, seed=21)
+    out = F.avg_pool3d(x, **kw)
+    assert out.grad_fn.name() == "AvgPool3DBackward0" and out.grad_fn._saved_self is x
+    k = kw["kernel_size"]
+    k = (k,) * 3 if isinstance(k, int) else k
+    s = kw.get("stride", k)
+    s = (s,) * 3 if isinstance(s, int) else s
+    p = kw.get("padding", 0)
+    p = (p,) * 3 if isinstance(p, int) else p
+    want = ref_pool3d(_np(x), k, s, p, (1, 1, 1), tuple(out.shape[2:]), "avg", kw.get("count_include_pad", True))
+    if kw.get("divisor_override"):
+        want = want * np.prod(k) / kw["divisor_override"]
+    np.testing.assert_allclose(_np(out), want, atol=1e-12)
+    gradcheck(lambda a: F.avg_pool3d(a, **kw), [x])
+    assert repr(nn.AvgPool3d(3, stride=2, padding=1)) == "AvgPool3d(kernel_size=3, stride=2, padding=1)"
+
+
+def test_pool3d_errors_as_pytorch():
+    cases = [
+        (lambda: F.max_pool3d(engine.randn(2, 3, 4), 2), "non-empty 4D or 5D (batch mode) tensor expected for input"),
+        (lambda: F.max_pool3d(engine.randn(1, 2, 3, 3, 3), 2, padding=2),
+         "pad should be at most half of effective kernel size, but got pad=2, kernel_size=2 and dilation=1"),
+        (lambda: F.max_pool3d(engine.randn(1, 2, 1, 3, 3), 2),
+         "Given input size: (2x1x3x3). Calculated output size: (2x0x1x1). Output size is too small"),
+        (lambda: F.avg_pool3d(engine.randn(1, 2, 1, 3, 3), 2),
+         "input image (T: 1 H: 3 W: 3) smaller than kernel size (kT: 2 kH: 2 kW: 2)"),
+        (lambda: F.max_pool3d(engine.randn(1, 2, 3, 3, 3), (2, 2)),
+         "max_pool3d: kernel_size must either be a single int, or a tuple of three ints"),
+        (lambda: F.avg_pool3d(engine.randn(1, 2, 3, 3, 3), 2, divisor_override=0), "divisor must be not zero"),
+    ]
+    for fn, msg in cases:
+        with pytest.raises(RuntimeError) as e:
+            fn()
+        assert str(e.value) == msg

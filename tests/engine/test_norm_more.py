@@ -191,6 +191,10 @@ def test_local_response_norm_values_and_gradients(shape, size):
     out = F.local_response_norm(x, size, 0.1, 0.6, 1.5)
     np.testing.assert_allclose(_np(out), ref_lrn(_np(x), size, 0.1, 0.6, 1.5), atol=1e-12)
     assert out.grad_fn.name() == "DivBackward0"
+    pool = out.grad_fn.next_functions[1][0]
+    while pool.name() not in ("AvgPool2DBackward0", "AvgPool3DBackward0"):
+        pool = pool.next_functions[0][0]
+    assert pool.name() == ("AvgPool2DBackward0" if len(shape) == 3 else "AvgPool3DBackward0")   # as PyTorch
     gradcheck(lambda a: F.local_response_norm(a, size, 0.1, 0.6, 1.5), [x])
     assert repr(nn.LocalResponseNorm(2, 1e-3, 0.5, 2.0)) == "LocalResponseNorm(2, alpha=0.001, beta=0.5, k=2.0)"
 

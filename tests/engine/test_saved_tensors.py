@@ -37,6 +37,7 @@ ALLOWED = {
     "setitem_nonleaf": ("wrapped_number", "as mul__nonleaf, for the x * 1 below the CopySlices node"),
     "setitem_nonleaf__first_only": ("wrapped_number", "as mul__nonleaf"),
     "local_response_norm_3d": ("wrapped_number", "as mul__nonleaf, for the div.mul(alpha) of the window average"),
+    "local_response_norm_4d": ("wrapped_number", "as local_response_norm_3d"),
 }
 
 

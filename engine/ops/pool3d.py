@@ -1,0 +1,148 @@
+"""3-D pooling for the op table: ``F.max_pool3d`` (MaxPool3DWithIndicesBackward0) and ``F.avg_pool3d``
+(AvgPool3DBackward0).
+
+NOTE [ 3-D pooling ]
+1. As NOTE [ Pooling ] (engine/ops/pool.py) one dim up: every dim before the last three is a batch of
+   independent volumes, seen as (P, D, H, W).
+2. Max pooling gathers each window from a ``-inf``-padded copy; ``result1`` is the int64 position of
+   the window's maximum in its unpadded D*H*W volume. Ties go to the first maximum; a window holding
+   NaN gives NaN and the position of its last NaN, as PyTorch's CPU kernel (which replaces the
+   running maximum on ``val > max || isnan(val)``). The node keeps ``self`` and ``result1``.
+3. Average pooling is separable, one averaging matrix per dim (pool.py's ``_avg_matrix``): the window
+   sizes PyTorch divides by are products of per-dim sizes, with or without padding, so
+   ``out = A_d . A_h . A_w`` applied along each dim; backward applies the transposes.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import _backend
+from ..derivatives import op
+from .pool import _avg_matrix, _cached, _const
+
+
+@dataclass(frozen=True)
+class Pool3d:
+    """One 3-D pooling's volume geometry: input (d, h, w), window, stride, padding, dilation, output."""
+    d: int
+    h: int
+    w: int
+    kd: int
+    kh: int
+    kw: int
+    sd: int
+    sh: int
+    sw: int
+    pd: int
+    ph: int
+    pw: int
+    dd: int
+    dh: int
+    dw: int
+    od: int
+    oh: int
+    ow: int
+
+
+def _volumes(shape):
+    lead = tuple(shape[:-3])
+    p = 1
+    for s in lead:
+        p *= s
+    return lead, p
+
+
+def _max_tables(g: Pool3d):
+    dims = [(g.d, g.kd, g.sd, g.pd, g.dd, g.od), (g.h, g.kh, g.sh, g.ph, g.dh, g.oh),
+            (g.w, g.kw, g.sw, g.pw, g.dw, g.ow)]
+    padded = [max(n + 2 * p, (o - 1) * s + dl * (k - 1) + 1) for n, k, s, p, dl, o in dims]
+    pos = []
+    for axis, (n, k, s, p, dl, o) in enumerate(dims):     # window offset along axes 0-2, output along 3-5
+        a = np.arange(k).reshape([k if i == axis else 1 for i in range(6)]) * dl
+        b = np.arange(o).reshape([o if i == axis + 3 else 1 for i in range(6)]) * s
+        pos.append(a + b)
+    pos = np.broadcast_arrays(*pos)
+    lin = ((pos[0] * padded[1] + pos[1]) * padded[2] + pos[2]).reshape(-1).astype(np.int64)
+    src = (((pos[0] - g.pd) * g.h + (pos[1] - g.ph)) * g.w + (pos[2] - g.pw)).reshape(-1).astype(np.int64)
+    return padded, lin, src
+
+
+def _max3d_fwd(xp, x, geom, kernel_size=(), stride=(), padding=(), dilation=(), ceil_mode=False):
+    g = geom
+    lead, p = _volumes(tuple(x.shape))
+    (dp, hp, wp), lin, src = _cached(("max3d", g), lambda: _max_tables(g))
+    dev = getattr(x, "device", None)
+    lin_x = _cached(("lin3d", xp.__name__, str(dev), g), lambda: _backend.from_numpy(xp, lin))
+    src_x = _cached(("src3d", xp.__name__, str(dev), g), lambda: _backend.from_numpy(xp, src))
+    pad = xp.full((p, dp, hp, wp), -math.inf, dtype=x.dtype)
+    pad[:, g.pd:g.pd + g.d, g.ph:g.ph + g.h, g.pw:g.pw + g.w] = xp.reshape(x, (p, g.d, g.h, g.w))
+    k, n = g.kd * g.kh * g.kw, g.od * g.oh * g.ow
+    cols = xp.reshape(xp.take(xp.reshape(pad, (p, dp * hp * wp)), lin_x, axis=1), (p, k, n))
+    which = xp.argmax(cols, axis=1)                                  # the first maximum of each window
+    nan = xp.isnan(cols)
+    if bool(xp.any(nan)):                                            # NOTE [ 3-D pooling ] 2
+        last = (k - 1) - xp.argmax(xp.flip(xp.astype(nan, xp.int8), axis=1), axis=1)
+        which = xp.where(xp.any(nan, axis=1), last, which)
+    out = xp.max(cols, axis=1)
+    flat = xp.reshape(which * n + xp.reshape(xp.arange(n, dtype=xp.int64), (1, n)), (-1,))
+    idx = xp.reshape(xp.take(src_x, flat), lead + (g.od, g.oh, g.ow))
+    return xp.reshape(out, lead + (g.od, g.oh, g.ow)), {"result1": idx}
+
+
+def _max3d_bwd(F, g, s):
+    shape = tuple(s.shapes[0])
+    geo = s.geom
+    _, p = _volumes(shape)
+    n = geo.od * geo.oh * geo.ow
+    g2 = F.reshape(g, (p, n))
+    idx = F.reshape(s.result1, (p, n))
+    gx = F.scatter_add((p, geo.d * geo.h * geo.w), (F.iota(p, 0, 2, g2), idx), g2, g2)
+    return (F.reshape(gx, shape),)
+
+
+op("max_pool3d", "MaxPool3DWithIndicesBackward0", ("self",), _max3d_fwd, _max3d_bwd,
+   save={"self": (), "result1": ()}, aux=("result1",), promote=False)
+
+
+def _avg3d_matrices(g: Pool3d, count_include_pad, divisor_override):
+    return [_avg_matrix(n, k, s, p, o, count_include_pad, divisor_override)
+            for n, k, s, p, o in ((g.d, g.kd, g.sd, g.pd, g.od), (g.h, g.kh, g.sh, g.ph, g.oh),
+                                  (g.w, g.kw, g.sw, g.pw, g.ow))]
+
+
+def _avg3d_fwd(xp, x, geom, kernel_size=(), stride=(), padding=(), ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    g = geom
+    lead, p = _volumes(tuple(x.shape))
+    key = ("avg3d", xp.__name__, str(getattr(x, "device", None)), str(x.dtype), g, count_include_pad,
+           divisor_override)
+
+    def make():
+        dt = np.float64 if "64" in str(x.dtype) else np.float32
+        ad, ah, aw = _avg3d_matrices(g, count_include_pad, divisor_override)
+        return tuple(_backend.from_numpy(xp, a.astype(dt).copy()) for a in (ad, ah, aw.T))
+    ad, ah, awt = _cached(key, make)
+    y = xp.matmul(ad, xp.reshape(x, (p, g.d, g.h * g.w)))                       # (p, od, h*w)
+    y = xp.matmul(xp.matmul(ah, xp.reshape(y, (p * g.od, g.h, g.w))), awt)       # (p*od, oh, ow)
+    if divisor_override:
+        y = y * (1.0 / divisor_override)
+    return xp.reshape(y, lead + (g.od, g.oh, g.ow))
+
+
+def _avg3d_bwd(F, g, s):
+    geo = s.geom
+    shape = tuple(s.shapes[0])
+    _, p = _volumes(shape)
+    ad, ah, aw = _avg3d_matrices(geo, s.count_include_pad, s.divisor_override)
+    y = F.reshape(g, (p * geo.od, geo.oh, geo.ow))
+    y = F.matmul(F.matmul(_const(F, ah.T.copy(), g), y), _const(F, aw, g))      # (p*od, h, w)
+    y = F.matmul(_const(F, ad.T.copy(), g), F.reshape(y, (p, geo.od, geo.h * geo.w)))
+    if s.divisor_override:
+        y = y * (1.0 / s.divisor_override)
+    return (F.reshape(y, shape),)
+
+
+op("avg_pool3d", "AvgPool3DBackward0", ("self",), _avg3d_fwd, _avg3d_bwd, save={"self": ()}, promote=False)
