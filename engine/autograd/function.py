@@ -87,6 +87,8 @@ class BackwardCFunction(Node):
                 raise RuntimeError(f"Function {self._name} returned an invalid gradient at index "
                                    f"{len(out)} - got [{', '.join(map(str, r.shape))}] but expected shape "
                                    f"compatible with [{', '.join(map(str, meta[0]))}]")
+            if meta is not None and r.dtype != meta[1]:
+                r = r.to(dtype=meta[1])   # as PyTorch's engine: a gradient takes its input's dtype
             out.append(r if tensor_mode else r._data)
         return out
 
