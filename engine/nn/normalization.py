@@ -53,7 +53,9 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     machine epsilon."""
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     k = len(shape)
-    if tuple(input.shape[input.ndim - k:]) != shape or input.ndim < k:
+    if input.ndim < k:
+        raise ValueError(f"Input tensor must have at least {k} dimensions, but got {input.ndim}")
+    if tuple(input.shape[input.ndim - k:]) != shape:
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape [*"
                            f"{', '.join(map(str, shape))}], but got input of size{list(input.shape)}")
     if weight is not None and tuple(weight.shape) != shape:
