@@ -17,6 +17,8 @@ from ._device import device, get_default_device, set_default_device
 from ._dtype import dtype, get_default_dtype, promote_types, set_default_dtype
 from ._size import Size
 from ._tensor import Tensor
+from ._legacy import BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor
+from ._print_options import set_printoptions
 from . import _tensor_methods  # noqa: F401  (binds methods and operators)
 from .functional import *  # noqa: F401,F403
 from .functional import (abs, all, any, bool, double, float, float32, float64, int64, long, max,  # noqa: A004

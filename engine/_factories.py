@@ -148,6 +148,13 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     return _finish(_to_device(xp, np.linspace(start, end, int(steps), dtype=_np_dtype(dt))), requires_grad)
 
 
+def logspace(start, end, steps, base=10.0, dtype=None, device=None, requires_grad=False):
+    """``steps`` values from ``base ** start`` to ``base ** end``, evenly spaced in the exponent."""
+    dev, dt, xp = _resolve(dtype, device)
+    host = np.power(float(base), np.linspace(start, end, int(steps), dtype=np.float64))
+    return _finish(_to_device(xp, host.astype(_np_dtype(dt))), requires_grad)
+
+
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     dev, dt, xp = _resolve(dtype, device)
     return _finish(_to_device(xp, np.eye(n, m if m is not None else n, dtype=_np_dtype(dt))), requires_grad)

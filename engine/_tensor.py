@@ -1,11 +1,14 @@
 """The Tensor: an array in a storage, plus its place in the autograd graph."""
 from __future__ import annotations
 
+import math
+import sys
 import weakref
 
 import numpy as np
 
 from . import _backend, _dtype, _events
+from ._print_options import PRINT_OPTS
 from ._device import CPU as _CPU, _numpy as _numpy_ns, device_of_array, namespace_for
 from ._size import Size
 from ._storage import Storage
@@ -111,8 +114,13 @@ class Tensor:
     _engine_dtype_of = staticmethod(lambda xp, adt: _engine_dtype(xp, adt))
     _post_acc_hooks = ()   # register_post_accumulate_grad_hook gives a tensor its own list
 
+    def __new__(cls, *args, **kwargs):
+        """``torch.Tensor(...)``, PyTorch's legacy constructor (engine/_legacy.py)."""
+        from ._legacy import legacy_new
+        return legacy_new(None, args, dict(kwargs))
+
     def __init__(self, *args, **kwargs):
-        raise TypeError("use engine.tensor(data) or a factory such as engine.zeros(...) to make a tensor")
+        pass    # built by __new__ (or _wrap)
 
     # ---- metadata -----------------------------------------------------------
     @property
@@ -394,31 +402,81 @@ class Tensor:
     def __reduce_ex__(self, proto):
         raise TypeError("pickling glassgrad tensors is not supported; use engine.save(obj, f)")
 
+    def __deepcopy__(self, memo):
+        """A copy in new memory, for leaves only (as PyTorch). Tensors of one storage copied together
+        stay views of one new storage; ``requires_grad`` and ``.grad`` come along."""
+        if id(self) in memo:
+            return memo[id(self)]
+        if self.grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                               "protocol at the moment.  If you were attempting to deepcopy a module, this may be "
+                               "because of a torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
+        st = self._storage
+        new = memo.get(id(st))
+        if new is None:
+            new = Tensor._wrap(st.xp.asarray(st.array, copy=True), None, st.base)._storage
+            memo[id(st)] = new
+        view = _same_view(self._data, st.array, new.array)
+        t = Tensor._wrap(view, new) if view is not None else Tensor._wrap(st.xp.asarray(self._data, copy=True),
+                                                                          None, st.base)
+        t._requires_grad = self._requires_grad
+        memo[id(self)] = t
+        if self._grad is not None:
+            import copy
+            t._grad = copy.deepcopy(self._grad, memo)
+        return t
+
+
+def _same_view(data, old_base, new_base):
+    """``data``'s window into ``old_base``, taken from ``new_base`` (a copy of it); None when that
+    cannot be done simply (not NumPy, or a base that is not one contiguous block)."""
+    if data is old_base:
+        return new_base
+    if not (type(data) is _ndarray and type(new_base) is _ndarray and old_base.flags.c_contiguous
+            and new_base.flags.c_contiguous):
+        return None
+    offset = data.__array_interface__["data"][0] - old_base.__array_interface__["data"][0]
+    return np.ndarray(data.shape, data.dtype, buffer=new_base, offset=offset, strides=data.strides)
+
 
 def _format_body(a: np.ndarray) -> str:
+    """The values part of a tensor's repr (``_format_values``), with a summarized row's ``...``
+    set off by two spaces, as PyTorch prints it."""
+    return _format_values(a).replace(", ..., ", ",  ..., ")
+
+
+def _format_values(a: np.ndarray) -> str:
     """The values part of a tensor's repr, laid out as PyTorch's printer does.
 
-    Floats: integral values print as ``1.``; otherwise 4 decimals, or ``1.0000e+02``
-    style when the finite non-zero magnitudes span more than 1000x, exceed 1e8 or go
-    below 1e-4. Every element is padded to the widest finite non-zero one. Bools pad to
-    the widest too.
+    Floats: integral values print as ``1.``; otherwise ``precision`` decimals, or
+    ``1.0000e+02`` style when the finite non-zero magnitudes span more than 1000x, exceed
+    1e8 or go below 1e-4 (``set_printoptions(sci_mode=...)`` forces either). Every element
+    is padded to the widest finite non-zero one. Bools pad to the widest too.
     """
     if a.size == 0:
         return "[]"
-    opts = dict(separator=", ", prefix="tensor(", threshold=1000, edgeitems=3, max_line_width=80)
+    po = PRINT_OPTS
+    threshold = sys.maxsize if po.threshold == math.inf else int(po.threshold)
+    opts = dict(separator=", ", prefix="tensor(", threshold=threshold, edgeitems=po.edgeitems,
+                max_line_width=po.linewidth)
     if a.dtype.kind == "f":
-        seen = a if a.size <= 1000 else np.concatenate([a.reshape(-1)[:3], a.reshape(-1)[-3:]])
+        e = po.edgeitems
+        seen = a if a.size <= threshold else np.concatenate([a.reshape(-1)[:e], a.reshape(-1)[-e:]])
         finite = seen[np.isfinite(seen)]
         nz = np.abs(finite[finite != 0])
         signed = finite[finite != 0]
         integral = bool(np.all(finite == np.ceil(finite)))
         sci = nz.size > 0 and (nz.max() / nz.min() > 1000.0 or nz.max() > 1e8 or (not integral and nz.min() < 1e-4))
+        if po.sci_mode is not None:
+            sci = po.sci_mode
+        p = po.precision
         if sci:
-            one = "{:.4e}".format
+            one = lambda v: f"{v:.{p}e}"  # noqa: E731
         elif integral:
             one = lambda v: f"{v:.0f}." if np.isfinite(v) else str(v)  # noqa: E731
         else:
-            one = "{:.4f}".format
+            one = lambda v: f"{v:.{p}f}"  # noqa: E731
         width = max([1] + [len(one(v)) for v in signed])  # as PyTorch: widest finite non-zero value
         return np.array2string(a, formatter={"float_kind": lambda v: one(v).rjust(width)}, **opts)
     if a.dtype.kind == "b":

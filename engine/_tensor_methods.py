@@ -18,7 +18,7 @@ _methods = {
     "log": E.log, "sqrt": E.sqrt, "rsqrt": E.rsqrt, "reciprocal": E.reciprocal, "abs": E.abs,
     "sign": E.sign, "sin": E.sin, "cos": E.cos, "tanh": E.tanh, "sigmoid": E.sigmoid, "relu": E.relu,
     "erf": E.erf, "clamp": E.clamp, "clip": E.clamp, "maximum": E.maximum, "minimum": E.minimum,
-    "square": E.square, "floor": E.floor, "round": E.round, "isnan": E.isnan,
+    "square": E.square, "floor": E.floor, "ceil": E.ceil, "round": E.round, "isnan": E.isnan,
     "eq": E.eq, "ne": E.ne, "lt": E.lt, "le": E.le, "gt": E.gt, "ge": E.ge,
     "logical_and": E.logical_and, "logical_or": E.logical_or, "logical_not": E.logical_not,
     "sum": E.sum, "prod": E.prod, "mean": E.mean, "var": E.var, "std": E.std, "max": E.max, "min": E.min, "amax": E.amax, "amin": E.amin,
@@ -40,6 +40,10 @@ for _name, _fn in _methods.items():
         setattr(Tensor, _name, _fn)
 
 Tensor.where = lambda self, condition, other: E.where(condition, self, other)
+Tensor.floor_ = lambda self: E._inplace("floor", self)
+Tensor.ceil_ = lambda self: E._inplace("ceil", self)
+Tensor.round_ = lambda self, *, decimals=0: (E._inplace("round_decimals", self, decimals=decimals) if decimals
+                                              else E._inplace("round", self))
 Tensor.gelu = lambda self, approximate="none": E.gelu(self, approximate)
 
 
@@ -281,7 +285,8 @@ def _type(self, dtype=None):
     if dtype is None:
         n = names[self.dtype.name]
         return n.replace("torch.", "torch.cuda.") if self.device.type == "cuda" else n
-    return self.to(dtype)
+    from ._legacy import dtype_of_type_name
+    return self.to(dtype_of_type_name(dtype))
 
 
 Tensor.type = _type

@@ -1031,6 +1031,7 @@ from .ops import loss as _loss_rows  # noqa: E402,F401
 from .ops import pad as _pad_rows  # noqa: E402,F401
 from .ops import tensor_ops as _tensor_op_rows  # noqa: E402,F401
 from .ops import upsample as _upsample_rows  # noqa: E402,F401
+from .ops import rounding as _rounding_rows  # noqa: E402,F401
 from .ops import linalg as _linalg_rows  # noqa: E402,F401
 from .ops import conv as _conv_rows  # noqa: E402,F401
 from .ops import math_ops as _math_op_rows  # noqa: E402,F401

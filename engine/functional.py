@@ -6,10 +6,10 @@ import collections
 
 import numpy as np
 
-from . import _backend, _dtype
+from . import _backend, _dtype, return_types
 from ._dispatch import apply, broadcast_mismatch, bump_version
 from ._factories import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,  # noqa: F401
-                         linspace, ones, ones_like, rand, rand_like, randint, randn, randn_like,
+                         linspace, logspace, ones, ones_like, rand, rand_like, randint, randn, randn_like,
                          randperm, tensor, zeros, zeros_like)
 from ._tensor import Tensor, _wrap_dim
 from .derivatives import _SLOT, OPS
@@ -276,12 +276,33 @@ def _bound_promote(input, *bounds):
 clip = clamp
 
 
+def _rounding(name, input, kernel, attrs=None):
+    if input.dtype is _dtype.bool_:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+    return apply(_O[name], [input], attrs)
+
+
 def floor(input):
-    return _nondiff(input, lambda xp, a: xp.floor(a))
+    """Round down; a zero gradient (FloorBackward0), integers unchanged."""
+    return _rounding("floor", input, "floor_vml_cpu")
 
 
-def round(input):
-    return _nondiff(input, lambda xp, a: xp.round(a))
+def ceil(input):
+    """Round up; a zero gradient (CeilBackward0), integers unchanged."""
+    return _rounding("ceil", input, "ceil_vml_cpu")
+
+
+def round(input, *, decimals=0):
+    """Round half to even (to ``decimals`` places: RoundBackward1); a zero gradient."""
+    if decimals:
+        if not input.dtype.is_floating_point:
+            raise NotImplementedError(f"\"round_cpu\" not implemented for '{_type_short(input.dtype)}'")
+        return _rounding("round_decimals", input, "round_cpu", {"decimals": decimals})
+    return _rounding("round", input, "round_vml_cpu")
+
+
+def _type_short(d) -> str:
+    return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}[d.name]
 
 
 def isnan(input):
@@ -336,9 +357,6 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return apply(_O["std"], [input], {"dim": _dims(dim, input.ndim), "correction": correction, "keepdim": keepdim})
 
 
-MaxMin = collections.namedtuple("MaxMin", ["values", "indices"])
-
-
 def _maxmin(which, input, dim=None, keepdim=False):
     if isinstance(dim, Tensor):
         return maximum(input, dim) if which == "max" else minimum(input, dim)
@@ -349,7 +367,7 @@ def _maxmin(which, input, dim=None, keepdim=False):
         return apply(_O[f"{which}_all"], [input])
     d = _wrap_dim(dim, input.ndim)
     vals, aux = apply(_O[f"{which}_dim"], [input], {"dim": d, "keepdim": keepdim}, return_aux=True)
-    return MaxMin(vals, aux["indices"])
+    return getattr(return_types, which)(vals, aux["indices"])
 
 
 def max(input, dim=None, keepdim=False):
@@ -1245,10 +1263,6 @@ def masked_select(input, mask):
     return _getitem(expand(input, shape), (expand(mask, shape),))
 
 
-SortResult = collections.namedtuple("sort", ["values", "indices"])
-TopkResult = collections.namedtuple("topk", ["values", "indices"])
-
-
 def argsort(input, dim=-1, descending=False, stable=False):
     xp = input._storage.xp
     d = _wrap_dim(dim, input.ndim)
@@ -1259,7 +1273,7 @@ def sort(input, dim=-1, descending=False, stable=False):
     """Values (differentiable, through a gather) and int64 indices, as torch.sort."""
     d = _wrap_dim(dim, input.ndim)
     idx = argsort(input, d, descending)
-    return SortResult(apply(_O["take_sorted"], [input, idx], {"dim": d}), idx)
+    return return_types.sort(apply(_O["take_sorted"], [input, idx], {"dim": d}), idx)
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):
@@ -1267,7 +1281,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     if not 0 <= k <= input.shape[d]:
         raise RuntimeError("selected index k out of range")
     idx = narrow(argsort(input, d, descending=largest), d, 0, k).contiguous()
-    return TopkResult(apply(_O["take_sorted"], [input, idx], {"dim": d}, node_name="TopkBackward0"), idx)
+    return return_types.topk(apply(_O["take_sorted"], [input, idx], {"dim": d}, node_name="TopkBackward0"), idx)
 
 
 def clone(input, *, memory_format=None):

@@ -556,6 +556,8 @@ def test_every_table_op_is_exercised():
         exercise_upsample_ops()
         from tests.engine.test_nll_kdim import exercise_nll_kdim_ops
         exercise_nll_kdim_ops()
+        from tests.engine.test_tensor_api_more import exercise_rounding_ops
+        exercise_rounding_ops()
         from tests.engine.test_linalg import exercise_linalg_ops
         exercise_linalg_ops()
         from tests.engine.test_losses_more import exercise_loss_ops

@@ -1,0 +1,137 @@
+"""Smaller pieces of PyTorch's tensor API: return_types, deepcopy, legacy constructors,
+set_printoptions, floor/ceil/round nodes, logspace."""
+import copy
+
+import numpy as np
+import pytest
+
+import engine
+
+
+# ---- return_types --------------------------------------------------------------------------------
+def test_structured_results_unpack_name_and_print_as_pytorch():
+    r = engine.tensor([[1.0, 2.0], [3.0, 4.0]]).max(dim=0)
+    values, indices = r
+    assert isinstance(r, tuple) and type(r).__name__ == "max" and r.values is values and r.indices is indices
+    assert repr(r) == "torch.return_types.max(\nvalues=tensor([3., 4.]),\nindices=tensor([1, 1]))"
+    assert type(engine.tensor([3.0, 1.0]).sort()) is engine.return_types.sort
+    assert type(engine.topk(engine.tensor([3.0, 1.0]), 1)) is engine.return_types.topk
+    assert type(engine.min(engine.ones(2, 2), 1)) is engine.return_types.min
+
+
+# ---- deepcopy ------------------------------------------------------------------------------------
+def test_deepcopy_of_a_leaf_copies_memory_grad_and_flag():
+    t = engine.ones(2, requires_grad=True)
+    (t * 2).sum().backward()
+    c = copy.deepcopy(t)
+    assert c.requires_grad and c.is_leaf and c._storage is not t._storage
+    assert c.grad.tolist() == [2.0, 2.0] and c.grad._storage is not t.grad._storage
+    with engine.no_grad():
+        c.add_(1.0)
+    assert t.tolist() == [1.0, 1.0]
+
+
+def test_deepcopy_keeps_views_of_one_storage_together():
+    a = engine.arange(6.0)
+    d = copy.deepcopy([a, a[1:3]])
+    d[1][0] = 100.0
+    assert d[0].tolist() == [0.0, 100.0, 2.0, 3.0, 4.0, 5.0] and a.tolist()[1] == 1.0
+
+
+def test_deepcopy_of_a_non_leaf_raises_pytorchs_error():
+    u = engine.ones(2, requires_grad=True) * 2
+    with pytest.raises(RuntimeError, match="^Only Tensors created explicitly by the user \\(graph leaves\\) support "
+                                           "the deepcopy protocol at the moment"):
+        copy.deepcopy(u)
+
+
+# ---- legacy constructors -------------------------------------------------------------------------
+def test_legacy_constructors():
+    assert engine.Tensor().shape == (0,) and engine.Tensor().dtype is engine.float32
+    assert tuple(engine.Tensor(2, 3).shape) == (2, 3)
+    assert engine.Tensor([1, 2]).tolist() == [1.0, 2.0] and engine.Tensor([1, 2]).dtype is engine.float32
+    assert tuple(engine.Tensor(engine.Size([2, 1])).shape) == (2, 1)
+    a = engine.ones(2)
+    assert engine.Tensor(a) is a
+    assert engine.LongTensor([1.7, 2]).tolist() == [1, 2] and engine.DoubleTensor(2).dtype is engine.float64
+    assert engine.BoolTensor([1, 0]).tolist() == [True, False]
+    assert isinstance(engine.ones(2), engine.FloatTensor) and not isinstance(engine.ones(2), engine.LongTensor)
+    assert engine.ones(2).type(engine.LongTensor).dtype is engine.int64
+    assert engine.ones(2).type("torch.DoubleTensor").dtype is engine.float64
+
+
+@pytest.mark.parametrize("call,msg", [
+    (lambda: engine.Tensor("a"), "new(): invalid data type 'str'"),
+    (lambda: engine.Tensor(3.5), "new(): data must be a sequence (got float)"),
+    (lambda: engine.Tensor([1, 2], dtype=engine.int64),
+     "new() received an invalid combination of arguments - got (list, dtype=dtype)"),
+])
+def test_legacy_constructor_errors(call, msg):
+    with pytest.raises(TypeError) as e:
+        call()
+    assert str(e.value) == msg
+
+
+# ---- set_printoptions ----------------------------------------------------------------------------
+@pytest.fixture
+def printopts():
+    yield engine.set_printoptions
+    engine.set_printoptions(profile="default")
+
+
+def test_printoptions(printopts):
+    printopts(precision=6)
+    assert repr(engine.tensor([1 / 3, 2.0])) == "tensor([0.333333, 2.000000])"
+    printopts(profile="default", sci_mode=False)
+    assert repr(engine.tensor([1e-6, 1.0, 1e9])) == "tensor([         0.0000,          1.0000, 1000000000.0000])"
+    printopts(sci_mode=True)
+    assert repr(engine.tensor([1.5, 2.25])) == "tensor([1.5000e+00, 2.2500e+00])"
+    printopts(profile="default", edgeitems=1, threshold=5)
+    assert repr(engine.arange(10.0)) == "tensor([0.,  ..., 9.])"
+    printopts(profile="default", linewidth=20)
+    assert repr(engine.arange(4.0)) == "tensor([0., 1., 2.,\n        3.])"
+    printopts(profile="full")
+    assert "..." not in repr(engine.arange(1200))
+    printopts(profile="default")
+    assert repr(engine.arange(2000)).startswith("tensor([   0,    1,    2,  ..., 1997,")
+
+
+# ---- floor / ceil / round ------------------------------------------------------------------------
+@pytest.mark.parametrize("name,node,want", [
+    ("floor", "FloorBackward0", [1.0, -3.0, 0.0]), ("ceil", "CeilBackward0", [2.0, -2.0, 1.0]),
+    ("round", "RoundBackward0", [2.0, -2.0, 0.0]),
+])
+def test_rounding_nodes_and_zero_gradients(name, node, want):
+    x = engine.tensor([1.5, -2.5, 0.5], requires_grad=True)
+    y = getattr(engine, name)(x)
+    assert y.tolist() == want and y.grad_fn.name() == node
+    y.sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 0.0]
+    assert getattr(engine, name)(engine.tensor([1, 2])).tolist() == [1, 2]
+    with pytest.raises(NotImplementedError, match=f"^\"{name}_vml_cpu\" not implemented for 'Bool'$"):
+        getattr(engine, name)(engine.tensor([True]))
+    z = x.detach().clone()
+    getattr(z, name + "_")()
+    assert z.tolist() == want
+
+
+def test_round_decimals():
+    x = engine.tensor([1.2345, -2.5, 0.125], dtype=engine.float64, requires_grad=True)
+    y = engine.round(x, decimals=2)
+    np.testing.assert_allclose(y.detach().numpy(), [1.23, -2.5, 0.12])
+    assert y.grad_fn.name() == "RoundBackward1"
+    with pytest.raises(NotImplementedError, match="^\"round_cpu\" not implemented for 'Long'$"):
+        engine.round(engine.tensor([1, 2]), decimals=1)
+
+
+def test_logspace():
+    assert engine.logspace(0, 2, 3).tolist() == [1.0, 10.0, 100.0]
+    assert engine.logspace(0, 3, 4, base=2).tolist() == [1.0, 2.0, 4.0, 8.0]
+    np.testing.assert_allclose(engine.logspace(0, 1, 3, dtype=engine.float64).numpy(), [1.0, 10 ** 0.5, 10.0])
+
+
+def exercise_rounding_ops():
+    """One call of each rounding row (test_ops_grad checks every table op is exercised)."""
+    x = engine.tensor([1.5, -2.5], requires_grad=True)
+    for y in (engine.floor(x), engine.ceil(x), engine.round(x), engine.round(x, decimals=1)):
+        y.sum().backward()
