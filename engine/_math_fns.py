@@ -267,11 +267,20 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     return E.div(nansum(input, dim, keepdim), count)
 
 
-MedianResult = collections.namedtuple("median", ["values", "indices"])
-NanmedianResult = collections.namedtuple("nanmedian", ["values", "indices"])
-KthvalueResult = collections.namedtuple("kthvalue", ["values", "indices"])
-ModeResult = collections.namedtuple("mode", ["values", "indices"])
-AminmaxResult = collections.namedtuple("aminmax", ["min", "max"])
+def _result_type(name, fields):
+    """PyTorch's ``torch.return_types.<name>`` (engine/return_types.py where present), else a namedtuple."""
+    try:
+        from . import return_types
+        return getattr(return_types, name)
+    except (ImportError, AttributeError):
+        return collections.namedtuple(name, fields)
+
+
+MedianResult = _result_type("median", ["values", "indices"])
+NanmedianResult = _result_type("nanmedian", ["values", "indices"])
+KthvalueResult = _result_type("kthvalue", ["values", "indices"])
+ModeResult = _result_type("mode", ["values", "indices"])
+AminmaxResult = _result_type("aminmax", ["min", "max"])
 
 
 def _median(name, result, input, dim, keepdim):
@@ -319,17 +328,18 @@ def mode(input, dim=-1, keepdim=False):
 
 
 def aminmax(input, *, dim=None, keepdim=False):
-    """``(amin, amax)`` over ``dim`` (everything by default). glassgrad builds two nodes, AminBackward0
-    and AmaxBackward0, where PyTorch has one AminmaxBackward0 for both (docs/saved-tensors.md)."""
+    """``(min, max)`` over ``dim`` (everything by default), from one AminmaxBackward0 node keeping the
+    input and both results; each result's gradient is shared evenly among tied elements."""
     if input.numel() == 0:
         raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
                            "identity.")
-    if dim is None:
-        if keepdim:
-            dims = tuple(range(input.ndim))
-            return AminmaxResult(E.amin(input, dims, True), E.amax(input, dims, True))
-        return AminmaxResult(E.amin(input), E.amax(input))
-    return AminmaxResult(E.amin(input, dim, keepdim), E.amax(input, dim, keepdim))
+    from .ops.linalg import apply_multi
+    dims = None if dim is None else (_wrap_dim(dim, builtins.max(input.ndim, 1)) if input.ndim else 0,)
+    if dims is not None and not input.ndim:
+        dims = None
+    if dims is None and keepdim:
+        dims = tuple(range(input.ndim))
+    return AminmaxResult(*apply_multi(_O["aminmax"], [input], {"dim": dims, "keepdim": keepdim}, ("min", "max")))
 
 
 def count_nonzero(input, dim=None):
@@ -772,7 +782,7 @@ __all__ = [
     "atanh", "arctanh", "atan2", "arctan2", "hypot", "logaddexp", "log2", "log10", "trunc", "fix", "frac",
     "floor_divide", "deg2rad", "rad2deg", "logit", "xlogy", "lerp", "addcmul", "addcdiv", "sinc", "heaviside",
     "nan_to_num", "cumprod", "logcumsumexp", "nansum", "nanmean", "median", "nanmedian", "kthvalue", "mode",
-    "aminmax", "count_nonzero", "diff", "diag", "diagonal", "trace", "kron", "cross", "rot90", "repeat_interleave",
+    "aminmax", "count_nonzero", "diff", "diag", "diagonal", "kron", "cross", "rot90", "repeat_interleave",
     "tile", "meshgrid", "tensor_split", "argwhere", "isin", "bucketize", "searchsorted", "bincount", "histc",
     "tensordot", "baddbmm", "addbmm", "addmv", "addr", "cdist", "dist",
 ]
@@ -786,6 +796,7 @@ def _method_table():
     g = globals()
     table = {n: g[n] for n in __all__ if n not in _NOT_METHODS}
     table["bincount"] = bincount
+    table["trace"] = trace   # engine.trace itself is the module (NOTE [ engine.trace is also torch.trace ])
     return table
 
 

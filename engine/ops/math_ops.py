@@ -289,6 +289,8 @@ def _cumprod_fwd(xp, a, dim):
     from .._backend import cumprod
     if a.dtype == xp.bool:
         a = xp.astype(a, xp.int64)
+    if not a.shape:                  # a 0-d tensor is its own running product
+        return xp.asarray(a, copy=True)
     return cumprod(xp, a, dim)
 
 
@@ -297,6 +299,8 @@ op("cumprod", "CumprodBackward0", ("self",), _cumprod_fwd, _cumprod_bwd, save={"
 
 
 def _logcumsumexp_fwd(xp, a, dim):
+    if not a.shape:
+        return xp.asarray(a, copy=True)
     m = xp.max(a, axis=dim, keepdims=True) if a.shape[dim] else xp.zeros_like(a)
     m = xp.where(xp.isfinite(m), m, xp.zeros_like(m))
     return xp.log(xp.cumulative_sum(xp.exp(a - m), axis=dim)) + m
@@ -717,3 +721,26 @@ def _dist_bwd(F, g, s):
 
 op("dist", "DistBackward0", ("self", "other"), _dist_fwd, _dist_bwd,
    save={"other": (), "self": (), "result": ()}, promote=False)
+
+
+# ---- aminmax: one node for both results (NOTE [ Several outputs ] in engine/ops/linalg.py) -----------
+def _aminmax_fwd(xp, a, dim=None, keepdim=False):
+    return xp.min(a, axis=dim, keepdims=keepdim), xp.max(a, axis=dim, keepdims=keepdim)
+
+
+def _aminmax_bwd(F, g, s):
+    """Each result's gradient shared evenly among the elements equal to it (as amin's and amax's)."""
+    shape, out = s.shapes[0], None
+    for grad, res in ((g[0], s.min), (g[1], s.max)):
+        if grad is None:
+            continue
+        grad, res = _keep(F, grad, s.dim, s.keepdim), _keep(F, res, s.dim, s.keepdim)
+        mask = F.eq(s.self, res)
+        count = F.sum(F.astype(mask, F.dtype(grad)), axis=s.dim, keepdims=True)
+        term = F.where(mask, F.broadcast_to(grad / count, shape), 0.0)
+        out = term if out is None else out + term
+    return (out,)
+
+
+op("aminmax", "AminmaxBackward0", ("self",), _aminmax_fwd, _aminmax_bwd, save={"self": (), "min": (), "max": ()},
+   promote=False, aux=("multi",))
