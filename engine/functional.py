@@ -1337,8 +1337,3 @@ __all__ += ["bernoulli", "multinomial", "normal", "roll", "scatter", "std_mean",
 from ._math_fns import *  # noqa: E402,F401,F403
 from ._math_fns import __all__ as _math_all  # noqa: E402
 __all__ += [n for n in _math_all if n != "trace"]   # engine.trace: NOTE [ engine.trace is also torch.trace ]
-
-# ---- more math: trigonometric, scans, median/mode, diagonals, add* products, cdist (engine/_math_fns.py) --------
-from ._math_fns import *  # noqa: E402,F401,F403
-from ._math_fns import __all__ as _math_all  # noqa: E402
-__all__ += _math_all
