@@ -17,7 +17,8 @@ from .derivatives import OPS
 from .ops.linalg import LinAlgError, apply_multi
 
 __all__ = ["LinAlgError", "vector_norm", "matrix_norm", "norm", "inv", "det", "slogdet", "solve", "cholesky",
-           "qr", "svd", "svdvals", "eigh", "eigvalsh", "pinv", "matrix_rank", "cross", "lstsq"]
+           "qr", "svd", "svdvals", "eigh", "eigvalsh", "pinv", "matrix_rank", "cross", "lstsq", "matrix_power",
+           "multi_dot", "vecdot", "diagonal"]
 
 slogdet_result = collections.namedtuple("linalg_slogdet", ["sign", "logabsdet"])
 qr_result = collections.namedtuple("linalg_qr", ["Q", "R"])
@@ -285,6 +286,104 @@ def lstsq(A, B, rcond=None, *, driver=None):
     (x,) = apply_multi(OPS["linalg_lstsq"], [A, B], {"vector": vector}, ("solution",))
     empty = E.zeros(0, dtype=A.dtype, device=A.device)
     return lstsq_result(x, empty, matrix_rank(A.detach()), E.zeros(0, dtype=A.dtype, device=A.device))
+
+
+# ---- products ------------------------------------------------------------------------------------------
+def matrix_power(A, n):
+    """``A^n`` by repeated squaring, as PyTorch composes it (n = 2, 3 directly; n < 0 powers ``inv(A)``;
+    n = 0 the identity, through a clone and a copy so the graph still reaches A)."""
+    _tensor(A, "linalg.matrix_power")
+    if A.ndim < 2:
+        raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are "
+                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
+    n = int(n)
+    if n == 0:
+        out = E.clone(A)
+        out.copy_(E.eye(A.shape[-1], dtype=A.dtype, device=A.device).expand(tuple(A.shape)))
+        return out
+    if n < 0:
+        A, n = inv(A), -n
+    if n == 1:
+        return E.clone(A)
+    if n == 2:
+        return E.matmul(A, A)
+    if n == 3:
+        return E.matmul(E.matmul(A, A), A)
+    result = z = None
+    while n > 0:
+        bit, n = n % 2, n // 2
+        z = A if z is None else E.matmul(z, z)
+        if bit:
+            result = z if result is None else E.matmul(result, z)
+    return result
+
+
+def multi_dot(tensors):
+    """``A @ B @ ...`` in the cheapest order (the first may be a row vector, the last a column vector)."""
+    ts = list(tensors)
+    k = len(ts)
+    if k < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {k}")
+    for i, t in enumerate(ts):
+        want = (1, 2) if i in (0, k - 1) else (2,)
+        if t.ndim not in want:
+            which = "the first tensor" if i == 0 else ("the last tensor" if i == k - 1 else f"tensor {i}")
+            raise RuntimeError(f"multi_dot(): {which} must be {'1D or 2D' if len(want) == 2 else '2D'} but got "
+                               f"{t.ndim}D")
+    shape = ((ts[0].shape[0],) if ts[0].ndim == 2 else ()) + ((ts[-1].shape[1],) if ts[-1].ndim == 2 else ())
+    if ts[0].ndim == 1:
+        ts[0] = E.unsqueeze(ts[0], 0)
+    if ts[-1].ndim == 1:
+        ts[-1] = E.unsqueeze(ts[-1], 1)
+    for i in range(k - 1):
+        if ts[i].shape[1] != ts[i + 1].shape[0]:
+            raise RuntimeError(f"multi_dot(): tensors {i} and {i + 1} with shapes {list(tensors[i].shape)} and "
+                               f"{list(tensors[i + 1].shape)} cannot be multiplied")
+    dims = [t.shape[0] for t in ts] + [ts[-1].shape[1]]
+    if k == 2:
+        out = E.mm(ts[0], ts[1])
+    elif k == 3:
+        left = dims[0] * dims[1] * dims[2] + dims[0] * dims[2] * dims[3]
+        right = dims[1] * dims[2] * dims[3] + dims[0] * dims[1] * dims[3]
+        out = E.mm(E.mm(ts[0], ts[1]), ts[2]) if left < right else E.mm(ts[0], E.mm(ts[1], ts[2]))
+    else:
+        out = _chain(ts, _chain_order(dims), 0, k - 1)
+    return E.view(out, shape)
+
+
+def _chain_order(p):
+    """The classic matrix-chain dynamic programme: split[i][j] is where A_i..A_j splits best."""
+    k = len(p) - 1
+    cost = [[0] * k for _ in range(k)]
+    split = [[0] * k for _ in range(k)]
+    for length in range(1, k):
+        for i in range(k - length):
+            j = i + length
+            cost[i][j] = None
+            for m in range(i, j):
+                c = cost[i][m] + cost[m + 1][j] + p[i] * p[m + 1] * p[j + 1]
+                if cost[i][j] is None or c < cost[i][j]:
+                    cost[i][j], split[i][j] = c, m
+    return split
+
+
+def _chain(ts, split, i, j):
+    if i == j:
+        return ts[i]
+    m = split[i][j]
+    return E.mm(_chain(ts, split, i, m), _chain(ts, split, m + 1, j))
+
+
+def vecdot(x, y, *, dim=-1):
+    """``sum(x * y, dim)``: the dot product along ``dim``, broadcasting the rest."""
+    return E.sum(E.mul(x, y), dim)
+
+
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    """The diagonals of the matrices (a view), as torch.diagonal with the last two dims by default."""
+    return E.diagonal(A, offset, dim1, dim2)
 
 
 # ---- the torch.* and Tensor spellings -----------------------------------------------------------------

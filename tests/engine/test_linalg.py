@@ -231,6 +231,47 @@ def test_torch_and_tensor_spellings():
     gradcheck(engine.logdet, [a])
 
 
+def _walk(node, depth=0):
+    if node is None or depth > 6:
+        return ""
+    kids = ",".join(_walk(n, depth + 1) for n, _ in node.next_functions if n is not None)
+    return f"{node.name()}({kids})"
+
+
+def test_matrix_power_multi_dot_vecdot_as_pytorch_composes_them():
+    a = well(3, seed=41)
+    h = a.detach().numpy()
+    for n in (0, 1, 2, 3, 4, 5, -2):
+        np.testing.assert_allclose(L.matrix_power(a, n).detach().numpy(), np.linalg.matrix_power(h, n), rtol=1e-10)
+    gradcheck(lambda t: L.matrix_power(t, 5), [a])
+    gradcheck(lambda t: L.matrix_power(t, -2), [a])
+    # node trees recorded from PyTorch 2.13
+    assert _walk(L.matrix_power(a, 0).grad_fn) == "CopyBackwards(CloneBackward0(AccumulateGrad()))"
+    assert _walk(L.matrix_power(a, 5).grad_fn) == ("MmBackward0(AccumulateGrad(),MmBackward0(MmBackward0(AccumulateGrad(),"
+                                                  "AccumulateGrad()),MmBackward0(AccumulateGrad(),AccumulateGrad())))")
+    b, c, v = f64(3, 4, seed=42), f64(4, 2, seed=43), f64(3, seed=44)
+    np.testing.assert_allclose(L.multi_dot([a, b, c]).detach().numpy(),
+                               h @ b.detach().numpy() @ c.detach().numpy(), rtol=1e-12)
+    assert _walk(L.multi_dot([a, b, c]).grad_fn) == ("ViewBackward0(MmBackward0(AccumulateGrad(),MmBackward0("
+                                                     "AccumulateGrad(),AccumulateGrad())))")
+    assert _walk(L.multi_dot([v, a, b]).grad_fn) == ("ViewBackward0(MmBackward0(MmBackward0(UnsqueezeBackward0("
+                                                     "AccumulateGrad()),AccumulateGrad()),AccumulateGrad()))")
+    d = f64(2, 5, seed=45)
+    four = L.multi_dot([a, b, c, d])
+    np.testing.assert_allclose(four.detach().numpy(), h @ b.detach().numpy() @ c.detach().numpy() @ d.detach().numpy(),
+                               rtol=1e-12)
+    gradcheck(lambda *ts: L.multi_dot(list(ts)), [v, a, b, c])
+    assert tuple(L.multi_dot([v, a, b, c, f64(2, seed=46)]).shape) == ()
+    assert _walk(L.vecdot(a, a).grad_fn) == "SumBackward1(MulBackward0(AccumulateGrad(),AccumulateGrad()))"
+    np.testing.assert_allclose(L.vecdot(a, b[:, :3].mT, dim=0).detach().numpy(), (h * b.detach().numpy()[:, :3].T).sum(0))
+    assert L.diagonal(a).tolist() == np.diagonal(h).tolist()
+    with pytest.raises(RuntimeError, match=r"^multi_dot\(\): tensors 0 and 1 with shapes \[3, 3\] and \[4, 2\] "
+                                           r"cannot be multiplied$"):
+        L.multi_dot([a, c])
+    with pytest.raises(RuntimeError, match=r"^multi_dot\(\): tensor 1 must be 2D but got 3D$"):
+        L.multi_dot([a, f64(2, 2, 2), a])
+
+
 # ---- graph facts -------------------------------------------------------------------------------------
 def test_node_names_and_saved_tensors_are_pytorchs():
     a = well(3, seed=25)
