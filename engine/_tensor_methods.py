@@ -144,6 +144,7 @@ def _pow_(self, exponent):
 
 
 def _clamp_(self, min=None, max=None):
+    E._inplace_bound_check(self, min, max)
     return E._inplace("clamp", self, min=min, max=max)
 
 

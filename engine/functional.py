@@ -265,6 +265,21 @@ def clamp(input, min=None, max=None):
     return apply(_O["clamp"], [input], {"min": min, "max": max})
 
 
+def _inplace_bound_check(input, *bounds):
+    """clamp_/clamp_min_/clamp_max_ write into ``input``: a bound of a higher kind is PyTorch's error
+    (a Python number is named by its C++ type, as PyTorch names it)."""
+    if input.dtype.is_floating_point:
+        return
+    for b in bounds:
+        if b is None:
+            continue
+        dt = _dtype.result_type([input, b])
+        if dt is not input.dtype:
+            cpp = {"int64": "long int", "bool": "bool"}
+            want = _short(input.dtype) if isinstance(b, Tensor) else cpp[input.dtype.name]
+            raise RuntimeError(f"result type {_short(dt)} can't be cast to the desired output type {want}")
+
+
 def _bound_promote(input, *bounds):
     """An integer (or bool) tensor clamped to a float bound is a float tensor, as in PyTorch."""
     if input.dtype.is_floating_point:

@@ -292,12 +292,14 @@ __all__ = ["relu", "relu_", "hardtanh", "hardtanh_", "relu6", "threshold", "thre
 
 
 def clamp_min_(input, min):
+    E._inplace_bound_check(input, min)
     if isinstance(min, Tensor):
         return E._inplace("clamp_min_tensor", input, min)
     return E._inplace("clamp_min", input, min=min)
 
 
 def clamp_max_(input, max):
+    E._inplace_bound_check(input, max)
     if isinstance(max, Tensor):
         return E._inplace("clamp_max_tensor", input, max)
     return E._inplace("clamp_max", input, max=max)

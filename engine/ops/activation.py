@@ -12,10 +12,10 @@ NOTE [ Activation gradients at NaN ]
    ``x >= max_val`` and pass the gradient at NaN; elu, selu and celu take the positive branch
    (``x <= 0`` is False); threshold, hardswish, hardshrink and softshrink pass it; clamp,
    clamp_min, clamp_max and hardsigmoid (whose tests are ``x >= min`` and ``-3 < x < 3``) give 0.
-2. PyTorch's CPU vector loop (whole vectors of 8 or 16 elements) writes some of these
-   comparisons the other way round, so in a large CPU tensor a NaN may get 0 (hardtanh,
-   hardshrink, softshrink) or NaN (elu, hardswish) instead. glassgrad keeps rule 1 everywhere:
-   one formula, the one PyTorch documents in its kernels and runs on the GPU.
+2. PyTorch's CPU vector loop (whole chunks of 8 to 32 elements, by kernel and dtype) writes
+   some of these comparisons the other way round, so in a larger CPU tensor a NaN may get 0
+   (hardtanh, hardshrink, softshrink) or NaN (elu, hardswish) instead. glassgrad keeps rule 1
+   everywhere: one formula, the scalar kernels' (PyTorch's CUDA kernels are written the same way).
 3. Forward values propagate NaN as PyTorch's do (``where`` on a comparison keeps the input).
 """
 from __future__ import annotations

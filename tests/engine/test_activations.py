@@ -281,6 +281,18 @@ def test_clamp_of_integers_to_a_float_bound_is_float_as_pytorch():
     assert engine.clamp_min(engine.tensor([True, False]), 0).dtype is engine.int64
 
 
+def test_inplace_clamp_refuses_a_bound_of_a_higher_kind():
+    # torch.tensor([1, 2]).clamp_(0.5), .clamp_min_(0.5), .clamp_max_(torch.tensor([0.5])), torch.tensor([True]).clamp_(0, 1)
+    for f, msg in ((lambda: engine.tensor([1, 2]).clamp_(0.5), "Float can't be cast to the desired output type long int"),
+                   (lambda: engine.tensor([1, 2]).clamp_min_(0.5), "Float can't be cast to the desired output type long int"),
+                   (lambda: engine.tensor([1, 2]).clamp_max_(engine.tensor([0.5])),
+                    "Float can't be cast to the desired output type Long"),
+                   (lambda: engine.tensor([True]).clamp_(0, 1), "Long can't be cast to the desired output type bool")):
+        with pytest.raises(RuntimeError, match=f"^result type {msg}$"):
+            f()
+    assert engine.tensor([-1, 2]).clamp_(0, 1).tolist() == [0, 1]
+
+
 def test_negative_zero_forward_values_as_pytorch():
     z = engine.tensor([-0.0])
     for f in (engine.relu, F.relu6, F.elu, F.selu, F.celu, F.leaky_relu, F.hardtanh, F.softsign, F.hardswish,
