@@ -12,7 +12,8 @@ NOTE [ Derivatives of a function ]
 4. glassgrad has no forward-mode AD. jvp and hvp use the double-backward trick, as PyTorch's do:
    g -> (dout/dx)^T g is linear in g, so backpropagating its result against v with respect to
    g gives (dout/dx) v. ``jacobian(strategy="forward-mode", vectorize=True)`` gets its
-   columns the same way (PyTorch refuses forward-mode without vectorize, and so does glassgrad).
+   columns the same way (PyTorch refuses forward-mode without vectorize, and so does glassgrad);
+   its nested results are tuples, where PyTorch's forward-mode path happens to return lists.
 5. An input that the outputs do not depend on gets zeros, or PyTorch's error with
    ``strict=True``; without ``create_graph`` the results are detached.
 """
