@@ -29,7 +29,8 @@ from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inferenc
 from . import random
 from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from . import linalg
-from .linalg import det, inverse, logdet, pinverse, slogdet  # noqa: F401
+from .linalg import det, inverse, logdet, pinverse  # noqa: F401
+from .linalg import torch_slogdet as slogdet  # noqa: F401
 from . import nn
 from .nn.activation_fns import (celu, celu_, clamp_max_, clamp_min_, hardshrink, prelu, relu_,  # noqa: F401
                                 rrelu, rrelu_, selu, selu_, threshold, threshold_)

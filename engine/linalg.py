@@ -6,10 +6,9 @@ a sum of singular values). Batch dims lead, as in PyTorch; matrices are real (fl
 """
 from __future__ import annotations
 
-import collections
 import math
 
-from . import _dtype
+from . import _dtype, return_types
 from . import functional as E
 from ._dispatch import apply
 from ._tensor import Tensor, _wrap_dim
@@ -20,11 +19,11 @@ __all__ = ["LinAlgError", "vector_norm", "matrix_norm", "norm", "inv", "det", "s
            "qr", "svd", "svdvals", "eigh", "eigvalsh", "pinv", "matrix_rank", "cross", "lstsq", "matrix_power",
            "multi_dot", "vecdot", "diagonal"]
 
-slogdet_result = collections.namedtuple("linalg_slogdet", ["sign", "logabsdet"])
-qr_result = collections.namedtuple("linalg_qr", ["Q", "R"])
-svd_result = collections.namedtuple("linalg_svd", ["U", "S", "Vh"])
-eigh_result = collections.namedtuple("linalg_eigh", ["eigenvalues", "eigenvectors"])
-lstsq_result = collections.namedtuple("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
+slogdet_result = return_types.linalg_slogdet
+qr_result = return_types.linalg_qr
+svd_result = return_types.linalg_svd
+eigh_result = return_types.linalg_eigh
+lstsq_result = return_types.linalg_lstsq
 
 
 # ---- checks, in PyTorch's words ----------------------------------------------------------------------
@@ -400,10 +399,15 @@ def pinverse(input, rcond=1e-15):
     return pinv(input, rtol=rcond)
 
 
+def torch_slogdet(A):
+    """``torch.slogdet``: linalg.slogdet's result as a ``torch.return_types.slogdet``."""
+    return return_types.slogdet(*slogdet(A))
+
+
 def _bind_tensor_methods():
     Tensor.det = det
     Tensor.inverse = inv
-    Tensor.slogdet = slogdet
+    Tensor.slogdet = torch_slogdet
     Tensor.logdet = logdet
     Tensor.pinverse = pinverse
 
