@@ -225,7 +225,7 @@ def logsigmoid(input):
     """``log(sigmoid(x))`` computed as ``min(x, 0) - log1p(exp(-|x|))``. LogSigmoidBackward0 keeps the
     input and the ``buffer`` ``exp(-|x|)`` on the CPU, an empty one on CUDA, as PyTorch's node does."""
     _float_only(input, "log_sigmoid_cpu")
-    return apply(OPS["log_sigmoid"], [input], {"cpu": input.device.type != "cuda"})
+    return apply(OPS["log_sigmoid"], [input])
 
 
 def softsign(input):

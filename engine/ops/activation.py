@@ -20,6 +20,7 @@ NOTE [ Activation gradients at NaN ]
 """
 from __future__ import annotations
 
+from .. import _backend
 from ..derivatives import op
 
 
@@ -188,18 +189,23 @@ op("hardswish", "HardswishBackward0", ("self",), _hardswish_fwd, _hardswish_bwd,
    promote=False)
 
 
-def _log_sigmoid_fwd(xp, a, cpu=True):
+def _log_sigmoid_fwd(xp, a):
     """min(x, 0) - log1p(exp(-|x|)). On the CPU the kernel also returns ``buffer = exp(-|x|)``,
     which the node keeps beside the input; on CUDA the buffer is empty (0 elements), as PyTorch's."""
     z = xp.exp(-xp.abs(a))
     out = xp.minimum(a, xp.zeros((), dtype=a.dtype)) - xp.log1p(z)
-    return out, {"buffer": z if cpu else xp.zeros((0,), dtype=a.dtype)}
+    return out, {"buffer": xp.zeros((0,), dtype=a.dtype) if _on_cuda(xp) else z}
+
+
+def _on_cuda(xp):
+    return _backend._is_cupy(xp)
 
 
 def _log_sigmoid_bwd(F, g, s):
     x = s.self
     # NOTE [ One formula, two currencies ] 4; an empty (CUDA) buffer is recomputed too
-    z = s.buffer if s.cpu and not F.differentiable else F.exp(-F.abs(x))
+    full = F.shape(s.buffer) == F.shape(x)
+    z = s.buffer if full and not F.differentiable else F.exp(-F.abs(x))
     q = z / (1.0 + z)
     return (F.where(F.lt(x, 0.0), g * (1.0 - q), g * q),)
 
