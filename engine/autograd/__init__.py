@@ -75,10 +75,43 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
             t._grad._storage.set_base("gradient")
 
 
+def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, materialize_grads):
+    from .. import functional as E
+    gos = _as_list(grad_outputs)
+    if grad_outputs is None or not gos or any(g is None for g in gos):
+        raise RuntimeError("grad_outputs must be given (one batched tensor per output) when is_grads_batched=True")
+    from .._size import Size
+    for i, (g, o) in enumerate(zip(gos, _as_list(outputs))):
+        if tuple(g.shape[1:]) != tuple(o.shape):
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each grad_output as the batch "
+                "dimension. The sizes of the remaining dimensions are expected to match the shape of corresponding "
+                f"output, but a mismatch was detected: grad_output[{i}] has a shape of {Size(g.shape[1:])} and "
+                f"output[{i}] has a shape of {o.shape}. If you only want some tensors in `grad_output` to be "
+                "considered batched, consider using vmap.")
+    n = gos[0].shape[0]
+    if any(g.shape[0] != n for g in gos):
+        raise RuntimeError("If `is_grads_batched=True`, every grad_output must have the same size in its first "
+                           "(batch) dimension")
+    keep = create_graph if retain_graph is None else retain_graph
+    rows = [grad(outputs, inputs, [g[k] for g in gos], retain_graph=True if k < n - 1 else keep,
+                 create_graph=create_graph, allow_unused=allow_unused, materialize_grads=materialize_grads)
+            for k in range(n)]
+    n_in = len(_as_list(inputs))
+    return tuple(None if not rows or rows[0][j] is None else E.stack([r[j] for r in rows]) for j in range(n_in))
+
+
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
-    """Return the gradients of ``outputs`` with respect to ``inputs`` (nothing is accumulated)."""
+    """Return the gradients of ``outputs`` with respect to ``inputs`` (nothing is accumulated).
+
+    ``is_grads_batched``: the first dim of each ``grad_outputs`` tensor is a batch of cotangents;
+    one backward runs per row (PyTorch vectorizes this with vmap) and the results are stacked.
+    """
     from .. import functional as E
+    if is_grads_batched:
+        return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                             materialize_grads)
     outs = _as_list(outputs)
     ins = _as_list(inputs)
     if allow_unused is None:
