@@ -245,7 +245,10 @@ def test_array_api_strict_matches_numpy():
         out = (F.pixel_shuffle(x, 2).square().sum() + F.channel_shuffle(x, 4).cos().sum()
                + F.fold(F.unfold(x, 2, padding=1), (2, 3), 2, padding=1).square().sum()
                + F.bilinear(x[0, :3, :, 0].T, x[0, :4, 1, :2].T, w).square().sum()
-               + nn.CircularPad2d(1)(x).square().sum())
+               + nn.CircularPad2d(1)(x).square().sum()
+               + F.max_pool3d(x.unsqueeze(0), 2, padding=1).square().sum()
+               + F.avg_pool3d(x.unsqueeze(0), (2, 1, 2)).square().sum()
+               + F.conv3d(x.reshape(1, 4, 2, 2, 3), w.reshape(2, 4, 1, 1, 3)).square().sum())
         out.backward()
         return [out, x.grad, w.grad]
     ref = run()
