@@ -247,8 +247,9 @@ def test_matrix_power_multi_dot_vecdot_as_pytorch_composes_them():
     gradcheck(lambda t: L.matrix_power(t, -2), [a])
     # node trees recorded from PyTorch 2.13
     assert _walk(L.matrix_power(a, 0).grad_fn) == "CopyBackwards(CloneBackward0(AccumulateGrad()))"
-    assert _walk(L.matrix_power(a, 5).grad_fn) == ("MmBackward0(AccumulateGrad(),MmBackward0(MmBackward0(AccumulateGrad(),"
-                                                  "AccumulateGrad()),MmBackward0(AccumulateGrad(),AccumulateGrad())))")
+    assert _walk(L.matrix_power(a, 5).grad_fn) == (
+        "MmBackward0(AccumulateGrad(),MmBackward0(MmBackward0(AccumulateGrad(),AccumulateGrad()),"
+        "MmBackward0(AccumulateGrad(),AccumulateGrad())))")
     b, c, v = f64(3, 4, seed=42), f64(4, 2, seed=43), f64(3, seed=44)
     np.testing.assert_allclose(L.multi_dot([a, b, c]).detach().numpy(),
                                h @ b.detach().numpy() @ c.detach().numpy(), rtol=1e-12)
@@ -263,7 +264,8 @@ def test_matrix_power_multi_dot_vecdot_as_pytorch_composes_them():
     gradcheck(lambda *ts: L.multi_dot(list(ts)), [v, a, b, c])
     assert tuple(L.multi_dot([v, a, b, c, f64(2, seed=46)]).shape) == ()
     assert _walk(L.vecdot(a, a).grad_fn) == "SumBackward1(MulBackward0(AccumulateGrad(),AccumulateGrad()))"
-    np.testing.assert_allclose(L.vecdot(a, b[:, :3].mT, dim=0).detach().numpy(), (h * b.detach().numpy()[:, :3].T).sum(0))
+    np.testing.assert_allclose(L.vecdot(a, b[:, :3].mT, dim=0).detach().numpy(),
+                               (h * b.detach().numpy()[:, :3].T).sum(0))
     assert L.diagonal(a).tolist() == np.diagonal(h).tolist()
     with pytest.raises(RuntimeError, match=r"^multi_dot\(\): tensors 0 and 1 with shapes \[3, 3\] and \[4, 2\] "
                                            r"cannot be multiplied$"):
