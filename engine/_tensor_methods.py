@@ -329,3 +329,7 @@ Tensor.bernoulli_ = _bernoulli_
 # ---- more math (engine/_math_fns.py) ---------------------------------------------------------------
 from ._math_fns import bind_methods as _bind_math_methods  # noqa: E402
 _bind_math_methods(Tensor)
+
+# ---- scatter_add_, index_add/fill/copy(_), fill_diagonal_, erfinv, sgn, isinf..., new_empty, data_ptr --------
+from ._index_fns import bind_methods as _bind_index_methods  # noqa: E402
+_bind_index_methods(Tensor)

@@ -1038,3 +1038,5 @@ from .ops import math_ops as _math_op_rows  # noqa: E402,F401
 from .ops import shuffle as _shuffle_rows  # noqa: E402,F401
 from .ops import bilinear as _bilinear_rows  # noqa: E402,F401
 from .ops import pool3d as _pool3d_rows  # noqa: E402,F401
+from .ops import index_ops as _index_op_rows  # noqa: E402,F401
+from .ops import erfinv as _erfinv_rows  # noqa: E402,F401

@@ -1352,3 +1352,8 @@ __all__ += ["bernoulli", "multinomial", "normal", "roll", "scatter", "std_mean",
 from ._math_fns import *  # noqa: E402,F401,F403
 from ._math_fns import __all__ as _math_all  # noqa: E402
 __all__ += [n for n in _math_all if n != "trace"]   # engine.trace: NOTE [ engine.trace is also torch.trace ]
+
+# ---- scatter_add, index_add/fill/copy, erfinv, sgn, isinf..., hstack... (engine/_index_fns.py) ----------------
+from ._index_fns import *  # noqa: E402,F401,F403
+from ._index_fns import __all__ as _index_all  # noqa: E402
+__all__ += _index_all

@@ -1,0 +1,385 @@
+"""``scatter_add``, ``index_add``, ``index_fill``, ``index_copy`` and ``fill_diagonal_`` (rows in
+engine/ops/index_ops.py); ``erfinv`` and ``sgn`` (engine/ops/erfinv.py); and what PyTorch composes
+from other ops: ``hstack``/``vstack``/``dstack``/``row_stack``/``column_stack``, ``atleast_1d/2d/3d``,
+``isinf``/``isposinf``/``isneginf``/``isreal``/``signbit``, and the Tensor methods ``ndimension``,
+``new_empty`` and ``data_ptr``.
+
+NOTE [ Index along a dim ]
+1. ``index_add``/``index_fill``/``index_copy`` act on whole slices: the i-th slice of
+   ``source`` along ``dim`` goes to slice ``index[i]`` of self (``index`` is 1-D or 0-D).
+2. Repeats: index_add sums them; index_copy and index_fill write (the last write wins
+   on NumPy; PyTorch leaves the order unspecified).
+3. Backward: self's gradient passes whole (add) or is zero on the written slices (copy,
+   fill); source's is the gradient read at those slices (``index_select``), times
+   ``alpha`` for index_add; a 0-d fill value gets the sum over the filled places (each
+   once, however often ``index`` repeats it).
+4. index_add and index_copy reject negative indices as PyTorch does; index_fill wraps them.
+"""
+from __future__ import annotations
+
+import builtins
+import numbers
+
+from . import _backend, _dtype
+from . import functional as E
+from ._dispatch import apply
+from ._tensor import Tensor, _wrap_dim
+from .derivatives import OPS
+
+_O = OPS
+
+
+def _short(dt):
+    return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}[dt.name]
+
+
+def _need_tensor(fn, x, arg, pos):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{fn}(): argument '{arg}' (position {pos}) must be Tensor, not {type(x).__name__}")
+
+
+def _host(t):
+    return t.detach().numpy(force=True)
+
+
+def _bounds(index, n, dim, negative_ok=False, prefix="", exc=RuntimeError):
+    if not index.numel():
+        return
+    host = _host(index).reshape(-1)
+    bad = host[(host >= n) | (host < (-n if negative_ok else 0))]
+    if bad.size:
+        raise exc(f"{prefix}index {int(bad[0])} is out of bounds for dimension {dim} with size {n}")
+
+
+def _vector(index):
+    return index.reshape(1) if index.ndim == 0 else index
+
+
+def _run(name, inputs, attrs, inplace):
+    return apply(_O[name], inputs, attrs, inplace=inputs[0] if inplace else None)
+
+
+# ---- scatter_add (NOTE [ Scatter ] in engine/_more_ops.py; repeats add up) --------------------------
+def scatter_add(input, dim, index, src):
+    """``out[.., index[i], ..] += src[i]`` along ``dim`` on a copy of ``input``. ScatterAddBackward0:
+    input's gradient passes whole; src's is the gradient gathered at ``index``."""
+    return _scatter_add(input, dim, index, src, False)
+
+
+def scatter_add_(self, dim, index, src):
+    return _scatter_add(self, dim, index, src, True)
+
+
+def _scatter_add(input, dim, index, src, inplace):
+    from ._more_ops import _scatter_checks
+    _need_tensor("scatter_add", src, "src", 4)
+    if index.dtype is not _dtype.int64:
+        raise RuntimeError("scatter(): Expected dtype int32/int64 for index")
+    d = _scatter_checks(input, dim, index, src)
+    return _run("scatter_add", [input, index, src], {"dim": d}, inplace)
+
+
+# ---- index_add / index_fill / index_copy (NOTE [ Index along a dim ]) -------------------------------
+def index_add(input, dim, index, source, *, alpha=1):
+    """Add ``alpha * source``'s slices along ``dim`` into slices ``index`` of a copy of ``input``
+    (repeats add up). IndexAddBackward0 keeps ``index`` and ``source`` when source needs a gradient."""
+    return _index_add(input, dim, index, source, alpha, False)
+
+
+def index_add_(self, dim, index, source, *, alpha=1):
+    return _index_add(self, dim, index, source, alpha, True)
+
+
+def _index_add(input, dim, index, source, alpha, inplace):
+    _need_tensor("index_add", source, "source", 4)
+    d = _wrap_dim(dim, input.ndim)
+    if index.ndim > 1:
+        raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: {index.ndim} with type: "
+                         f"{_short(index.dtype)} and size: {list(index.shape)}")
+    if index.dtype is not _dtype.int64:
+        raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: {_short(index.dtype)}")
+    if source.dtype is not input.dtype:
+        raise RuntimeError(f"index_add_(): self ({_short(input.dtype)}) and source ({_short(source.dtype)}) must "
+                           f"have the same scalar type")
+    if source.ndim == 0 and index.numel() != 1:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    index = _vector(index)
+    count = source.shape[d] if source.ndim else 1
+    if index.numel() != count:
+        raise RuntimeError(f"index_add_(): Number of indices ({index.numel()}) should be equal to source.size(dim): "
+                           f"({count}), for dim: {d}")
+    if source.ndim != input.ndim or builtins.any(source.shape[k] != input.shape[k] for k in range(input.ndim) if k != d):
+        raise RuntimeError("source tensor shape must match self tensor shape, excluding the specified dimension. "
+                           f"Got self.shape = {list(input.shape)} source.shape = {list(source.shape)}")
+    _bounds(index, input.shape[d] if input.ndim else 1, d)
+    if not input.dtype.is_floating_point and alpha != 1:
+        alpha = int(alpha)
+    if input.ndim == 0:
+        out = _index_add(input.reshape(1), 0, index, source.reshape(1), alpha, False).reshape(())
+        return input.copy_(out) if inplace else out
+    return _run("index_add", [input, index, source], {"dim": d, "alpha": alpha}, inplace)
+
+
+def index_fill(input, dim, index, value):
+    """Set slices ``index`` along ``dim`` of a copy of ``input`` to ``value`` (a number:
+    IndexFillBackward0; a 0-d tensor: IndexFillBackward1, whose gradient sums the filled places)."""
+    return _index_fill(input, dim, index, value, False)
+
+
+def index_fill_(self, dim, index, value):
+    return _index_fill(self, dim, index, value, True)
+
+
+def _index_fill(input, dim, index, value, inplace):
+    if isinstance(value, Tensor) and value.ndim != 0:
+        raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                           f"{value.ndim} dimension(s).")
+    d = _wrap_dim(dim, input.ndim)
+    if index.dtype is not _dtype.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    if index.ndim > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+    index = _vector(index)
+    n = input.shape[d] if input.ndim else 1
+    _bounds(index, n, d, negative_ok=True, exc=IndexError)
+    if input.ndim == 0:
+        return _index_fill(input.reshape(1), 0, index, value, False).reshape(()) if not inplace else \
+            input.copy_(_index_fill(input.reshape(1), 0, index, value, False).reshape(()))
+    if isinstance(value, Tensor):
+        return _run("index_fill_tensor", [input, index, value], {"dim": d}, inplace)
+    return _run("index_fill", [input, index], {"dim": d, "number": value}, inplace)
+
+
+def index_copy(input, dim, index, source):
+    """Replace slices ``index`` along ``dim`` of a copy of ``input`` by ``source``'s slices.
+    IndexCopyBackward0 keeps ``index`` (and ``source`` when it needs a gradient)."""
+    return _index_copy(input, dim, index, source, False)
+
+
+def index_copy_(self, dim, index, source):
+    return _index_copy(self, dim, index, source, True)
+
+
+def _index_copy(input, dim, index, source, inplace):
+    _need_tensor("index_copy", source, "source", 4)
+    d = _wrap_dim(dim, input.ndim)
+    if index.ndim > 1:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.ndim})")
+    if index.dtype is not _dtype.int64:
+        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got {_short(index.dtype)}")
+    if source.ndim != input.ndim and source.ndim and input.ndim:
+        raise IndexError(f"index_copy_(): When source and destination are not scalars, their dimensionality must "
+                         f"match. Source dimensionality ({source.ndim}), destination dimensionality ({input.ndim})")
+    mine = [s for k, s in enumerate(input.shape) if k != d]
+    theirs = [s for k, s in enumerate(source.shape) if k != d]
+    if mine != theirs:
+        raise RuntimeError(f"index_copy_(): Source/destination tensor must have same slice shapes. Destination slice "
+                           f"shape: {' '.join(map(str, mine))} at dimension {d} and source slice shape: "
+                           f"{' '.join(map(str, theirs))} at dimension 0.")
+    if source.dtype is not input.dtype:
+        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but got (self) "
+                           f"{_short(input.dtype)} and (source) {_short(source.dtype)}")
+    index = _vector(index)
+    count = source.shape[d] if source.ndim else 1
+    if index.numel() != count:
+        raise IndexError(f"index_copy_(): Number of indices ({index.numel()}) should be equal to source.size(dim) "
+                         f"({count})")
+    _bounds(index, input.shape[d] if input.ndim else 1, d, prefix="index_copy_(): ", exc=IndexError)
+    if source.ndim == 0:
+        source = source.reshape((1,) * builtins.max(input.ndim, 1))
+    if input.ndim == 0:
+        out = _index_copy(input.reshape(1), 0, index, source, False).reshape(())
+        return input.copy_(out) if inplace else out
+    return _run("index_copy", [input, index, source], {"dim": d}, inplace)
+
+
+# ---- fill_diagonal_ -----------------------------------------------------------------------------
+def fill_diagonal_(self, fill_value, wrap=False):
+    """Write ``fill_value`` on the main diagonal in place (all dims equal, or 2-D; ``wrap`` restarts
+    a tall matrix's diagonal every ``cols + 1`` rows, as NumPy's fill_diagonal). The node is the
+    CopySlices of an indexed write, as PyTorch's."""
+    if isinstance(fill_value, Tensor) or not isinstance(fill_value, numbers.Number):
+        raise TypeError(f"fill_diagonal_(): argument 'fill_value' (position 1) must be Number, not "
+                        f"{type(fill_value).__name__}")
+    if self.ndim < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if self.ndim > 2 and len(set(self.shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    from .autograd import grad_mode
+    if grad_mode.is_grad_enabled() and self.grad_fn is None and self.requires_grad:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    if self.ndim == 2:
+        rows, cols = self.shape
+        end = rows * cols if wrap and rows > cols + 1 else builtins.min(rows, cols) * (cols + 1)
+        flat = E.arange(0, builtins.min(end, rows * cols), cols + 1, device=self.device)
+        where = (flat // cols, flat % cols)
+    else:
+        ii = E.arange(self.shape[0], device=self.device)
+        where = (ii,) * self.ndim
+    self[where] = fill_value
+    return self
+
+
+# ---- erfinv, sgn (rows in engine/ops/erfinv.py) ------------------------------------------------------
+def erfinv(input):
+    """Inverse error function (NOTE [ erfinv ]); integers give the default float dtype.
+    ErfinvBackward0 keeps the input."""
+    _need_tensor("erfinv", input, "input", 1)
+    return apply(_O["erfinv"], [input])
+
+
+def sgn(input):
+    """sign for real tensors (0 at NaN); SgnBackward0, a zero gradient, keeps self and the result."""
+    _need_tensor("sgn", input, "input", 1)
+    return apply(_O["sgn"], [input])
+
+
+# ---- tests on values (no graph) ----------------------------------------------------------------------
+def _test(fn, name):
+    def f(input):
+        _need_tensor(name, input, "input", 1)
+        xp = input._storage.xp
+        a = input._data
+        if input.dtype.is_floating_point:
+            return Tensor._wrap(fn(xp, a))
+        return Tensor._wrap(xp.zeros(tuple(a.shape), dtype=xp.bool) if name != "signbit" or input.dtype is
+                            _dtype.bool_ else a < 0)
+    f.__name__ = name
+    return f
+
+
+isinf = _test(lambda xp, a: xp.isinf(a), "isinf")
+isposinf = _test(lambda xp, a: a == float("inf"), "isposinf")
+isneginf = _test(lambda xp, a: a == float("-inf"), "isneginf")
+signbit = _test(lambda xp, a: xp.signbit(a), "signbit")
+
+
+def isreal(input):
+    """True everywhere: glassgrad's tensors are all real."""
+    _need_tensor("isreal", input, "input", 1)
+    xp = input._storage.xp
+    return Tensor._wrap(xp.ones(tuple(input._data.shape), dtype=xp.bool))
+
+
+isinf.__doc__ = "True where the element is +inf or -inf (never for integers)."
+isposinf.__doc__ = "True where the element is +inf."
+isneginf.__doc__ = "True where the element is -inf."
+signbit.__doc__ = "True where the sign bit is set (negative numbers, -0.0, -inf)."
+
+
+# ---- stacking (composed: atleast_* views, then one CatBackward0) --------------------------------------
+def _many(fn, tensors):
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        return tuple(fn(t) for t in tensors[0])
+    if len(tensors) == 1:
+        return fn(tensors[0])
+    return tuple(fn(t) for t in tensors)
+
+
+def _at1(t):
+    return t.reshape(1) if t.ndim == 0 else t
+
+
+def _at2(t):
+    return t.reshape(1, 1) if t.ndim == 0 else (E.unsqueeze(t, 0) if t.ndim == 1 else t)
+
+
+def _at3(t):
+    if t.ndim == 0:
+        return t.reshape(1, 1, 1)
+    if t.ndim == 1:
+        return E.unsqueeze(E.unsqueeze(t, 0), -1)
+    return E.unsqueeze(t, -1) if t.ndim == 2 else t
+
+
+def atleast_1d(*tensors):
+    """Each tensor with at least one dim (a 0-d one as shape (1,)); one tensor in, one out."""
+    return _many(_at1, tensors)
+
+
+def atleast_2d(*tensors):
+    """Each tensor with at least two dims (1-D ``(n,)`` becomes ``(1, n)``)."""
+    return _many(_at2, tensors)
+
+
+def atleast_3d(*tensors):
+    """Each tensor with at least three dims (``(n,)`` becomes ``(1, n, 1)``, ``(m, n)`` ``(m, n, 1)``)."""
+    return _many(_at3, tensors)
+
+
+def _seq(name, tensors):
+    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
+                        f"{type(tensors).__name__}")
+    if not tensors:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+    return list(tensors)
+
+
+def hstack(tensors):
+    """Concatenate along dim 1 (dim 0 when every tensor is 1-D after atleast_1d)."""
+    ts = [_at1(t) for t in _seq("hstack", tensors)]
+    return E.cat(ts, 0 if ts[0].ndim == 1 else 1)
+
+
+def vstack(tensors):
+    """Concatenate along dim 0 after atleast_2d."""
+    return E.cat([_at2(t) for t in _seq("vstack", tensors)], 0)
+
+
+row_stack = vstack
+
+
+def dstack(tensors):
+    """Concatenate along dim 2 after atleast_3d."""
+    return E.cat([_at3(t) for t in _seq("dstack", tensors)], 2)
+
+
+def column_stack(tensors):
+    """0-D and 1-D tensors become columns ``(n, 1)``; then concatenate along dim 1."""
+    ts = _seq("column_stack", tensors)
+    return E.cat([t.reshape(t.numel(), 1) if t.ndim <= 1 else t for t in ts], 1)
+
+
+# ---- Tensor methods -----------------------------------------------------------------------------------
+def _new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+    if not size:
+        raise TypeError('new_empty() missing 1 required positional arguments: "size"')
+    return E.empty(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+
+
+def _data_ptr(self):
+    """The address of the tensor's first element (storage offset included), as an int."""
+    xp, a = self._storage.xp, self._data
+    if _backend._is_strict(xp):
+        a = a._array
+    if hasattr(a, "__array_interface__"):
+        return int(a.__array_interface__["data"][0])
+    if hasattr(a, "data") and hasattr(a.data, "ptr"):
+        return int(a.data.ptr)
+    raise RuntimeError("data_ptr(): this backend does not expose addresses")
+
+
+def _sgn_(self):
+    return apply(_O["sgn"], [self], inplace=self)
+
+
+def _erfinv_(self):
+    return apply(_O["erfinv"], [self], inplace=self)
+
+
+def bind_methods(cls):
+    """Bind the functions above as Tensor methods (with the in-place ``_`` forms)."""
+    for name, fn in (("scatter_add", scatter_add), ("scatter_add_", scatter_add_), ("index_add", index_add),
+                     ("index_add_", index_add_), ("index_fill", index_fill), ("index_fill_", index_fill_),
+                     ("index_copy", index_copy), ("index_copy_", index_copy_), ("fill_diagonal_", fill_diagonal_),
+                     ("erfinv", erfinv), ("erfinv_", _erfinv_), ("sgn", sgn), ("sgn_", _sgn_), ("isinf", isinf),
+                     ("isposinf", isposinf), ("isneginf", isneginf), ("isreal", isreal), ("signbit", signbit),
+                     ("new_empty", _new_empty), ("data_ptr", _data_ptr)):
+        setattr(cls, name, fn)
+    cls.ndimension = lambda self: self.ndim
+
+
+__all__ = ["scatter_add", "index_add", "index_fill", "index_copy", "erfinv", "sgn", "isinf", "isposinf",
+           "isneginf", "isreal", "signbit", "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack",
+           "row_stack", "dstack", "column_stack"]
