@@ -17,7 +17,7 @@ from .ops.linalg import LinAlgError, apply_multi
 
 __all__ = ["LinAlgError", "vector_norm", "matrix_norm", "norm", "inv", "det", "slogdet", "solve", "cholesky",
            "qr", "svd", "svdvals", "eigh", "eigvalsh", "pinv", "matrix_rank", "cross", "lstsq", "matrix_power",
-           "multi_dot", "vecdot", "diagonal"]
+           "multi_dot", "vecdot", "diagonal", "inv_ex", "cholesky_ex"]
 
 slogdet_result = return_types.linalg_slogdet
 qr_result = return_types.linalg_qr
@@ -147,6 +147,35 @@ def inv(A):
     return apply_multi(OPS["linalg_inv"], [A], {}, ("inverse",))[0]
 
 
+def _info(A, order):
+    """LAPACK's info per matrix (0: fine), int64 shaped like A's batch dims, from ``order(matrix)``."""
+    import numpy as np
+    from ._backend import from_numpy, to_numpy
+    h = to_numpy(A._storage.xp, A._data)
+    flat = h.reshape((-1,) + h.shape[-2:])
+    info = np.array([order(m) for m in flat], dtype=np.int64).reshape(h.shape[:-2])
+    return Tensor._wrap(from_numpy(A._storage.xp, info))
+
+
+def inv_ex(A, *, check_errors=False):
+    """``(inverse, info)``: info is 0, or (for a singular matrix) the 1-based index of the first zero
+    pivot, whose inverse then reads NaN (PyTorch leaves LAPACK's partial result there)."""
+    try:
+        inverse = inv(A)
+    except LinAlgError:
+        if check_errors:
+            raise
+        from .ops.linalg import _zero_pivot
+        info = _info(A, _zero_pivot)
+        bad = E.reshape(E.ne(info, 0), tuple(info.shape) + (1, 1))
+        from .autograd import grad_mode
+        with grad_mode.no_grad():
+            safe = E.where(bad, E.eye(A.shape[-1], dtype=A.dtype, device=A.device), A)
+            inverse = E.where(bad, float("nan"), inv(safe))
+        return return_types.linalg_inv_ex(inverse, info)
+    return return_types.linalg_inv_ex(inverse, E.zeros(tuple(A.shape[:-2]), dtype=_dtype.int64, device=A.device))
+
+
 def det(A):
     _check(A, "linalg.det", square=True)
     return apply(OPS["linalg_det"], [A])
@@ -183,6 +212,33 @@ def cholesky(A, *, upper=False):
     """Lower ``L`` with ``L L^T = A`` (``upper=True``: ``U = L^T``); A must be positive-definite."""
     _check(A, "linalg.cholesky", square=True)
     return apply_multi(OPS["linalg_cholesky"], [A], {"upper": bool(upper)}, ("L",))[0]
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False):
+    """``(L, info)``: info is 0, or the order of the first leading minor that is not positive-definite
+    (L then reads NaN for that matrix)."""
+    try:
+        low = cholesky(A, upper=upper)
+    except LinAlgError:
+        if check_errors:
+            raise
+        import numpy as np
+
+        def order(m):
+            for k in range(1, m.shape[0] + 1):
+                try:
+                    np.linalg.cholesky(m[:k, :k])
+                except np.linalg.LinAlgError:
+                    return k
+            return 0
+        info = _info(A, order)
+        bad = E.reshape(E.ne(info, 0), tuple(info.shape) + (1, 1))
+        from .autograd import grad_mode
+        with grad_mode.no_grad():
+            safe = E.where(bad, E.eye(A.shape[-1], dtype=A.dtype, device=A.device), A)
+            low = E.where(bad, float("nan"), cholesky(safe, upper=upper))
+        return return_types.linalg_cholesky_ex(low, info)
+    return return_types.linalg_cholesky_ex(low, E.zeros(tuple(A.shape[:-2]), dtype=_dtype.int64, device=A.device))
 
 
 def qr(A, mode="reduced"):

@@ -411,6 +411,22 @@ def test_linalg_error_is_a_runtime_error_and_linalg_is_reachable_from_engine():
     assert out.stdout.strip() == "1.0"
 
 
+def test_inv_ex_and_cholesky_ex_report_info():
+    a = well(3, seed=47)
+    inverse, info = L.inv_ex(a)
+    assert info.item() == 0 and info.dtype is engine.int64 and inverse.grad_fn.name() == "LinalgInvExBackward0"
+    batch = engine.stack([engine.eye(3, dtype=D), engine.tensor(SING, dtype=D)])
+    inverse, info = L.inv_ex(batch)
+    assert info.tolist() == [0, 3]
+    assert inverse[0].tolist() == np.eye(3).tolist() and bool(inverse[1].isnan().all())
+    with pytest.raises(L.LinAlgError, match=r"^linalg.inv: \(Batch element 1\): The diagonal element 3 is zero"):
+        L.inv_ex(batch, check_errors=True)
+    low, info = L.cholesky_ex(engine.stack([spd(2).detach(), engine.tensor([[1.0, 2.0], [2.0, 1.0]], dtype=D)]))
+    assert info.tolist() == [0, 2] and bool(low[1].isnan().all())
+    np.testing.assert_allclose(low[0].numpy(), np.linalg.cholesky(spd(2).detach().numpy()))
+    assert L.cholesky_ex(spd(3)).L.grad_fn.name() == "LinalgCholeskyExBackward0"
+
+
 def test_qr_mode_r_has_no_gradient_through_q():
     a = f64(4, 3, seed=28)
     q, r = L.qr(a, mode="r")
