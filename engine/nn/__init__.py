@@ -78,3 +78,5 @@ from .conv import Conv3d  # noqa: E402
 __all__ += ["Conv3d"]
 from .pool3d import AvgPool3d, MaxPool3d  # noqa: E402
 __all__ += ["AvgPool3d", "MaxPool3d"]
+from .conv import ConvTranspose3d  # noqa: E402
+__all__ += ["ConvTranspose3d"]

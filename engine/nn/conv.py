@@ -1,4 +1,4 @@
-"""``Conv2d``, ``Conv3d``, ``ConvTranspose1d``, ``ConvTranspose2d`` and what every convolution module shares
+"""``Conv2d``, ``Conv3d``, ``ConvTranspose1d/2d/3d`` and what every convolution module shares
 (``Conv1d`` is in conv1d.py)."""
 from __future__ import annotations
 
@@ -188,6 +188,16 @@ class ConvTranspose1d(_ConvTransposeNd):
     @staticmethod
     def _conv(*args):
         return CF.conv_transpose1d(*args)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """Transposed 3-D convolution (the adjoint of Conv3d) over (N, C, D, H, W) input."""
+
+    _dims = 3
+
+    @staticmethod
+    def _conv(*args):
+        return CF.conv_transpose3d(*args)
 
 
 class ConvTranspose2d(_ConvTransposeNd):

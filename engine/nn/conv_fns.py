@@ -1,4 +1,4 @@
-"""``F.conv1d``, ``F.conv2d``, ``F.conv3d``, ``F.conv_transpose1d``, ``F.conv_transpose2d``: argument checks in
+"""``F.conv1d``, ``F.conv2d``, ``F.conv3d``, ``F.conv_transpose1d/2d/3d``: argument checks in
 PyTorch's words, then one ConvolutionBackward0 row each (NOTE [ Convolution ] in engine/ops/conv.py)."""
 from __future__ import annotations
 
@@ -149,9 +149,11 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
     padding, output_padding = _tuple(padding, nd, "padding", nd), _tuple(output_padding, nd, "output_padding", nd)
     _check_positive(stride, padding, dilation)
     if any(op >= s and op >= d for op, s, d in zip(output_padding, stride, dilation)):
-        parts = [f"output_padding_{n}: {v}" for n, v in zip(("height", "width"), (0,) * (2 - nd) + output_padding)]
-        parts += [f"stride_{n}: {v}" for n, v in zip(("height", "width"), (1,) * (2 - nd) + stride)]
-        parts += [f"dilation_{n}: {v}" for n, v in zip(("height", "width"), (1,) * (2 - nd) + dilation)]
+        names = ("depth", "height", "width") if nd == 3 else ("height", "width")
+        k = len(names) - nd
+        parts = [f"output_padding_{n}: {v}" for n, v in zip(names, (0,) * k + output_padding)]
+        parts += [f"stride_{n}: {v}" for n, v in zip(names, (1,) * k + stride)]
+        parts += [f"dilation_{n}: {v}" for n, v in zip(names, (1,) * k + dilation)]
         raise RuntimeError("output padding must be smaller than either stride or dilation, but got "
                            + " ".join(parts))
     kernel = tuple(weight.shape[2:])
@@ -179,4 +181,10 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 2)
 
 
-__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d"]
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """The adjoint of conv3d: (N, C_in, D, H, W) -> (N, C_out, D_out, H_out, W_out); ``weight`` is
+    (C_in, C_out / groups, kd, kh, kw)."""
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 3)
+
+
+__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]

@@ -419,3 +419,4 @@ from .fold import fold, unfold  # noqa: E402,F401
 from .bilinear import bilinear  # noqa: E402,F401
 from .conv_fns import conv3d  # noqa: E402,F401
 from .pool3d import avg_pool3d, max_pool3d, max_pool3d_with_indices  # noqa: E402,F401
+from .conv_fns import conv_transpose3d  # noqa: E402,F401

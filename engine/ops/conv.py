@@ -204,7 +204,7 @@ def col2im_array(xp, cols, g: Geom):
 #    that forward convolution (from the transposed conv's output to its input).
 # 4. When ``output_padding`` is not smaller than the stride (allowed while it is smaller than the
 #    dilation), that convolution gives more positions than the input has; the input is zero-extended at
-#    the end to match, and the gradient cut back.
+#    the end of each spatial dim to match, and the gradient cut back.
 # 5. As PyTorch's ConvolutionBackward0 the node keeps ``input`` and ``weight`` (whichever input needs a
 #    gradient, bias included) and shows stride, padding, dilation, transposed, output_padding, groups.
 
@@ -257,23 +257,29 @@ def _conv_bwd(F, g, s):
     return gx, gw, gb
 
 
-def _extend(xp, x4, geom):
-    """Zero-extend (N, C, H, W) at the end to (N, C, oh, ow) (NOTE [ Convolution ] 4)."""
-    n, c, h, w = x4.shape
-    if (h, w) == (geom.oh, geom.ow):
-        return x4
-    out = xp.zeros((n, c, geom.oh, geom.ow), dtype=x4.dtype)
-    out[:, :, :h, :w] = x4
+def _out_of(geom):
+    """The positions the convolution described by ``geom`` produces, per spatial dim."""
+    return geom.out_spatial(3) if type(geom) is Geom3 else (geom.oh, geom.ow)
+
+
+def _extend(xp, x, geom):
+    """Zero-extend (N, C, *sp) at the end of each spatial dim to the convolution's output positions
+    (NOTE [ Convolution ] 4)."""
+    sp, full = tuple(x.shape[2:]), _out_of(geom)
+    if sp == full:
+        return x
+    out = xp.zeros(tuple(x.shape[:2]) + full, dtype=x.dtype)
+    out[(slice(None), slice(None)) + tuple(slice(0, k) for k in sp)] = x
     return out
 
 
 def _conv_t_fwd(xp, x, w, b, geom, groups=1, **_):
     n, ci, G = x.shape[0], x.shape[1], groups
     co = w.shape[1] * G
-    L = geom.oh * geom.ow
+    L = geom.L
     x3 = xp.reshape(_extend(xp, _as4(xp, x), geom), (n, G, ci // G, L))
     cols = xp.matmul(xp.permute_dims(xp.reshape(w, (G, ci // G, -1)), (0, 2, 1)), x3)   # (N, G, CO/G*K, L)
-    out = col2im_array(xp, xp.reshape(cols, (n, co * geom.kh * geom.kw, L)), geom)
+    out = col2im_array(xp, xp.reshape(cols, (n, co * geom.K, L)), geom)
     if len(x.shape) == 3:
         out = xp.reshape(out, (n, co, geom.w))
     if b is not None:
@@ -285,23 +291,24 @@ def _conv_t_bwd(F, g, s):
     x, w, G, geom = s.input, s.weight, s.groups, s.geom
     xs, ws = tuple(s.shapes[0]), tuple(s.shapes[1])
     n, ci = xs[0], xs[1]
-    L = geom.oh * geom.ow
-    kk = geom.kh * geom.kw
-    h, wd = _shape4(xs)[2:]
-    extended = (h, wd) != (geom.oh, geom.ow)
-    cols = F.reshape(F.im2col(F.reshape(g, (n, geom.c, geom.h, geom.w)), geom), (n, G, ws[1] * kk, L))
+    L, kk = geom.L, geom.K
+    sp = _shape4(xs)[2:]                      # the input's spatial sizes (1-D seen as height 1)
+    full = _out_of(geom)
+    extended = sp != full
+    keep = (slice(None), slice(None)) + tuple(slice(0, k) for k in sp)
+    g_full = (n, geom.c) + ((geom.d, geom.h, geom.w) if type(geom) is Geom3 else (geom.h, geom.w))
+    cols = F.reshape(F.im2col(F.reshape(g, g_full), geom), (n, G, ws[1] * kk, L))
     gx = gw = gb = None
     if s.needs[0]:
-        gx = F.reshape(F.matmul(F.reshape(w, (G, ci // G, ws[1] * kk)), cols), (n, ci, geom.oh, geom.ow))
+        gx = F.reshape(F.matmul(F.reshape(w, (G, ci // G, ws[1] * kk)), cols), (n, ci) + full)
         if extended:
-            gx = F.index(gx, (slice(None), slice(None), slice(0, h), slice(0, wd)))
+            gx = F.index(gx, keep)
         gx = F.reshape(gx, xs)
     if s.needs[1]:
-        x4 = F.reshape(x, (n, ci, h, wd))
+        xe = F.reshape(x, (n, ci) + sp)
         if extended:
-            x4 = F.scatter_add((n, ci, geom.oh, geom.ow), (slice(None), slice(None), slice(0, h), slice(0, wd)),
-                               x4, x4)
-        x3 = F.reshape(x4, (n, G, ci // G, L))
+            xe = F.scatter_add((n, ci) + full, keep, xe, xe)
+        x3 = F.reshape(xe, (n, G, ci // G, L))
         gw = F.reshape(F.sum(F.matmul(x3, F.mT(cols)), axis=0), ws)
     if s.needs[2]:
         gb = F.sum(g, axis=_bias_axes(len(xs)))
@@ -336,7 +343,7 @@ def _register():
     for name in ("conv1d", "conv2d", "conv3d"):
         op(name, "ConvolutionBackward0", ("input", "weight", "bias"), _conv_fwd, _conv_bwd,
            save={"input": (), "weight": ()}, promote=False)    # PyTorch keeps both whichever needs grad
-    for name in ("conv_transpose1d", "conv_transpose2d"):
+    for name in ("conv_transpose1d", "conv_transpose2d", "conv_transpose3d"):
         op(name, "ConvolutionBackward0", ("input", "weight", "bias"), _conv_t_fwd, _conv_t_bwd,
            save={"input": (), "weight": ()}, promote=False)
     op("unfold", "Im2ColBackward0", ("self",), _unfold_fwd, _unfold_bwd, promote=False)

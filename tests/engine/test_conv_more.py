@@ -341,3 +341,23 @@ def test_conv3d_values_gradients_and_module():
     with pytest.raises(RuntimeError, match=r"^Expected 4D \(unbatched\) or 5D \(batched\) input to conv3d, but got "
                                            r"input of size: \[2, 3\]$"):
         F.conv3d(engine.randn(2, 3), engine.randn(1, 3, 1, 1, 1))
+
+
+def test_conv_transpose3d_is_the_adjoint_of_conv3d_and_has_gradients():
+    x, w = f64(1, 4, 3, 4, 3, seed=27), f64(4, 2, 2, 2, 2, seed=28)
+    args = dict(stride=(2, 1, 2), padding=(1, 0, 1), dilation=(1, 2, 1), groups=2)
+    out = F.conv3d(x, w, **args)
+    y = f64(*out.shape, seed=29)
+    op = tuple(a - b for a, b in zip(x.shape[2:], F.conv_transpose3d(y, w, **args).shape[2:]))
+    back = F.conv_transpose3d(y, w, output_padding=op, **args)
+    assert tuple(back.shape) == tuple(x.shape) and back.grad_fn._saved_transposed is True
+    assert math.isclose(float((out * y).sum()), float((x * back).sum()), rel_tol=1e-12)
+    gradcheck(lambda a, b, c: F.conv_transpose3d(a, b, c, stride=2, output_padding=(1, 0, 1)),
+              [f64(1, 2, 2, 2, 2, seed=30), f64(2, 2, 2, 1, 2, seed=31), f64(2, seed=32)])
+    assert repr(nn.ConvTranspose3d(2, 4, 3, stride=2)) == "ConvTranspose3d(2, 4, kernel_size=(3, 3, 3), stride=(2, 2, 2))"
+    with pytest.raises(RuntimeError) as e:
+        F.conv_transpose3d(engine.randn(1, 2, 3, 3, 3), engine.randn(2, 3, 2, 2, 2), stride=2,
+                           output_padding=(0, 2, 1))
+    assert str(e.value) == ("output padding must be smaller than either stride or dilation, but got "
+                            "output_padding_depth: 0 output_padding_height: 2 output_padding_width: 1 stride_depth: 2 "
+                            "stride_height: 2 stride_width: 2 dilation_depth: 1 dilation_height: 1 dilation_width: 1")

@@ -265,6 +265,7 @@ def exercise_cnn_layer_ops():
     F.conv_transpose1d(x[0], engine.randn(4, 2, 2))
     F.conv_transpose2d(x, engine.randn(4, 2, 2, 2))
     F.conv3d(engine.randn(1, 4, 2, 3, 3, requires_grad=True), engine.randn(2, 4, 2, 2, 2))
+    F.conv_transpose3d(engine.randn(1, 4, 2, 3, 3, requires_grad=True), engine.randn(4, 2, 2, 2, 2))
     F.group_norm(x, 2)
     F.rms_norm(x, (4,))
     F.pixel_unshuffle(F.pixel_shuffle(x, 2), 2)

@@ -82,7 +82,8 @@ GN_ERRORS = [
     (lambda: nn.InstanceNorm1d(6)(engine.randn(2, 6, 3, 3)), ValueError, "expected 2D or 3D input (got 4D input)"),
     (lambda: F.rms_norm(engine.randn(2, 6, 3, 3), (4,)), RuntimeError, "Given normalized_shape=[4], expected input "
      "with shape [*4], but got input of size[2, 6, 3, 3]"),
-    (lambda: F.rms_norm(engine.randn(3), (2, 3)), ValueError, "Input tensor must have at least 2 dimensions, but got 1"),
+    (lambda: F.rms_norm(engine.randn(3), (2, 3)), ValueError,
+     "Input tensor must have at least 2 dimensions, but got 1"),
     (lambda: F.rms_norm(engine.randn(2, 3), (3,), engine.randn(4)), RuntimeError, "Expected weight to be of same "
      "shape as normalized_shape, but got weight of shape [4] and normalized_shape = [3]"),
     (lambda: F.local_response_norm(engine.randn(2, 3), 2), ValueError,
