@@ -1,4 +1,4 @@
-"""``scatter_add``, ``index_add``, ``index_fill``, ``index_copy`` and ``fill_diagonal_`` (rows in
+"""``scatter_add``, ``scatter_reduce``, ``index_add``, ``index_fill``, ``index_copy`` and ``fill_diagonal_`` (rows in
 engine/ops/index_ops.py); ``erfinv`` and ``sgn`` (engine/ops/erfinv.py); and what PyTorch composes
 from other ops: ``hstack``/``vstack``/``dstack``/``row_stack``/``column_stack``, ``atleast_1d/2d/3d``,
 ``isinf``/``isposinf``/``isneginf``/``isreal``/``signbit``, and the Tensor methods ``ndimension``,
@@ -77,6 +77,41 @@ def _scatter_add(input, dim, index, src, inplace):
         raise RuntimeError("scatter(): Expected dtype int32/int64 for index")
     d = _scatter_checks(input, dim, index, src)
     return _run("scatter_add", [input, index, src], {"dim": d}, inplace)
+
+
+# NOTE [ Scatter reduce ]
+# 1. Each src element (placed as NOTE [ Scatter ] 1 says) is combined into its target with
+#    ``reduce``: sum, prod, mean, amax or amin; with include_self=False a target that
+#    receives anything starts from the reduction's identity instead of its own value.
+# 2. mean divides by the number of values combined (self counted when included); integer
+#    tensors take the floor, as PyTorch.
+# 3. Backward is PyTorch's: prod takes exclusive products without dividing by a zero (a
+#    lone zero in a product gets the product of the others); amax/amin share the gradient
+#    evenly among every value equal to the result (self included, whatever include_self);
+#    with include_self=False self's gradient is zero where something was scattered.
+_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
+
+
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
+    """Combine ``src`` into a copy of ``input`` at ``index`` along ``dim`` with ``reduce``
+    (NOTE [ Scatter reduce ]). ScatterReduceBackward0 keeps self, index, src and the result."""
+    return _scatter_reduce(input, dim, index, src, reduce, include_self, False)
+
+
+def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
+    return _scatter_reduce(self, dim, index, src, reduce, include_self, True)
+
+
+def _scatter_reduce(input, dim, index, src, reduce, include_self, inplace):
+    from ._more_ops import _scatter_checks
+    _need_tensor("scatter_reduce", src, "src", 4)
+    if reduce not in _REDUCTIONS:
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    if index.dtype is not _dtype.int64:
+        raise RuntimeError("scatter(): Expected dtype int32/int64 for index")
+    d = _scatter_checks(input, dim, index, src)
+    return _run("scatter_reduce", [input, index, src], {"dim": d, "reduce": reduce,
+                                                       "include_self": bool(include_self)}, inplace)
 
 
 # ---- index_add / index_fill / index_copy (NOTE [ Index along a dim ]) -------------------------------
@@ -370,7 +405,8 @@ def _erfinv_(self):
 
 def bind_methods(cls):
     """Bind the functions above as Tensor methods (with the in-place ``_`` forms)."""
-    for name, fn in (("scatter_add", scatter_add), ("scatter_add_", scatter_add_), ("index_add", index_add),
+    for name, fn in (("scatter_add", scatter_add), ("scatter_add_", scatter_add_), ("scatter_reduce", scatter_reduce),
+                     ("scatter_reduce_", scatter_reduce_), ("index_add", index_add),
                      ("index_add_", index_add_), ("index_fill", index_fill), ("index_fill_", index_fill_),
                      ("index_copy", index_copy), ("index_copy_", index_copy_), ("fill_diagonal_", fill_diagonal_),
                      ("erfinv", erfinv), ("erfinv_", _erfinv_), ("sgn", sgn), ("sgn_", _sgn_), ("isinf", isinf),
@@ -380,6 +416,6 @@ def bind_methods(cls):
     cls.ndimension = lambda self: self.ndim
 
 
-__all__ = ["scatter_add", "index_add", "index_fill", "index_copy", "erfinv", "sgn", "isinf", "isposinf",
+__all__ = ["scatter_add", "scatter_reduce", "index_add", "index_fill", "index_copy", "erfinv", "sgn", "isinf", "isposinf",
            "isneginf", "isreal", "signbit", "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack",
            "row_stack", "dstack", "column_stack"]

@@ -93,3 +93,88 @@ def _index_copy_bwd(F, g, s):
 
 op("index_copy", "IndexCopyBackward0", ("self", "index", "source"), _index_copy_fwd, _index_copy_bwd,
    save={"index": (), "source": ("source",)}, promote=False, nondiff=("index",))
+
+
+# ---- scatter_reduce (NOTE [ Scatter reduce ] in engine/_index_fns.py) ------------------------------------
+_UFUNC = {"sum": "add", "mean": "add", "prod": "multiply", "amax": "maximum", "amin": "minimum"}
+
+
+def _identity(reduce, dt):
+    import numpy as np
+    if reduce in ("sum", "mean"):
+        return 0
+    if reduce == "prod":
+        return 1
+    big = np.inf if dt.kind == "f" else np.iinfo(dt).max
+    return -big if reduce == "amax" else big
+
+
+def _scatter_reduce_fwd(xp, a, index, src, dim, reduce, include_self=True):
+    """NumPy's ufunc.at on host arrays (the array API has no scatter with a reduction)."""
+    import numpy as np
+
+    from .. import _backend
+    h = np.array(_backend.to_numpy(xp, a), copy=True)
+    hi = _backend.to_numpy(xp, index)
+    vals = _backend.to_numpy(xp, src)[tuple(slice(0, n) for n in hi.shape)]
+    where = tuple(hi if k == dim else np.arange(hi.shape[k]).reshape([-1 if j == k else 1 for j in range(h.ndim)])
+                  for k in range(h.ndim))
+    if not include_self:
+        h[where] = _identity(reduce, h.dtype)
+    with np.errstate(invalid="ignore"):   # NaN meets NaN or inf in a max: PyTorch is silent
+        getattr(np, _UFUNC[reduce]).at(h, where, vals)
+    if reduce == "mean":
+        count = np.full(h.shape, 1 if include_self else 0, dtype=np.int64)
+        np.add.at(count, where, 1)
+        count[count == 0] = 1
+        h = h / count if h.dtype.kind == "f" else np.floor_divide(h, count)
+    return _backend.from_numpy(xp, np.ascontiguousarray(h))
+
+
+def _scatter_reduce_bwd(F, g, s):
+    nd = len(s.shapes[0])
+    where = _where(F, s.index, s.dim, nd)
+    ishape, sshape = tuple(F.shape(s.index)), tuple(s.shapes[2])
+    src = F.index(s.src, tuple(slice(0, n) for n in ishape)) if ishape != sshape else s.src
+
+    def gather(t):
+        return F.index(t, where)
+
+    def scatter_sum(v):
+        return F.scatter_add(s.shapes[0], where, v, v)
+
+    def reduce_again(x, y):
+        if F.differentiable:
+            from .._index_fns import scatter_reduce
+            return scatter_reduce(x, s.dim, s.index, y, s.reduce, include_self=s.include_self)
+        return _scatter_reduce_fwd(F.xp, x, s.index, y, s.dim, s.reduce, s.include_self)
+
+    dt = F.dtype(g)
+    if s.reduce == "sum":
+        gself, gsrc = g, gather(g)
+    elif s.reduce == "mean":
+        n = scatter_sum(gather(g) * 0.0 + 1.0) + (1.0 if s.include_self else 0.0)
+        gself = g / F.where(F.eq(n, 0.0), 1.0, n)
+        gsrc = gather(gself)
+    elif s.reduce == "prod":
+        masked_self = F.where(F.eq(s.self, 0.0), 1.0, s.self)
+        gself = g * reduce_again(masked_self, src) / masked_self
+        src_zero = F.eq(src, 0.0)
+        zeros_there = gather(scatter_sum(F.astype(src_zero, dt)))
+        single = F.logical_and(src_zero, F.eq(zeros_there, 1.0))    # the one zero a product has
+        without = reduce_again(s.self, F.where(single, 1.0, src))
+        gsrc = F.where(single, gather(g * without), gather(g * s.result) / F.where(src_zero, 1.0, src))
+    else:   # amax / amin: the gradient is shared evenly among the values equal to the result
+        self_is = F.astype(F.eq(s.self, s.result), dt)
+        src_is = F.astype(F.eq(src, gather(s.result)), dt)
+        shared = g / (self_is + scatter_sum(src_is))
+        gself, gsrc = self_is * shared, src_is * gather(shared)
+    if not s.include_self:
+        gself = F.fill_index(gself, where, 0.0)
+    if ishape != sshape:   # src larger than index: its other elements were never read
+        gsrc = F.scatter_add(sshape, tuple(slice(0, n) for n in ishape), gsrc, gsrc)
+    return (gself if s.needs[0] else None), None, (gsrc if s.needs[2] else None)
+
+
+op("scatter_reduce", "ScatterReduceBackward0", ("self", "index", "src"), _scatter_reduce_fwd, _scatter_reduce_bwd,
+   save={"self": (), "index": (), "src": (), "result": ()}, promote=False, nondiff=("index",))

@@ -155,6 +155,69 @@ def test_index_fill_value_gradient_counts_each_place_once_and_index_copy_source_
     assert out.tolist() == [0.0, 2.0, 0.0] and y.grad.tolist() == [1.0, 0.0, 3.0] and s.grad.tolist() == [2.0, 2.0]
 
 
+# ---- scatter_reduce ----------------------------------------------------------------------------------
+SR_X = [[1.0, 2.0, 0.0, 4.0], [5.0, -1.0, 3.0, 2.0], [0.0, 1.0, 2.0, 2.0]]
+SR_S = [[2.0, 2.0, 0.0, 1.0], [3.0, 0.0, 0.0, 2.0]]
+SR_REF = {   # (out, self's gradient, src's gradient) for the cotangent arange(1, 13), recorded from PyTorch
+    ("prod", True): ([[6.0, 2.0, 0.0, 4.0], [5.0, -0.0, 3.0, 2.0], [0.0, 1.0, 0.0, 4.0]],
+                     [[6.0, 2.0, 3.0, 4.0], [5.0, 0.0, 7.0, 8.0], [9.0, 10.0, 0.0, 24.0]],
+                     [[3.0, -0.0, 0.0, 16.0], [2.0, -12.0, 0.0, 24.0]]),
+    ("mean", False): ([[2.5, 2.0, 0.0, 1.0], [5.0, 1.0, 3.0, 2.0], [0.0, 1.0, 0.0, 2.0]],
+                      [[0.0, 2.0, 3.0, 0.0], [5.0, 0.0, 7.0, 8.0], [9.0, 10.0, 0.0, 0.0]],
+                      [[0.5, 3.0, 5.5, 4.0], [0.5, 3.0, 5.5, 12.0]]),
+    ("amax", False): ([[3.0, 2.0, 0.0, 1.0], [5.0, 2.0, 3.0, 2.0], [0.0, 1.0, 0.0, 2.0]],
+                      [[0.0, 2.0, 3.0, 0.0], [5.0, 0.0, 7.0, 8.0], [9.0, 10.0, 0.0, 0.0]],
+                      [[0.0, 6.0, 5.5, 4.0], [1.0, 0.0, 5.5, 6.0]]),
+    ("amin", True): ([[1.0, 2.0, 0.0, 1.0], [5.0, -1.0, 3.0, 2.0], [0.0, 1.0, 0.0, 2.0]],
+                     [[1.0, 2.0, 3.0, 0.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 0.0, 6.0]],
+                     [[0.0, 0.0, 5.5, 4.0], [0.0, 0.0, 5.5, 6.0]]),
+    ("sum", False): ([[5.0, 2.0, 0.0, 1.0], [5.0, 2.0, 3.0, 2.0], [0.0, 1.0, 0.0, 2.0]],
+                     [[0.0, 2.0, 3.0, 0.0], [5.0, 0.0, 7.0, 8.0], [9.0, 10.0, 0.0, 0.0]],
+                     [[1.0, 6.0, 11.0, 4.0], [1.0, 6.0, 11.0, 12.0]]),
+}
+
+
+@pytest.mark.parametrize("key", sorted(SR_REF))
+def test_scatter_reduce_values_zeros_ties_and_gradients_as_pytorch(key):
+    reduce, include_self = key
+    a = engine.tensor(SR_X, dtype=D, requires_grad=True)
+    b = engine.tensor(SR_S, dtype=D, requires_grad=True)
+    out = engine.scatter_reduce(a, 0, engine.tensor([[0, 1, 2, 0], [0, 1, 2, 2]]), b, reduce, include_self=include_self)
+    node = out.grad_fn
+    assert node.name() == "ScatterReduceBackward0" and node._saved_self is not None and node._saved_src is b
+    assert node._saved_result is not None and node._saved_reduce == reduce
+    out.backward(engine.arange(1.0, 13.0, dtype=D).reshape(3, 4))
+    ref = SR_REF[key]
+    for got, want in zip((out, a.grad, b.grad), ref):
+        assert got.tolist() == want
+        assert np.array_equal(np.signbit(got.detach().numpy()), np.signbit(np.array(want)))   # -0.0 too
+
+
+def test_scatter_reduce_integer_mean_floors_and_nan_propagates():
+    seven, i = engine.tensor([7, 7, 7]), engine.tensor([0, 0, 1])
+    assert engine.scatter_reduce(seven, 0, i, engine.tensor([1, 2, 4]), "mean").tolist() == [3, 5, 7]
+    assert seven.scatter_reduce(0, i, engine.tensor([1, 2, 4]), "mean", include_self=False).tolist() == [1, 4, 7]
+    got = engine.scatter_reduce(engine.tensor([1.0, math.nan]), 0, engine.tensor([0, 1]),
+                                engine.tensor([math.nan, 2.0]), "amax")
+    assert np.isnan(got.numpy()).all()
+    x = engine.zeros(3, 4, dtype=D)
+    v = x._version
+    assert x.scatter_reduce_(0, idx(), engine.ones(2, 4, dtype=D), "sum") is x and x._version == v + 1
+
+
+SR_FD = {f"{r}_{inc}": (lambda r, inc: lambda x, s: engine.scatter_reduce(x, 0, idx(), s, r, include_self=inc))(r, inc)
+         for r in ("sum", "prod", "mean", "amax", "amin") for inc in (True, False)}
+SR_FD["src_larger"] = lambda x, s: engine.scatter_reduce(x, 1, engine.tensor([[3], [0]]), s, "prod")
+SR_FD["prod_lone_zero"] = lambda x, s: engine.scatter_reduce(
+    x, 0, idx(), s * engine.tensor([[1.0, 1.0, 1.0, 1.0], [0.0, 1.0, 1.0, 1.0]], dtype=D), "prod")
+FD.update({"scatter_reduce_" + k: v for k, v in SR_FD.items()})
+
+
+@pytest.mark.parametrize("name", ["prod_True", "prod_False", "mean_True", "amax_False"])
+def test_scatter_reduce_second_derivatives(name):
+    gradgradcheck(lambda x, s: SR_FD[name](x, s) ** 2, [f64(3, 4, seed=1), f64(2, 4, seed=2)])
+
+
 # ---- erfinv ------------------------------------------------------------------------------------------
 def test_erfinv_values_edges_and_dtypes():
     got = engine.erfinv(engine.tensor([0.3, -0.9, 0.999999, 1e-10], dtype=D)).tolist()
@@ -298,6 +361,14 @@ ERRORS = [
      "fill_diagonal_(): argument 'fill_value' (position 1) must be Number, not Tensor"),
     (lambda: engine.zeros(3, 3, requires_grad=True).fill_diagonal_(1.0), RuntimeError,
      "a view of a leaf Variable that requires grad is being used in an in-place operation."),
+    (lambda: engine.scatter_reduce(X, 0, IDX, S, "foo"), RuntimeError,
+     "reduce argument must be either sum, prod, mean, amax or amin, got foo"),
+    (lambda: engine.scatter_reduce(X, 0, IDX, 2.0, "sum"), TypeError,
+     "scatter_reduce(): argument 'src' (position 4) must be Tensor, not float"),
+    (lambda: engine.scatter_reduce(X, 0, IDX.float(), S, "sum"), RuntimeError,
+     "scatter(): Expected dtype int32/int64 for index"),
+    (lambda: engine.scatter_reduce(X, 0, IDX + 3, S, "sum"), RuntimeError,
+     "index 3 is out of bounds for dimension 0 with size 3"),
     (lambda: engine.hstack([]), RuntimeError, "hstack expects a non-empty TensorList"),
     (lambda: engine.column_stack([]), RuntimeError, "column_stack expects a non-empty TensorList"),
     (lambda: engine.hstack(engine.ones(3)), TypeError,
