@@ -547,19 +547,9 @@ def _cross(F, a, b, d):
     return out
 
 
-class _XpFns:
-    """The few F names ``_cross`` needs, on raw arrays (for the forward kernel)."""
-
-    def __init__(self, xp):
-        from .._fns import ArrayFns
-        self._a = ArrayFns(xp)
-
-    def __getattr__(self, name):
-        return getattr(self._a, name)
-
-
 def _cross_fwd(xp, a, b, dim):
-    return _cross(_XpFns(xp), a, b, dim)
+    from .._fns import array_fns
+    return _cross(array_fns(xp), a, b, dim)
 
 
 op("cross", "LinalgCrossBackward0", ("self", "other"), _cross_fwd,
