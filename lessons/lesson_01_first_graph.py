@@ -58,6 +58,37 @@ def free_facts(run):
             "freed_in_backward": sum(e["bytes"] for e in freed)}
 
 
+class WrongSin(torch.autograd.Function):
+    """sin with a deliberately wrong backward (sin' taken as sin, not cos)."""
+
+    @staticmethod
+    def forward(ctx, t):
+        ctx.save_for_backward(t)
+        return t.sin()
+
+    @staticmethod
+    def backward(ctx, g):
+        (t,) = ctx.saved_tensors
+        return g * t.sin()
+
+
+def check_with_differences(s):
+    x = torch.tensor([0.3, -1.2, 2.0], dtype=torch.float64, requires_grad=True)
+    f = lambda t: t.sin().cos()                          # noqa: E731
+    eps = 1e-6
+    with torch.no_grad():                                # one derivative by hand: nudge x[0] both ways
+        up, down = x.clone(), x.clone()
+        up[0] += eps
+        down[0] -= eps
+        by_hand = float((f(up)[0] - f(down)[0]) / (2 * eps))
+    autograd_says = float(torch.autograd.grad(f(x)[0], x)[0][0])
+    good = torch.autograd.gradcheck(f, (x,), eps=eps, atol=1e-6)
+    bad = torch.autograd.gradcheck(lambda t: WrongSin.apply(t).cos(), (x,), eps=eps, atol=1e-6,
+                                   raise_exception=False)
+    return {"by_hand": by_hand, "autograd_says": autograd_says,
+            "difference": abs(by_hand - autograd_says), "good": good, "bad": bad}
+
+
 def _forward_saves(run):
     sin, cos = node_named(run.events, "SinBackward0"), node_named(run.events, "CosBackward0")
     return saved_bytes(sin) == 16 and saved_bytes(cos) == 16, f"{saved_bytes(sin)} B and {saved_bytes(cos)} B"
@@ -153,6 +184,31 @@ events in the log and watch the memory panel drop.""",
             checks=(Check("backward released every saved byte forward made ({saved_total})", _released),
                     Check("activation memory went from {act_before:,} B to {act_after:,} B",
                           lambda r: r.values["act_before"] == 4000 and r.values["act_after"] == 0)),
+        ),
+        Step(
+            title="Check backward against finite differences",
+            narrative="""How do you know a backward formula is right? Nudge the input and watch the
+output move. For `f(x) = cos(sin x)` on three float64 numbers, moving `x[0]`
+by ±1e-6 and dividing the change of `f(x)[0]` by 2e-6 gives
+{by_hand:.8f}; autograd says {autograd_says:.8f} (they differ by
+{difference:.1e}, the size of the rounding in the difference quotient).
+
+`torch.autograd.gradcheck(f, (x,))` does this for every input and output
+element and compares the whole Jacobian: it returns **{good}**. Run it on a
+custom `autograd.Function` whose backward uses sin where the derivative is
+cos, and it returns **{bad}** (with `raise_exception=True`, its default, it
+raises and prints both Jacobians). Use float64 for this: in float32 the
+rounding of the difference quotient swamps the comparison.
+
+gradcheck is ordinary code on the engine: the graph panel shows the graphs
+its nudged evaluations built (autograd stays on for them, as in PyTorch),
+and the log shows the backward passes it ran for the analytical side.""",
+            code=check_with_differences,
+            focus=Focus("log", "end"),
+            checks=(Check("finite differences and autograd agree on d f(x)[0] / d x[0] ({difference:.1e})",
+                          lambda r: r.values["difference"] < 1e-8),
+                    Check("gradcheck passes sin().cos() and fails the wrong backward",
+                          lambda r: r.values["good"] is True and r.values["bad"] is False)),
         ),
     ),
 )

@@ -21,7 +21,7 @@ def test_lesson_1_numbers_come_from_the_run():
     lr = _runner.run(lessons.get(1))
     text = _runner.render_text(lr)
     assert "SumBackward0 -> CosBackward0 -> SinBackward0" in text
-    assert "8,000 B" in text and "7 of 7 checks passed" in text
+    assert "8,000 B" in text and "9 of 9 checks passed" in text
 
 
 def test_main_prints_and_writes_the_trace(tmp_path, capsys):

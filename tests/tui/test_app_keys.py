@@ -193,11 +193,11 @@ async def test_lesson_step_keys_move_to_each_focus(lesson_run):
         assert s.step == 1 and nar.step == 1
         assert s.index == lr.steps[1].focus_index()
         assert s.model.events[s.index]["kind"] == "execute"
-        await pilot.press("right_square_bracket", "right_square_bracket")
-        assert s.step == 2
-        assert s.query_one(EventLog).has_focus is False
+        await pilot.press("right_square_bracket", "right_square_bracket", "right_square_bracket")
+        assert s.step == 3 == len(lr.steps) - 1        # past the last step it stays there
         await pilot.press("left_square_bracket")
-        assert s.step == 1
+        assert s.step == 2
+        assert s.query_one(EventLog).has_focus is False   # step 3 looks at the memory panel
         # stepping events moves the narrative to the step that owns the event
         await pilot.press("home")
         assert s.step == 0

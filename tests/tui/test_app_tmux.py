@@ -38,11 +38,11 @@ def test_glassgrad_lesson_1_in_tmux(tmp_path):
     subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "100", "-y", "30", "-c", str(tmp_path),
                     f"{env} {GLASSGRAD} lesson 1; echo EXITED-$?; sleep 30"], check=True)
     try:
-        screen = _wait_for(session, "Step 1/3", "Graph · autograd nodes", "Memory · live bytes", "Events", "Quit")
+        screen = _wait_for(session, "Step 1/4", "Graph · autograd nodes", "Memory · live bytes", "Events", "Quit")
         assert "Lesson 1 · Your first graph" in screen
         assert "CosBackward0" in screen and "saved 16 B" in screen
         subprocess.run(["tmux", "send-keys", "-t", session, "]"], check=True)
-        screen = _wait_for(session, "Step 2/3", "run SumBackward0")
+        screen = _wait_for(session, "Step 2/4", "run SumBackward0")
         assert "│ backward │" in screen
         subprocess.run(["tmux", "send-keys", "-t", session, "q"], check=True)
         _wait_for(session, "EXITED-0")

@@ -31,7 +31,7 @@ def test_lessons_lists_one_line_each(capsys):
 def test_lesson_prints_text_and_writes_pictures(capsys, tmp_path):
     assert cli.main(["lesson", "1"]) == 0
     out = capsys.readouterr().out
-    assert "== Step 1/3: Forward builds a graph ==" in out
+    assert "== Step 1/4: Forward builds a graph ==" in out
     assert "✓ backward ran SumBackward0 -> CosBackward0 -> SinBackward0" in out
     assert (tmp_path / "glassgrad-out" / "lesson_01_first_graph" / "trace.jsonl").exists()
 
