@@ -157,13 +157,20 @@ CASES = {
     "cdist_batched": ({"x": [M34, M34B], "y": [[[0.5, 1.0, -1.0], [2.0, -0.5, 0.5]]]},
                       "torch.cdist(x[..., :3], y)"),
     "dist": ({"x": M34, "y": [0.5, 1.0, -1.0, 0.0]}, "torch.dist(x, y)"),
+    "dist_zero": ({"x": V, "y": V}, "torch.dist(x, y) + torch.dist(x, y, 3)"),
+    "cdist_zero_rows": ({"x": [[1.0, 2.0], [0.5, -1.0]], "y": [[1.0, 2.0]]}, "torch.cdist(x, y) + torch.cdist(x, y, 1)"),
+    "atan2_hypot_at_origin": ({"x": [0.0, 1.0], "y": [0.0, 2.0]}, "torch.atan2(x, y) + torch.hypot(x, y)"),
+    "logit_at_bounds": ({"x": [0.0, 1.0, 0.5]}, "torch.logit(x)"),
+    "logcumsumexp_neg_inf": ({"x": ("const", [float("-inf"), float("-inf"), 1.0])}, "torch.logcumsumexp(x, 0)"),
+    "cumprod_nan": ({"x": [2.0, float("nan"), 3.0]}, "torch.cumprod(x, 0)"),
     "dist_p1": ({"x": M34, "y": [0.5, 1.0, -1.0, 0.0]}, "x.dist(y, 1)"),
     "dist_inf": ({"x": M34, "y": [0.5, 1.0, -1.0, 0.0]}, "torch.dist(x, y, float('inf'))"),
     "dist_p3": ({"x": M34, "y": [0.5, 1.0, -1.0, 0.0]}, "torch.dist(x, y, 3)"),
 }
 # cases without a gradient, or whose gradient finite differences cannot see (steps, picks at ties)
 NO_GRADCHECK = {"floor_divide", "heaviside", "trunc", "fix", "logit_outside", "median_ties", "aminmax_dim", "cdist_inf", "dist_inf", "median_all_nan", "nan_to_num", "kthvalue", "median_dim",
-                "median_nan", "mode"}
+                "median_nan", "mode", "dist_zero", "cdist_zero_rows", "atan2_hypot_at_origin", "logit_at_bounds",
+                "cumprod_nan"}
 # (ops whose gradient is linear in the incoming one and free of the input have no second derivative to check)
 GRADGRAD = ["asin", "acos", "sinh", "acosh", "atanh", "log2", "sinc_away", "logit", "atan2", "hypot",
             "logaddexp_mild", "xlogy", "lerp_tensor", "addcdiv", "cumprod", "cumprod_zeros", "logcumsumexp", "kron",
