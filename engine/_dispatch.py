@@ -49,7 +49,8 @@ from .autograd.graph import Node
 
 class OpDef:
     __slots__ = ("name", "node", "args", "fwd", "bwd", "save", "promote", "float_op",
-                 "differentiable", "aux", "view", "variadic", "out_dtype", "defaults", "nondiff", "argpos")
+                 "differentiable", "aux", "view", "variadic", "out_dtype", "defaults", "nondiff", "argpos",
+                 "saves_args")
 
     def __init__(self, name, node, args, fwd, bwd=None, save=None, promote=True, float_op=False,
                  differentiable=True, aux=(), view=False, out_dtype=None, nondiff=()):
@@ -68,6 +69,7 @@ class OpDef:
         self.out_dtype = out_dtype
         self.nondiff = frozenset(nondiff)  # args that never get a gradient: no edge (NOTE [ Dispatch ] 6)
         self.argpos = {a: i for i, a in enumerate(self.args)}
+        self.saves_args = any(k in self.argpos for k in self.save)   # an input, not only result/aux
         self.defaults = {k: p.default for k, p in inspect.signature(fwd).parameters.items()
                          if p.default is not inspect.Parameter.empty}
 
@@ -149,7 +151,9 @@ def apply(op: OpDef, inputs: list, attrs: dict | None = None, inplace: Tensor | 
     needs = tuple([isinstance(t, Tensor) and (t._requires_grad or t.grad_fn is not None) for t in inputs])
     any_needs = any(needs)
     save_inputs = inputs
-    if inplace is not None and grad_on and any_needs and op.save:
+    if inplace is not None and grad_on and any_needs and op.saves_args:
+        # the input as it was before the write (PyTorch's original_self); an op that keeps only
+        # its result (relu_, sigmoid_, ...) needs no copy
         save_inputs = [_snapshot(t) if t is inplace else t for t in inputs]
     if inplace is not None:
         result = _write_inplace(op, inplace, out, grad_on)

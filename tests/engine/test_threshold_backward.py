@@ -44,3 +44,20 @@ def test_relu_gradient_under_create_graph():
     x = engine.tensor([math.nan, -1.0, 0.0, 2.0], dtype=engine.float64, requires_grad=True)
     (g,) = engine.autograd.grad(engine.relu(x).sum(), x, create_graph=True)
     assert g.tolist() == [1.0, 0.0, 0.0, 1.0]
+
+
+def test_relu_in_place_copies_nothing():
+    # ReluBackward0 keeps only its result, so relu_ on a non-leaf writes in place with no snapshot of
+    # the old values (an op that keeps its input, such as mul_, does copy it first, as PyTorch)
+    x = engine.randn(100, requires_grad=True)
+    a = x * 1
+    with engine.record() as tr:
+        a.relu_()
+    assert [e["kind"] for e in tr.events] == ["version", "category", "pack", "op"]
+    b = x * 1
+    with engine.record() as tr:
+        b.mul_(x)
+    allocs = [e for e in tr.events if e["kind"] == "alloc"]
+    assert len(allocs) == 1 and allocs[0]["bytes"] == 400
+    a.sum().backward()
+    assert np.array_equal(x.grad.numpy(), (x.detach().numpy() > 0).astype(np.float32) + 0)
