@@ -254,8 +254,7 @@ def _unplain(v):
     return {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}.get(v, v) if isinstance(v, str) else v
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_matches_pytorch(name):
+def _check_matches_pytorch(name):
     inputs, code = CASES[name]
     got, want = describe(engine, inputs, code), EXPECTED[name]
     assert len(got["outputs"]) == len(want["outputs"])
@@ -287,16 +286,38 @@ def _fn_of(name):
     return fn, [_make(engine, inputs[n]) for n in names]
 
 
-@pytest.mark.parametrize("name", sorted(n for n in CASES if n not in NO_GRADCHECK and EXPECTED[n].get("grads")))
-def test_gradcheck(name):
-    fn, args = _fn_of(name)
-    gradcheck(fn, args)
+def _groups(names, size):
+    names = sorted(names)
+    return [names[i:i + size] for i in range(0, len(names), size)]
 
 
-@pytest.mark.parametrize("name", GRADGRAD)
-def test_gradgradcheck(name):
-    fn, args = _fn_of(name)
-    gradgradcheck(fn, args)
+def _each(group, check):
+    """Run ``check`` on every case of ``group``, naming the case that fails (one test item per group keeps
+    the suite's per-test setup cost down)."""
+    for name in group:
+        try:
+            check(name)
+        except AssertionError as e:
+            raise AssertionError(f"case {name!r}: {e}") from None
+
+
+def _gradcheck(name):
+    if name not in NO_GRADCHECK and EXPECTED[name].get("grads"):
+        fn, args = _fn_of(name)
+        gradcheck(fn, args)
+
+
+@pytest.mark.parametrize("group", _groups(CASES, 8), ids=lambda g: f"{g[0]}..{g[-1]}")
+def test_matches_pytorch_and_finite_differences(group):
+    _each(group, lambda name: (_check_matches_pytorch(name), _gradcheck(name)))
+
+
+@pytest.mark.parametrize("group", _groups(GRADGRAD, 5), ids=lambda g: f"{g[0]}..{g[-1]}")
+def test_gradgradcheck(group):
+    def check(name):
+        fn, args = _fn_of(name)
+        gradgradcheck(fn, args)
+    _each(group, check)
 
 
 # ---- views, in-place variants, methods -------------------------------------------------------------
@@ -420,8 +441,7 @@ STRICT = ["asin", "atan2", "hypot", "logaddexp", "xlogy", "lerp_tensor", "addcdi
           "repeat_interleave_tensor"]
 
 
-@pytest.mark.parametrize("name", STRICT)
-def test_array_api_strict_matches_numpy(name):
+def _check_strict(name):
     inputs, code = CASES[name]
     want = describe(engine, inputs, code)
     with cpu_namespace(xps):
@@ -432,6 +452,11 @@ def test_array_api_strict_matches_numpy(name):
         np.testing.assert_allclose(_arr(g["values"]), _arr(w["values"]), rtol=1e-12, atol=1e-12)
     for n, w in want.get("grads", {}).items():
         np.testing.assert_allclose(_arr(got["grads"][n]), _arr(w), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("group", _groups(STRICT, 7), ids=lambda g: f"{g[0]}..{g[-1]}")
+def test_array_api_strict_matches_numpy(group):
+    _each(group, _check_strict)
 
 
 def test_engine_trace_is_the_recording_module_and_torch_trace():
