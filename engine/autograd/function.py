@@ -101,6 +101,11 @@ def _is_tensor(x) -> bool:
 class Function:
     """Base class for custom autograd ops; call ``MyFn.apply(*args)``."""
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # each Function gets its own node class, named as PyTorch names it (``ExpBackward``)
+        cls._backward_cls = type(cls.__name__ + "Backward", (BackwardCFunction,), {"__module__": __name__})
+
     @staticmethod
     def forward(ctx, *args, **kwargs):
         raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
@@ -127,7 +132,7 @@ class Function:
             bump_version(t, cls.__name__)
         if not track:
             return out
-        node = BackwardCFunction(cls, ctx, args, needs)
+        node = cls._backward_cls(cls, ctx, args, needs)
         node._out_meta = []
         non_diff = {id(t) for t in ctx.non_differentiable}
         input_ids = {id(a) for a in args if isinstance(a, Tensor)}

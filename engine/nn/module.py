@@ -51,8 +51,7 @@ def _addindent(s: str, n: int) -> str:
 class Module:
     """Base class for all neural-network modules.
 
-    Differs from PyTorch: no ``register_full_backward_hook``, no ``state_dict`` hooks,
-    no ``_metadata`` versions in state dicts.
+    Differs from PyTorch: no ``state_dict`` hooks, no ``_metadata`` versions in state dicts.
     """
 
     training: bool
@@ -71,6 +70,8 @@ class Module:
         d["_forward_hooks_with_kwargs"] = set()
         d["_forward_pre_hooks"] = OrderedDict()
         d["_forward_pre_hooks_with_kwargs"] = set()
+        d["_backward_hooks"] = OrderedDict()
+        d["_backward_pre_hooks"] = OrderedDict()
         d["_gg_named"] = False
         _live.add(self)
 
@@ -82,8 +83,11 @@ class Module:
         if not self._gg_named:
             _outermost_holder(self)._name_parameters()  # NOTE [ Parameter display names ] 2-3, 5
         if not (self._forward_pre_hooks or self._forward_hooks or _global_forward_pre_hooks
-                or _global_forward_hooks):
+                or _global_forward_hooks or self._backward_hooks or self._backward_pre_hooks):
             return self.forward(*args, **kwargs)
+        if self._backward_hooks or self._backward_pre_hooks:
+            from ._backward_hooks import call_with_backward_hooks
+            return call_with_backward_hooks(self, args, kwargs, lambda a, k: self._call_with_hooks(a, k))
         return self._call_with_hooks(args, kwargs)
 
     def _call_with_hooks(self, args, kwargs):
@@ -119,6 +123,16 @@ class Module:
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
         """``hook(module, args, output)`` runs after forward; a returned value replaces the output."""
         return self._add_hook(self._forward_hooks, self._forward_hooks_with_kwargs, hook, prepend, with_kwargs)
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """``hook(module, grad_input, grad_output)`` runs when the gradients with respect to the module's
+        inputs are computed; a returned tuple replaces grad_input (NOTE [ Module backward hooks ])."""
+        return self._add_hook(self._backward_hooks, set(), hook, prepend, False)
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """``hook(module, grad_output)`` runs when the gradients with respect to the module's outputs are
+        known; a returned tuple replaces grad_output (NOTE [ Module backward hooks ])."""
+        return self._add_hook(self._backward_pre_hooks, set(), hook, prepend, False)
 
     @staticmethod
     def _add_hook(table, kw_set, hook, prepend, with_kwargs):
