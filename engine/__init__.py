@@ -19,6 +19,7 @@ from ._size import Size
 from ._tensor import Tensor
 from ._legacy import BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor
 from ._print_options import set_printoptions
+from ._dtype_info import can_cast, finfo, iinfo, result_type
 from . import _tensor_methods  # noqa: F401  (binds methods and operators)
 from .functional import *  # noqa: F401,F403
 from .functional import (abs, all, any, bool, double, float, float32, float64, int64, long, max,  # noqa: A004

@@ -135,3 +135,28 @@ def exercise_rounding_ops():
     x = engine.tensor([1.5, -2.5], requires_grad=True)
     for y in (engine.floor(x), engine.ceil(x), engine.round(x), engine.round(x, decimals=1)):
         y.sum().backward()
+
+
+# ---- finfo / iinfo / result_type / can_cast ----------------------------------------------------
+def test_finfo_and_iinfo():
+    f = engine.finfo(engine.float32)
+    assert (f.bits, f.eps, f.resolution, f.dtype) == (32, 2.0 ** -23, 1e-06, "float32")
+    assert f.max == -f.min == float(np.finfo(np.float32).max) and f.tiny == f.smallest_normal == 2.0 ** -126
+    assert engine.finfo().eps == f.eps and engine.finfo(engine.float64).eps == 2.0 ** -52
+    assert repr(f) == ("finfo(resolution=1e-06, min=-3.40282e+38, max=3.40282e+38, eps=1.19209e-07, "
+                       "smallest_normal=1.17549e-38, tiny=1.17549e-38, dtype=float32)")
+    i = engine.iinfo(engine.int64)
+    assert (i.bits, i.max, i.min) == (64, 2 ** 63 - 1, -2 ** 63)
+    with pytest.raises(TypeError, match=r"^torch.finfo\(\) requires a floating point input type"):
+        engine.finfo(engine.int64)
+    with pytest.raises(TypeError, match="^torch.bool is not supported by torch.iinfo$"):
+        engine.iinfo(engine.bool)
+
+
+def test_result_type_and_can_cast():
+    assert engine.result_type(engine.tensor([1]), 1.0) is engine.float32
+    assert engine.result_type(engine.tensor([1.0], dtype=engine.float64), engine.tensor([1.0])) is engine.float64
+    assert engine.result_type(engine.tensor(True), 1) is engine.int64
+    assert [engine.can_cast(a, b) for a, b in [(engine.float64, engine.int64), (engine.int64, engine.float32),
+                                                (engine.bool, engine.int64), (engine.float32, engine.bool)]] == \
+        [False, True, True, False]
