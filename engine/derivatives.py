@@ -199,14 +199,26 @@ def _count(shape, dim):
 
 op("sum", "SumBackward1", ("self",), _sum_fwd,
    lambda F, g, s: (F.broadcast_to(_keep(F, g, s, s.shapes[0]), s.shapes[0]),), promote=False)
-op("mean", "MeanBackward1", ("self",), lambda xp, a, dim=None, keepdim=False: xp.mean(a, axis=dim, keepdims=keepdim),
-   lambda F, g, s: (F.broadcast_to(_keep(F, g, s, s.shapes[0]), s.shapes[0]) * (1.0 / _count(s.shapes[0], s.dim)),),
+def _mean_fwd(xp, a, dim=None, keepdim=False):
+    n = _count(a.shape, dim)
+    if n == 0:   # the mean of nothing is NaN, as PyTorch (without NumPy's "Mean of empty slice" warning)
+        return xp.sum(a, axis=dim, keepdims=keepdim) * math.nan
+    return xp.mean(a, axis=dim, keepdims=keepdim)
+
+
+def _inverse_count(shape, dim):
+    n = _count(shape, dim)
+    return 1.0 / n if n else 0.0     # an empty input has an empty gradient
+
+
+op("mean", "MeanBackward1", ("self",), _mean_fwd,
+   lambda F, g, s: (F.broadcast_to(_keep(F, g, s, s.shapes[0]), s.shapes[0]) * _inverse_count(s.shapes[0], s.dim),),
    promote=False)
 
 
 def _var_fwd(xp, a, dim=None, correction=1, keepdim=False):
     n = _count(a.shape, dim)
-    m = xp.mean(a, axis=dim, keepdims=True)
+    m = _mean_fwd(xp, a, dim, keepdim=True)
     d = a - m
     return xp.sum(d * d, axis=dim, keepdims=keepdim) * _dof_inverse(n, correction)
 
@@ -219,7 +231,7 @@ def _dof_inverse(n, correction):
 def _var_bwd(F, g, s):
     x = s.self
     n = _count(s.shapes[0], s.dim)
-    mean = F.sum(x, axis=s.dim, keepdims=True) * (1.0 / n)
+    mean = F.sum(x, axis=s.dim, keepdims=True) * _inverse_count(s.shapes[0], s.dim)
     return (_keep(F, g, s, s.shapes[0]) * (2.0 * _dof_inverse(n, s.correction)) * (x - mean),)
 
 
@@ -232,7 +244,7 @@ def _std_bwd(F, g, s):
     gv = F.where(F.eq(res, 0.0), 0.0, _keep(F, g, s, s.shapes[0]) / (2.0 * F.where(F.eq(res, 0.0), 1.0, res)))
     x = s.self
     n = _count(s.shapes[0], s.dim)
-    mean = F.sum(x, axis=s.dim, keepdims=True) * (1.0 / n)
+    mean = F.sum(x, axis=s.dim, keepdims=True) * _inverse_count(s.shapes[0], s.dim)
     return (gv * (2.0 * _dof_inverse(n, s.correction)) * (x - mean),)
 
 

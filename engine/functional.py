@@ -360,16 +360,26 @@ def _short(dt):
     return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}[dt.name]
 
 
-def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def _spread(name, input, dim, unbiased, keepdim, correction):
     if correction is None:
         correction = 0 if unbiased is False else 1
-    return apply(_O["var"], [input], {"dim": _dims(dim, input.ndim), "correction": correction, "keepdim": keepdim})
+    dims = _dims(dim, input.ndim)
+    n = 1
+    for d in (range(input.ndim) if dims is None else dims):
+        n *= input.shape[d]
+    if n - correction <= 0:
+        import warnings
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
+                      "factor (input numel divided by output numel).", UserWarning, stacklevel=3)
+    return apply(_O[name], [input], {"dim": dims, "correction": correction, "keepdim": keepdim})
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return _spread("var", input, dim, unbiased, keepdim, correction)
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    if correction is None:
-        correction = 0 if unbiased is False else 1
-    return apply(_O["std"], [input], {"dim": _dims(dim, input.ndim), "correction": correction, "keepdim": keepdim})
+    return _spread("std", input, dim, unbiased, keepdim, correction)
 
 
 def _maxmin(which, input, dim=None, keepdim=False):

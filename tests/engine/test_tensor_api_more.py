@@ -160,3 +160,22 @@ def test_result_type_and_can_cast():
     assert [engine.can_cast(a, b) for a, b in [(engine.float64, engine.int64), (engine.int64, engine.float32),
                                                 (engine.bool, engine.int64), (engine.float32, engine.bool)]] == \
         [False, True, True, False]
+
+
+# ---- reductions over nothing, and no degrees of freedom --------------------------------------------
+def test_mean_of_nothing_is_nan_without_numpy_warnings():
+    import warnings
+    x = engine.zeros(0, 3, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        m = x.mean(0)
+        m.sum().backward()
+    assert np.isnan(m.detach().numpy()).all() and tuple(x.grad.shape) == (0, 3)
+
+
+@pytest.mark.parametrize("name", ["var", "std"])
+def test_no_degrees_of_freedom_warns_as_pytorch(name):
+    with pytest.warns(UserWarning, match=rf"^{name}\(\): degrees of freedom is <= 0. Correction should be strictly "
+                                         r"less than the reduction factor \(input numel divided by output numel\).$"):
+        out = getattr(engine.tensor([1.0]), name)()
+    assert np.isnan(out.item())
