@@ -69,6 +69,8 @@ def __getattr__(name):
         return getattr(_lazy("serialization"), name)
     if name == "hub":
         return _lazy("hub")
+    if name == "distributions":
+        return _lazy("distributions")
     if name == "compile":
         return _lazy("compiler").compile
     if name in _UNSUPPORTED_DTYPES:
