@@ -51,6 +51,14 @@ class ArrayFns:
     def erf(self, x):
         return _backend.erf(self.xp, x)
 
+    def erfinv(self, x):
+        from .ops.erfinv import erfinv_array
+        return erfinv_array(self.xp, x)
+
+    def scatter_reduce(self, x, dim, index, src, reduce, include_self):
+        from .ops.index_ops import scatter_reduce_array
+        return scatter_reduce_array(self.xp, x, index, src, dim, reduce, include_self)
+
     def where(self, c, a, b):
         xp = self.xp
         if (type(b) in (int, float) and b == 0 and type(a) is _ndarray and type(c) is _ndarray
@@ -215,6 +223,12 @@ class TensorFns:
 
     def expand_dims(self, x, axis):
         return self.E.unsqueeze(x, axis)
+
+    def erfinv(self, x):
+        return self.E.erfinv(x)
+
+    def scatter_reduce(self, x, dim, index, src, reduce, include_self):
+        return self.E.scatter_reduce(x, dim, index, src, reduce, include_self=include_self)
 
     def where(self, c, a, b):
         return self.E.where(c, a, b)

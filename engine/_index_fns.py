@@ -89,7 +89,7 @@ def _scatter_add(input, dim, index, src, inplace):
 #    lone zero in a product gets the product of the others); amax/amin share the gradient
 #    evenly among every value equal to the result (self included, whatever include_self);
 #    with include_self=False self's gradient is zero where something was scattered.
-_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
+_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin", "max", "min")   # max/min: amax/amin, as PyTorch takes them
 
 
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
@@ -143,7 +143,8 @@ def _index_add(input, dim, index, source, alpha, inplace):
     if index.numel() != count:
         raise RuntimeError(f"index_add_(): Number of indices ({index.numel()}) should be equal to source.size(dim): "
                            f"({count}), for dim: {d}")
-    if source.ndim != input.ndim or builtins.any(source.shape[k] != input.shape[k] for k in range(input.ndim) if k != d):
+    if source.ndim != input.ndim or builtins.any(source.shape[k] != input.shape[k]
+                                                 for k in range(input.ndim) if k != d):
         raise RuntimeError("source tensor shape must match self tensor shape, excluding the specified dimension. "
                            f"Got self.shape = {list(input.shape)} source.shape = {list(source.shape)}")
     _bounds(index, input.shape[d] if input.ndim else 1, d)
@@ -152,7 +153,7 @@ def _index_add(input, dim, index, source, alpha, inplace):
     if input.ndim == 0:
         out = _index_add(input.reshape(1), 0, index, source.reshape(1), alpha, False).reshape(())
         return input.copy_(out) if inplace else out
-    return _run("index_add", [input, index, source], {"dim": d, "alpha": alpha}, inplace)
+    return _run("index_add", [input, index, source], {"dim": d, "alpha": alpha, "source_dim": source.ndim}, inplace)
 
 
 def index_fill(input, dim, index, value):
@@ -225,7 +226,7 @@ def _index_copy(input, dim, index, source, inplace):
     if input.ndim == 0:
         out = _index_copy(input.reshape(1), 0, index, source, False).reshape(())
         return input.copy_(out) if inplace else out
-    return _run("index_copy", [input, index, source], {"dim": d}, inplace)
+    return _run("index_copy", [input, index, source], {"dim": d, "source_dim": source.ndim}, inplace)
 
 
 # ---- fill_diagonal_ -----------------------------------------------------------------------------
@@ -243,7 +244,13 @@ def fill_diagonal_(self, fill_value, wrap=False):
     from .autograd import grad_mode
     if grad_mode.is_grad_enabled() and self.grad_fn is None and self.requires_grad:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
-    if self.ndim == 2:
+    xp = self._storage.xp
+    if self.ndim == 2 and not (wrap and self.shape[0] > self.shape[1] + 1) and not _backend._is_strict(xp):
+        # an in-place write through a view: CopySlices saving nothing, as PyTorch's (array_api_strict
+        # has no strided views to rebase through, so it takes the indexed write below)
+        self.diagonal().fill_(fill_value)
+        return self
+    if self.ndim == 2:   # the wrapped diagonal of a tall matrix: an indexed write
         rows, cols = self.shape
         end = rows * cols if wrap and rows > cols + 1 else builtins.min(rows, cols) * (cols + 1)
         flat = E.arange(0, builtins.min(end, rows * cols), cols + 1, device=self.device)
@@ -416,6 +423,6 @@ def bind_methods(cls):
     cls.ndimension = lambda self: self.ndim
 
 
-__all__ = ["scatter_add", "scatter_reduce", "index_add", "index_fill", "index_copy", "erfinv", "sgn", "isinf", "isposinf",
-           "isneginf", "isreal", "signbit", "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack",
+__all__ = ["scatter_add", "scatter_reduce", "index_add", "index_fill", "index_copy", "erfinv", "sgn", "isinf",
+           "isposinf", "isneginf", "isreal", "signbit", "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack",
            "row_stack", "dstack", "column_stack"]

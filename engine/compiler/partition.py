@@ -42,6 +42,7 @@ POINTWISE_FNS = frozenset(("exp", "log", "log1p", "logical_or", "sqrt", "sin", "
 
 POINTWISE_OPS = POINTWISE_OPS | frozenset(("add_number",))   # the + eps of rms_norm
 POINTWISE_OPS = POINTWISE_OPS | frozenset(("sub_number",))   # the - margin of cosine_embedding_loss
+POINTWISE_OPS = POINTWISE_OPS | frozenset(("erfinv", "sgn"))   # engine/ops/erfinv.py
 
 # the elementwise math of engine/ops/math_ops.py
 POINTWISE_OPS = POINTWISE_OPS | frozenset((

@@ -34,7 +34,7 @@ op("scatter_add", "ScatterAddBackward0", ("self", "index", "src"), _scatter_add_
 
 
 # ---- index_add: out.index_select(dim, index) += alpha * source (repeats add up) --------------------
-def _index_add_fwd(xp, a, index, source, dim, alpha=1):
+def _index_add_fwd(xp, a, index, source, dim, alpha=1, source_dim=None):
     from .._backend import index_put_add
     vals = source * alpha if alpha != 1 else source
     if vals.dtype != a.dtype:
@@ -79,7 +79,7 @@ op("index_fill_tensor", "IndexFillBackward1", ("self", "index", "value"), _index
 
 
 # ---- index_copy: whole slices along dim replaced by source's (the last of repeats wins on NumPy) ----
-def _index_copy_fwd(xp, a, index, source, dim):
+def _index_copy_fwd(xp, a, index, source, dim, source_dim=None):
     from .._backend import index_fill
     return index_fill(xp, xp.asarray(a, copy=True), _along(index, dim), source)
 
@@ -96,7 +96,8 @@ op("index_copy", "IndexCopyBackward0", ("self", "index", "source"), _index_copy_
 
 
 # ---- scatter_reduce (NOTE [ Scatter reduce ] in engine/_index_fns.py) ------------------------------------
-_UFUNC = {"sum": "add", "mean": "add", "prod": "multiply", "amax": "maximum", "amin": "minimum"}
+_UFUNC = {"sum": "add", "mean": "add", "prod": "multiply", "amax": "maximum", "amin": "minimum", "max": "maximum",
+          "min": "minimum"}
 
 
 def _identity(reduce, dt):
@@ -106,7 +107,7 @@ def _identity(reduce, dt):
     if reduce == "prod":
         return 1
     big = np.inf if dt.kind == "f" else np.iinfo(dt).max
-    return -big if reduce == "amax" else big
+    return -big if reduce in ("amax", "max") else big
 
 
 def _scatter_reduce_fwd(xp, a, index, src, dim, reduce, include_self=True):
@@ -144,10 +145,7 @@ def _scatter_reduce_bwd(F, g, s):
         return F.scatter_add(s.shapes[0], where, v, v)
 
     def reduce_again(x, y):
-        if F.differentiable:
-            from .._index_fns import scatter_reduce
-            return scatter_reduce(x, s.dim, s.index, y, s.reduce, include_self=s.include_self)
-        return _scatter_reduce_fwd(F.xp, x, s.index, y, s.dim, s.reduce, s.include_self)
+        return F.scatter_reduce(x, s.dim, s.index, y, s.reduce, s.include_self)
 
     dt = F.dtype(g)
     if s.reduce == "sum":
@@ -164,7 +162,7 @@ def _scatter_reduce_bwd(F, g, s):
         single = F.logical_and(src_zero, F.eq(zeros_there, 1.0))    # the one zero a product has
         without = reduce_again(s.self, F.where(single, 1.0, src))
         gsrc = F.where(single, gather(g * without), gather(g * s.result) / F.where(src_zero, 1.0, src))
-    else:   # amax / amin: the gradient is shared evenly among the values equal to the result
+    else:   # amax / amin (or max / min): the gradient is shared evenly among the values equal to the result
         self_is = F.astype(F.eq(s.self, s.result), dt)
         src_is = F.astype(F.eq(src, gather(s.result)), dt)
         shared = g / (self_is + scatter_sum(src_is))
@@ -176,5 +174,6 @@ def _scatter_reduce_bwd(F, g, s):
     return (gself if s.needs[0] else None), None, (gsrc if s.needs[2] else None)
 
 
+scatter_reduce_array = _scatter_reduce_fwd   # F.scatter_reduce on arrays (engine/_fns.py)
 op("scatter_reduce", "ScatterReduceBackward0", ("self", "index", "src"), _scatter_reduce_fwd, _scatter_reduce_bwd,
    save={"self": (), "index": (), "src": (), "result": ()}, promote=False, nondiff=("index",))

@@ -92,6 +92,7 @@ def test_nodes_keep_what_pytorch_keeps():
     assert engine.scatter_add(x, 0, idx, s.detach()).grad_fn._saved_index is None   # only src's gradient reads it
     ia = engine.index_add(x, 0, i1, s, alpha=2.5).grad_fn
     assert ia.name() == "IndexAddBackward0" and ia._saved_source is s and ia._saved_alpha == 2.5
+    assert ia._saved_source_dim == 2
     only_self = engine.index_add(x, 0, i1, s.detach()).grad_fn
     assert only_self._saved_index is None and only_self._saved_source is None
     ic = engine.index_copy(x, 0, i1, s.detach()).grad_fn
@@ -200,6 +201,10 @@ def test_scatter_reduce_integer_mean_floors_and_nan_propagates():
     got = engine.scatter_reduce(engine.tensor([1.0, math.nan]), 0, engine.tensor([0, 1]),
                                 engine.tensor([math.nan, 2.0]), "amax")
     assert np.isnan(got.numpy()).all()
+    five = engine.tensor([1.0, 5.0])
+    for alias, name in (("max", "amax"), ("min", "amin")):   # PyTorch takes these too
+        got = engine.scatter_reduce(five, 0, i, engine.tensor([3.0, 2.0, 9.0]), alias)
+        assert got.tolist() == engine.scatter_reduce(five, 0, i, engine.tensor([3.0, 2.0, 9.0]), name).tolist()
     x = engine.zeros(3, 4, dtype=D)
     v = x._version
     assert x.scatter_reduce_(0, idx(), engine.ones(2, 4, dtype=D), "sum") is x and x._version == v + 1
@@ -302,7 +307,8 @@ ERRORS = [
     (lambda: engine.scatter_add(X, 0, IDX.float(), S), RuntimeError, "scatter(): Expected dtype int32/int64 for index"),
     (lambda: engine.scatter_add(X, 0, IDX[0], S), RuntimeError,
      "Index tensor must have the same number of dimensions as self tensor"),
-    (lambda: engine.scatter_add(X, 0, IDX + 5, S), RuntimeError, "index 5 is out of bounds for dimension 0 with size 3"),
+    (lambda: engine.scatter_add(X, 0, IDX + 5, S), RuntimeError,
+     "index 5 is out of bounds for dimension 0 with size 3"),
     (lambda: engine.scatter_add(X, 2, IDX, S), IndexError,
      "Dimension out of range (expected to be in range of [-2, 1], but got 2)"),
     (lambda: engine.scatter_add(X, 0, engine.zeros(2, 5, dtype=engine.int64), S), RuntimeError,
@@ -356,7 +362,8 @@ ERRORS = [
     (lambda: engine.index_copy(X, 0, engine.tensor([[0, 2]]), S), IndexError,
      "index_copy_(): Index should have dimension 1 or 0 (got 2)"),
     (lambda: engine.zeros(3).fill_diagonal_(1.0), RuntimeError, "dimensions must larger than 1"),
-    (lambda: engine.zeros(3, 4, 5).fill_diagonal_(1.0), RuntimeError, "all dimensions of input must be of equal length"),
+    (lambda: engine.zeros(3, 4, 5).fill_diagonal_(1.0), RuntimeError,
+     "all dimensions of input must be of equal length"),
     (lambda: engine.zeros(3, 3).fill_diagonal_(engine.tensor(2.0)), TypeError,
      "fill_diagonal_(): argument 'fill_value' (position 1) must be Number, not Tensor"),
     (lambda: engine.zeros(3, 3, requires_grad=True).fill_diagonal_(1.0), RuntimeError,
@@ -408,3 +415,38 @@ def test_array_api_strict_matches_numpy(name):
         assert type(got[0]._data).__module__.startswith("array_api_strict")
     for g, r in zip(got, ref):
         np.testing.assert_allclose(g.detach().numpy(), r.detach().numpy(), rtol=1e-14, atol=1e-14)
+
+
+def test_compiled_function_matches_eager_values_and_gradients():
+    i, j, k = engine.tensor([[0, 1, 2, 0], [2, 2, 1, 0]]), engine.tensor([2, 0]), engine.tensor([1])
+
+    def f(x, s):
+        a = engine.erfinv(engine.tanh(x) * 0.5).sgn() * 2 + engine.erfinv(x.tanh() * 0.9)
+        b = engine.scatter_reduce(a, 0, i, s, "prod") + engine.scatter_reduce(a, 0, i, s, "amax", include_self=False)
+        c = engine.index_add(b, 0, j, s, alpha=2.0).index_fill(1, k, 0.5)
+        return engine.index_copy(c, 0, k, s[:1]) + engine.scatter_add(c, 0, i, s)
+
+    results = []
+    for fn in (engine.compile(f), f):
+        x, s = f64(3, 4, seed=1), f64(2, 4, seed=2)
+        out = fn(x, s)
+        out.sum().backward()
+        results.append([t.detach().numpy() for t in (out, x.grad, s.grad)])
+    for got, want in zip(*results):
+        np.testing.assert_array_equal(got, want)
+
+
+def exercise_index_ops():
+    """One call per op-table row of engine/ops/index_ops.py and erfinv.py (for test_ops_grad's coverage check)."""
+    for name in ("scatter_add", "index_add", "index_fill", "index_fill_tensor", "index_copy", "erfinv", "sgn",
+                 "scatter_reduce_prod_True"):
+        FD[name](f64(3, 4, seed=1), f64(2, 4, seed=2))
+
+
+def test_exercise_index_ops_runs_every_row():
+    from engine.ops import erfinv as erfinv_rows, index_ops
+    rows = {n for n, o in engine.derivatives.OPS.items() if o.fwd.__module__ in (index_ops.__name__,
+                                                                                 erfinv_rows.__name__)}
+    with engine.record() as tr:
+        exercise_index_ops()
+    assert rows and rows <= {e["op"] for e in tr.of_kind("op")}

@@ -568,6 +568,8 @@ def test_every_table_op_is_exercised():
         exercise_activation_ops()   # threshold, celu, hardsigmoid, glu, prelu, rrelu, clamp_min ...
         from tests.engine.test_math_ops import exercise_math_ops
         exercise_math_ops()   # asin ... atan2, cumprod, median, diagonal, cross, baddbmm, cdist ...
+        from tests.engine.test_index_fns import exercise_index_ops
+        exercise_index_ops()   # scatter_add, scatter_reduce, index_add/fill/copy, erfinv, sgn
     seen = {e["op"] for e in tr.of_kind("op")}
     table = {n for n, o in OPS.items() if o.differentiable}
     assert table - seen == set()
