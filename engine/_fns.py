@@ -155,6 +155,8 @@ class ArrayFns:
         xp = self.xp
         z = xp.zeros(tuple(shape), dtype=values.dtype)
         if _is_basic(idx):
+            if any(i is None for i in idx):
+                idx, values = _drop_new_axes(xp, idx, values, len(shape))
             z[_full_index(idx)] = values
             return z
         return _backend.index_put_add(xp, z, idx, values)
@@ -178,6 +180,25 @@ class ArrayFns:
 
 def _is_basic(idx) -> bool:
     return all(isinstance(i, (int, slice, type(None), type(Ellipsis))) for i in idx)
+
+
+def _drop_new_axes(xp, idx, values, ndim):
+    """A basic index without its ``None`` entries, and ``values`` (shaped like ``x[idx]``) without the
+    size-1 dims they made: a setitem key may not hold None in every namespace (array_api_strict)."""
+    n_ell = ndim - sum(1 for i in idx if i is not None and i is not Ellipsis)
+    kept, out_dim, drop = [], 0, set()
+    for i in idx:
+        if i is None:
+            drop.add(out_dim)
+            out_dim += 1
+        elif i is Ellipsis:
+            kept.extend([slice(None)] * n_ell)
+            out_dim += n_ell
+        else:
+            kept.append(i)
+            out_dim += 0 if isinstance(i, int) else 1
+    shape = tuple(n for d, n in enumerate(values.shape) if d not in drop)
+    return tuple(kept), xp.reshape(values, shape)
 
 
 def _full_index(idx):

@@ -53,6 +53,8 @@ OPS = {
     "select": lambda a, b: a[1] * b[2],
     "index_repeated": lambda a, b: a[engine.tensor([0, 2, 2])],  # CPU indices also index CUDA tensors
     "index_list": lambda a, b: a[:, [3, 3, 0]],
+    "new_axis": lambda a, b: a[None, 1:, ..., None] * 2,
+    "int_then_index": lambda a, b: a[1, engine.tensor([3, 0])] * b[None, 0, engine.tensor([1, 1])],
     "bool_mask": lambda a, b: a[a > 0],
     "setitem": lambda a, b: _setitem(a, b),
     "cat": lambda a, b: engine.cat([a, b], 1),
