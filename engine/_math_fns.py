@@ -455,7 +455,8 @@ def rot90(input, k=1, dims=(0, 1)):
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     """Repeat each element (or slice along ``dim``) ``repeats`` times. A number: as PyTorch, unsqueeze,
     expand, clone and view; a tensor of counts: one IndexSelectBackward0 keeping the index. With only a
-    tensor of counts, the indices 0, 1, ... each repeated that many times."""
+    tensor of counts, the indices 0, 1, ... each repeated that many times. ``output_size`` (a hint for
+    PyTorch's CUDA kernel) is accepted and not needed."""
     if repeats is None:
         counts = _host(input)
         if input.ndim != 1 or input.dtype is not _dtype.int64 or (counts < 0).any():
@@ -562,7 +563,7 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     return _new(np.isin(e, t, invert=invert), like, _dtype.bool_)
 
 
-def _search(boundaries, values, right, out_int32, fn):
+def _search(boundaries, values, right):
     b = _host(boundaries)
     v = _host(values) if isinstance(values, Tensor) else np.asarray(values)
     side = "right" if right else "left"
@@ -580,7 +581,8 @@ def _search(boundaries, values, right, out_int32, fn):
 
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
     """For each value the index where it would go in the sorted last dim of ``sorted_sequence``
-    (the first such place, or the last with ``right=True`` / ``side="right"``). int64."""
+    (the first such place, or the last with ``right=True`` / ``side="right"``). Always int64:
+    glassgrad has no int32, so ``out_int32`` changes nothing."""
     if side is not None:
         if side not in ("left", "right"):
             raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
@@ -590,14 +592,14 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         right = side == "right"
     if sorter is not None:
         sorted_sequence = E.gather(sorted_sequence, -1, sorter)
-    return _search(sorted_sequence, input, right, out_int32, "searchsorted")
+    return _search(sorted_sequence, input, right)
 
 
 def bucketize(input, boundaries, *, out_int32=False, right=False):
     """The bucket of each value among the 1-D sorted ``boundaries`` (searchsorted with the roles swapped)."""
     if boundaries.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
-    return _search(boundaries, input, right, out_int32, "bucketize")
+    return _search(boundaries, input, right)
 
 
 def bincount(input, weights=None, minlength=0):

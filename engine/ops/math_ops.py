@@ -457,7 +457,8 @@ def _diag_positions(n1, n2, offset):
 
 
 def _diagonal_fwd(xp, a, offset=0, dim1=0, dim2=1):
-    """A view on NumPy and CuPy (as_strided over the same buffer); a gather elsewhere."""
+    """A view on NumPy and CuPy (as_strided over the same buffer); elsewhere (array_api_strict, which has
+    no strided views) a gather, so a write through it does not reach the base there."""
     from .. import _backend
     shape = tuple(a.shape)
     r0, c0, n = _diag_positions(shape[dim1], shape[dim2], offset)

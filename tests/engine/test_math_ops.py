@@ -54,7 +54,8 @@ CASES = {
     "asin_long": ({"i": ("long", [0, 1])}, "torch.asin(i)"),
     "trunc_long": ({"i": ("long", [3, -4])}, "torch.trunc(i)"),
     # elementwise binary
-    "atan2": ({"x": Y, "y": Z}, "torch.atan2(x, y)"), "arctan2_bcast": ({"x": Y, "y": [0.5, -1.0, 2.0]}, "x.arctan2(y)"),
+    "atan2": ({"x": Y, "y": Z}, "torch.atan2(x, y)"),
+    "arctan2_bcast": ({"x": Y, "y": [0.5, -1.0, 2.0]}, "x.arctan2(y)"),
     "atan2_long": ({"i": ("long", [1, -2]), "j": ("long", [3, 0])}, "torch.atan2(i, j)"),
     "hypot": ({"x": Y, "y": Z}, "torch.hypot(x, y)"),
     "logaddexp_mild": ({"x": Y, "y": Z}, "torch.logaddexp(x, y)"),
@@ -158,7 +159,8 @@ CASES = {
                       "torch.cdist(x[..., :3], y)"),
     "dist": ({"x": M34, "y": [0.5, 1.0, -1.0, 0.0]}, "torch.dist(x, y)"),
     "dist_zero": ({"x": V, "y": V}, "torch.dist(x, y) + torch.dist(x, y, 3)"),
-    "cdist_zero_rows": ({"x": [[1.0, 2.0], [0.5, -1.0]], "y": [[1.0, 2.0]]}, "torch.cdist(x, y) + torch.cdist(x, y, 1)"),
+    "cdist_zero_rows": ({"x": [[1.0, 2.0], [0.5, -1.0]], "y": [[1.0, 2.0]]},
+                        "torch.cdist(x, y) + torch.cdist(x, y, 1)"),
     "atan2_hypot_at_origin": ({"x": [0.0, 1.0], "y": [0.0, 2.0]}, "torch.atan2(x, y) + torch.hypot(x, y)"),
     "logit_at_bounds": ({"x": [0.0, 1.0, 0.5]}, "torch.logit(x)"),
     "logcumsumexp_neg_inf": ({"x": ("const", [float("-inf"), float("-inf"), 1.0])}, "torch.logcumsumexp(x, 0)"),
@@ -168,7 +170,8 @@ CASES = {
     "dist_p3": ({"x": M34, "y": [0.5, 1.0, -1.0, 0.0]}, "torch.dist(x, y, 3)"),
 }
 # cases without a gradient, or whose gradient finite differences cannot see (steps, picks at ties)
-NO_GRADCHECK = {"floor_divide", "heaviside", "trunc", "fix", "logit_outside", "median_ties", "aminmax_dim", "cdist_inf", "dist_inf", "median_all_nan", "nan_to_num", "kthvalue", "median_dim",
+NO_GRADCHECK = {"floor_divide", "heaviside", "trunc", "fix", "logit_outside", "median_ties", "aminmax_dim", "cdist_inf",
+                "dist_inf", "median_all_nan", "nan_to_num", "kthvalue", "median_dim",
                 "median_nan", "mode", "dist_zero", "cdist_zero_rows", "atan2_hypot_at_origin", "logit_at_bounds",
                 "cumprod_nan"}
 # (ops whose gradient is linear in the incoming one and free of the input have no second derivative to check)
@@ -355,7 +358,8 @@ INPLACE = [   # (method call on a float64 non-leaf a, the out-of-place code it m
     ("a.sinh_()", "torch.sinh(a)"), ("a.log2_()", "torch.log2(a)"), ("a.sinc_()", "torch.sinc(a)"),
     ("a.trunc_()", "torch.trunc(a)"), ("a.frac_()", "torch.frac(a)"), ("a.deg2rad_()", "torch.deg2rad(a)"),
     ("a.logit_(0.1)", "torch.logit(a, 0.1)"), ("a.nan_to_num_(1.0)", "torch.nan_to_num(a, 1.0)"),
-    ("a.atan2_(b)", "torch.atan2(a, b)"), ("a.hypot_(b)", "torch.hypot(a, b)"), ("a.xlogy_(b.abs())", "torch.xlogy(a, b.abs())"),
+    ("a.atan2_(b)", "torch.atan2(a, b)"), ("a.hypot_(b)", "torch.hypot(a, b)"),
+    ("a.xlogy_(b.abs())", "torch.xlogy(a, b.abs())"),
     ("a.lerp_(b, 0.25)", "torch.lerp(a, b, 0.25)"), ("a.addcmul_(b, b, value=2)", "torch.addcmul(a, b, b, value=2)"),
     ("a.addcdiv_(b, b + 3)", "torch.addcdiv(a, b, b + 3)"), ("a.cumprod_(1)", "torch.cumprod(a, 1)"),
     ("a.floor_divide_(0.25)", "torch.floor_divide(a, 0.25)"),
