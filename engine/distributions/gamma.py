@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import functional as E
 from .._size import Size
-from ..autograd import Function, no_grad
+from ..autograd import Function
 from . import constraints
 from .distribution import Distribution
 from .utils import _back, _host, _lgamma_host, broadcast_all, digamma, digamma_host, host_generator, lgamma, tiny
@@ -53,16 +53,17 @@ class _GammaInc(Function):
 
     @staticmethod
     def forward(ctx, a, x):
-        ctx.a, ctx.x = _host(a), _host(x)
-        p, ctx.dP_da = _gammainc_series(ctx.a, ctx.x)
-        return _back(p, x)
+        ctx.save_for_backward(a, x)
+        return _back(_gammainc_series(_host(a), _host(x))[0], x)
 
     @staticmethod
     def backward(ctx, g):
-        a, x = np.broadcast_arrays(ctx.a, ctx.x)
+        a_t, x_t = ctx.saved_tensors
+        a, x = np.broadcast_arrays(_host(a_t), _host(x_t))
+        _, dP_da = _gammainc_series(a, x)
         pdf = np.where(x > 0, np.exp((a - 1) * np.log(np.where(x > 0, x, 1.0)) - x - _lgamma_host(a)), 0.0)
-        ga = _reduce_to(g * _back(ctx.dP_da, g), ctx.a.shape) if ctx.needs_input_grad[0] else None
-        gx = _reduce_to(g * _back(pdf, g), ctx.x.shape) if ctx.needs_input_grad[1] else None
+        ga = _reduce_to(g * _back(dP_da, g), tuple(a_t.shape)) if ctx.needs_input_grad[0] else None
+        gx = _reduce_to(g * _back(pdf, g), tuple(x_t.shape)) if ctx.needs_input_grad[1] else None
         return ga, gx
 
 
@@ -77,19 +78,22 @@ def _reduce_to(g, shape):
 
 
 class _StandardGamma(Function):
-    """A Gamma(concentration, 1) draw whose gradient to concentration is the implicit one."""
+    """A Gamma(concentration, 1) draw whose gradient to concentration is the implicit one; it keeps the
+    concentration and the draw, as PyTorch's StandardGammaBackward0."""
 
     @staticmethod
     def forward(ctx, concentration):
         a = _host(concentration)
         x = host_generator(concentration.device).standard_gamma(a)
         x = np.maximum(x, tiny(concentration.dtype))   # PyTorch clamps draws to the smallest normal number
-        ctx.a, ctx.x = a, x
-        return _back(x, concentration)
+        out = _back(x, concentration)
+        ctx.save_for_backward(concentration, out)
+        return out
 
     @staticmethod
     def backward(ctx, g):
-        return g * _back(standard_gamma_grad_host(ctx.a, ctx.x), g)
+        concentration, out = ctx.saved_tensors
+        return g * _back(standard_gamma_grad_host(_host(concentration), _host(out)), g)
 
 
 def standard_gamma(concentration):

@@ -4,7 +4,6 @@ from __future__ import annotations
 import math
 
 from .. import functional as E
-from .._tensor import Tensor
 from ..nn import functional as F
 from . import constraints
 from .utils import clamp_probs, sum_rightmost
@@ -216,6 +215,3 @@ class AffineTransform(Transform):
             result = sum_rightmost(result, self._event_dim)
         return result
 
-
-def _is_tensor(x):
-    return isinstance(x, Tensor)

@@ -110,7 +110,8 @@ def digamma_host(x):
         acc = acc - np.where(small, 1.0 / np.where(small, y, 1.0), 0.0)
         y = np.where(small, y + 1, y)
     r = 1.0 / (y * y)
-    series = np.log(y) - 0.5 / y - r * (1 / 12 - r * (1 / 120 - r * (1 / 252 - r * (1 / 240 - r * (1 / 132 - r * 691 / 32760)))))
+    series = np.log(y) - 0.5 / y - r * (1 / 12 - r * (1 / 120 - r * (1 / 252 - r * (1 / 240 - r * (
+        1 / 132 - r * 691 / 32760)))))
     out = acc + series - refl
     out = np.where((x <= 0) & (x == np.floor(x)), np.nan, out)
     return np.where(np.isposinf(x), np.inf, out)
