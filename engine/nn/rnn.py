@@ -1,7 +1,8 @@
 """Recurrent layers: ``RNN``, ``LSTM``, ``GRU`` and their one-step cells, as ``torch.nn``.
 
 Built from ordinary ops (linear/addmm, sigmoid, tanh, mul, add, stack, cat, dropout), so the
-graph holds one set of gate nodes per time step: see NOTE [ Recurrence unrolled ].
+graph holds one set of gate nodes per time step: see NOTE [ Recurrence unrolled ]. The layers
+take a padded tensor or a ``PackedSequence`` (NOTE [ Packed recurrence ]); LSTM takes ``proj_size``.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from . import functional as F
 from . import init
 from .module import Module
 from .parameter import Parameter
+from .utils.rnn import PackedSequence, _index_select
 
 # NOTE [ Recurrence unrolled ]
 # 1. A recurrent layer is a Python loop over time steps; each step calls the cell function
@@ -29,19 +31,36 @@ from .parameter import Parameter
 # 4. A reverse direction walks the steps backwards and its outputs are put back in time
 #    order before being concatenated with the forward direction's along the feature dim.
 # 5. Dropout (``dropout=p``) is applied to each layer's output except the last, in training only.
+# 6. LSTM with ``proj_size=P`` multiplies each step's ``o * tanh(c)`` by ``weight_hr`` (P, H) (an
+#    MmBackward0, as PyTorch's): h and the layer output have P features, c keeps H, and
+#    ``weight_hh`` is (4H, P).
+
+# NOTE [ Packed recurrence ]
+# 1. With a PackedSequence (NOTE [ Packed layout ] in nn/utils/rnn.py) step t reads the next
+#    ``batch_sizes[t]`` rows of ``data``: the first ``batch_sizes[t]`` sequences of the sorted batch.
+# 2. Forward direction: when the batch shrinks at step t, the state rows of the sequences that just
+#    ended are set aside (a slice) as their final state, and the step runs on the rest; the final
+#    state is those pieces concatenated back in batch order (a CatBackward0 when the batch shrank).
+# 3. Reverse direction: it starts at the last step with only the sequences that reach it, and as
+#    the walk goes back and the batch grows, the initial state rows of the sequences that start
+#    their reverse walk there are appended (a cat): each sequence's reverse pass begins at its own end.
+# 4. A layer's output is the per-step outputs concatenated (CatBackward0), in the packed layout.
+# 5. As PyTorch, ``hx`` is put in sorted order with ``index_select(1, sorted_indices)`` and h_n/c_n
+#    back in the caller's order with ``unsorted_indices``; ``batch_first`` does not apply.
 
 
 def _rnn_step(igates, h, w_hh, b_hh, act):
     return act(igates + F.linear(h, w_hh, b_hh))
 
 
-def _lstm_step(igates, state, w_hh, b_hh):
+def _lstm_step(igates, state, w_hh, b_hh, w_hr=None):
     h, c = state
     gates = igates + F.linear(h, w_hh, b_hh)
     i, f, g, o = E.chunk(gates, 4, 1)
     i, f, g, o = E.sigmoid(i), E.sigmoid(f), E.tanh(g), E.sigmoid(o)
     c = f * c + i * g
-    return o * E.tanh(c), c
+    h = o * E.tanh(c)
+    return (h if w_hr is None else F.linear(h, w_hr)), c     # NOTE [ Recurrence unrolled ] 6
 
 
 def _gru_step(igates, h, w_hh, b_hh):
@@ -57,12 +76,29 @@ def _dtype_name(dt):
     return repr(dt)
 
 
+def _rows(state, a, b):
+    """Rows a:b of a step state (a tensor, or LSTM's (h, c))."""
+    return tuple(t[a:b] for t in state) if isinstance(state, tuple) else state[a:b]
+
+
+def _cat_rows(states):
+    if isinstance(states[0], tuple):
+        return tuple(E.cat([s[i] for s in states], 0) for i in range(len(states[0])))
+    return E.cat(states, 0)
+
+
+def _out(state):
+    return state[0] if isinstance(state, tuple) else state
+
+
 class RNNBase(Module):
     """Shared construction, checks and the layer/direction/time loop of RNN, LSTM and GRU.
 
     Parameters are ``weight_ih_l{k}``, ``weight_hh_l{k}``, ``bias_ih_l{k}``, ``bias_hh_l{k}``
-    (``_reverse`` for the second direction), all initialised U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)).
-    Differs from PyTorch: no PackedSequence input, no LSTM ``proj_size``.
+    (``_reverse`` for the second direction), and LSTM's ``weight_hr_l{k}`` when ``proj_size > 0``, all
+    initialised U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)). Input is a padded tensor or a PackedSequence.
+    Differs from PyTorch: for a packed LSTM input, ``hx`` sizes are checked with the padded input's messages
+    (PyTorch skips the check there and fails later inside its kernel).
     """
 
     def __init__(self, mode: str, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
@@ -103,23 +139,24 @@ class RNNBase(Module):
             raise ValueError("proj_size should be a positive integer or zero to disable projections")
         if proj_size >= hidden_size:
             raise ValueError("proj_size has to be smaller than hidden_size")
-        if proj_size > 0:
-            raise NotImplementedError("glassgrad's LSTM has no proj_size (projections); use proj_size=0")
         gate_size = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}.get(mode)
         if gate_size is None:
             raise ValueError("Unrecognized RNN mode: " + mode)
         gate_size *= hidden_size
         num_directions = 2 if bidirectional else 1
+        real_hidden_size = proj_size if proj_size > 0 else hidden_size
         self._flat_weights_names = []
         self._all_weights = []
         for layer in range(num_layers):
             for direction in range(num_directions):
-                layer_input_size = input_size if layer == 0 else hidden_size * num_directions
+                layer_input_size = input_size if layer == 0 else real_hidden_size * num_directions
                 suffix = "_reverse" if direction == 1 else ""
                 shapes = [("weight_ih_l{}{}", (gate_size, layer_input_size)),
-                          ("weight_hh_l{}{}", (gate_size, hidden_size))]
+                          ("weight_hh_l{}{}", (gate_size, real_hidden_size))]
                 if bias:
                     shapes += [("bias_ih_l{}{}", (gate_size,)), ("bias_hh_l{}{}", (gate_size,))]
+                if proj_size > 0:
+                    shapes += [("weight_hr_l{}{}", (proj_size, hidden_size))]
                 names = []
                 for fmt, shape in shapes:
                     name = fmt.format(layer, suffix)
@@ -148,37 +185,63 @@ class RNNBase(Module):
 
     # -- checks (PyTorch's messages) --------------------------------------------------------
 
-    def check_input(self, input) -> None:
+    def check_input(self, input, batch_sizes=None) -> None:
         w = self._flat_weights[0]
         if input.dtype is not w.dtype:
             raise ValueError(f"RNN input dtype ({_dtype_name(input.dtype)}) does not match weight dtype "
                              f"({_dtype_name(w.dtype)}). Convert input: input.to({_dtype_name(w.dtype)}), or "
                              f"convert model: model.to({_dtype_name(input.dtype)})")
-        if input.dim() != 3:
-            raise RuntimeError(f"input must have 3 dimensions, got {input.dim()}")
+        want = 2 if batch_sizes is not None else 3
+        if input.dim() != want:
+            raise RuntimeError(f"input must have {want} dimensions, got {input.dim()}")
         if self.input_size != input.shape[-1]:
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
                                f"got {input.shape[-1]}")
 
-    def get_expected_hidden_size(self, input):
-        mini_batch = input.shape[0] if self.batch_first else input.shape[1]
-        return (self.num_layers * (2 if self.bidirectional else 1), mini_batch, self.hidden_size)
+    def get_expected_hidden_size(self, input, batch_sizes=None):
+        if batch_sizes is not None:
+            mini_batch = batch_sizes[0]
+        else:
+            mini_batch = input.shape[0] if self.batch_first else input.shape[1]
+        return (self.num_layers * (2 if self.bidirectional else 1), mini_batch, self._real_hidden_size)
+
+    @property
+    def _real_hidden_size(self):
+        return self.proj_size if self.proj_size > 0 else self.hidden_size
 
     @staticmethod
     def check_hidden_size(hx, expected, msg: str = "Expected hidden size {}, got {}") -> None:
         if tuple(hx.shape) != tuple(expected):
             raise RuntimeError(msg.format(tuple(expected), list(hx.shape)))
 
-    def _zeros(self, input, batch):
-        return E.zeros(self.num_layers * (2 if self.bidirectional else 1), batch, self.hidden_size,
+    def _zeros(self, input, batch, size=None):
+        return E.zeros(self.num_layers * (2 if self.bidirectional else 1), batch, size or self._real_hidden_size,
                        dtype=input.dtype, device=input.device)
+
+    @staticmethod
+    def _unpack_input(input):
+        """(data, batch sizes as ints, sorted_indices, unsorted_indices) of a PackedSequence, else None."""
+        if not isinstance(input, PackedSequence):
+            return None
+        return input.data, [int(b) for b in input.batch_sizes.tolist()], input.sorted_indices, \
+            input.unsorted_indices
+
+    @staticmethod
+    def permute_hidden(hx, permutation):
+        """``hx`` with its batch dim put in ``permutation`` order (NOTE [ Packed recurrence ] 5)."""
+        if permutation is None:
+            return hx
+        if isinstance(hx, tuple):
+            return tuple(_index_select(h, 1, permutation) for h in hx)
+        return _index_select(hx, 1, permutation)
 
     # -- the loop ----------------------------------------------------------------------------
 
-    def _run(self, input, states):
-        """``input`` (T, N, F) time-major; ``states`` a list per (layer*D + d) of the step state.
+    def _run(self, input, states, batch_sizes=None):
+        """``input`` (T, N, F) time-major, or a packed ``data`` (sum of lengths, F) with ``batch_sizes``
+        (ints); ``states`` a list per (layer*D + d) of the step state.
 
-        Returns the last layer's output (T, N, D*H) and the final state per (layer, direction).
+        Returns the last layer's output ((T, N, D*H), or packed) and the final state per (layer, direction).
         """
         num_directions = 2 if self.bidirectional else 1
         finals = []
@@ -187,28 +250,77 @@ class RNNBase(Module):
             outs = []
             for direction in range(num_directions):
                 k = layer * num_directions + direction
-                names = self._all_weights[k]
-                w_ih, w_hh = getattr(self, names[0]), getattr(self, names[1])
-                b_ih, b_hh = (getattr(self, names[2]), getattr(self, names[3])) if self.bias else (None, None)
-                igates = E.unbind(F.linear(x, w_ih, b_ih), 0)           # NOTE [ Recurrence unrolled ] 2
-                steps = range(len(igates) - 1, -1, -1) if direction == 1 else range(len(igates))
-                state = states[k]
-                ys = [None] * len(igates)
-                for t in steps:
-                    state = self._step(igates[t], state, w_hh, b_hh)
-                    ys[t] = state[0] if isinstance(state, tuple) else state
-                outs.append(E.stack(ys, 0))
+                w = [getattr(self, name) for name in self._all_weights[k]]
+                w_ih, w_hh = w[0], w[1]
+                b_ih, b_hh = (w[2], w[3]) if self.bias else (None, None)
+                weights = (w_hh, b_hh) + ((w[-1],) if self.proj_size > 0 else ())
+                proj = F.linear(x, w_ih, b_ih)                             # NOTE [ Recurrence unrolled ] 2
+                walk = self._walk if batch_sizes is None else self._walk_packed
+                y, state = walk(proj, states[k], weights, direction == 1, batch_sizes)
+                outs.append(y)
                 finals.append(state)
             x = outs[0] if num_directions == 1 else E.cat(outs, -1)
             if self.dropout and self.training and layer < self.num_layers - 1:
                 x = F.dropout(x, self.dropout, True)
         return x, finals
 
+    def _walk(self, proj, state, weights, reverse, batch_sizes=None):
+        igates = E.unbind(proj, 0)
+        steps = range(len(igates) - 1, -1, -1) if reverse else range(len(igates))
+        ys = [None] * len(igates)
+        for t in steps:
+            state = self._step(igates[t], state, *weights)
+            ys[t] = _out(state)
+        return E.stack(ys, 0), state
+
+    def _walk_packed(self, proj, init, weights, reverse, batch_sizes):
+        """One direction over packed steps (NOTE [ Packed recurrence ] 2-4)."""
+        offsets = [0]
+        for b in batch_sizes:
+            offsets.append(offsets[-1] + b)
+        ys = []
+        if not reverse:
+            state, last, ended = init, batch_sizes[0], []
+            for t, b in enumerate(batch_sizes):
+                if b < last:
+                    ended.append(_rows(state, b, last))
+                    state = _rows(state, 0, b)
+                last = b
+                state = self._step(proj[offsets[t]:offsets[t] + b], state, *weights)
+                ys.append(_out(state))
+            ended.append(state)
+            final = ended[0] if len(ended) == 1 else _cat_rows(ended[::-1])
+        else:
+            last = batch_sizes[-1]
+            state = init if last == batch_sizes[0] else _rows(init, 0, last)
+            for t in range(len(batch_sizes) - 1, -1, -1):
+                b = batch_sizes[t]
+                if b > last:
+                    state = _cat_rows([state, _rows(init, last, b)])
+                last = b
+                state = self._step(proj[offsets[t]:offsets[t] + b], state, *weights)
+                ys.append(_out(state))
+            ys.reverse()
+            final = state
+        return (ys[0] if len(ys) == 1 else E.cat(ys, 0)), final
+
     def _step(self, igates, state, w_hh, b_hh):
         raise NotImplementedError
 
     def _forward_tensor(self, input, hx, name):
         """Shared RNN/GRU forward (one hidden tensor)."""
+        packed = self._unpack_input(input)
+        if packed is not None:
+            data, batch_sizes, sorted_indices, unsorted_indices = packed
+            if hx is None:
+                hx = self._zeros(data, batch_sizes[0])
+            else:
+                hx = self.permute_hidden(hx, sorted_indices)
+            self.check_input(data, batch_sizes)
+            self.check_hidden_size(hx, self.get_expected_hidden_size(data, batch_sizes))
+            out, finals = self._run(data, list(E.unbind(hx, 0)), batch_sizes)
+            h_n = self.permute_hidden(E.stack(finals, 0), unsorted_indices)
+            return PackedSequence(out, input.batch_sizes, sorted_indices, unsorted_indices), h_n
         if input.dim() not in (2, 3):
             tail = " tensor instead" if name == "RNN" else " instead"
             raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.dim()}D{tail}")
@@ -237,6 +349,8 @@ class RNNBase(Module):
 
     def extra_repr(self) -> str:
         s = f"{self.input_size}, {self.hidden_size}"
+        if self.proj_size != 0:
+            s += f", proj_size={self.proj_size}"
         if self.num_layers != 1:
             s += f", num_layers={self.num_layers}"
         if self.bias is not True:
@@ -281,19 +395,43 @@ class RNN(RNNBase):
 
 
 class LSTM(RNNBase):
-    """LSTM with PyTorch's gate order (i, f, g, o): ``c' = f*c + i*g``, ``h' = o*tanh(c')``.
+    """LSTM with PyTorch's gate order (i, f, g, o): ``c' = f*c + i*g``, ``h' = o*tanh(c')``, and with
+    ``proj_size=P`` ``h' = (o*tanh(c')) W_hr^T`` (NOTE [ Recurrence unrolled ] 6).
 
-    ``forward(input, hx=None)`` with ``hx = (h_0, c_0)`` returns ``(output, (h_n, c_n))``.
-    ``proj_size > 0`` raises NotImplementedError.
+    ``forward(input, hx=None)`` with ``hx = (h_0, c_0)`` returns ``(output, (h_n, c_n))``; input a
+    padded tensor or a PackedSequence (then output is one too).
     """
 
     def __init__(self, *args, **kwargs):
         super().__init__("LSTM", *args, **kwargs)
 
-    def _step(self, igates, state, w_hh, b_hh):
-        return _lstm_step(igates, state, w_hh, b_hh)
+    def _step(self, igates, state, w_hh, b_hh, w_hr=None):
+        return _lstm_step(igates, state, w_hh, b_hh, w_hr)
+
+    def get_expected_cell_size(self, input, batch_sizes=None):
+        h = self.get_expected_hidden_size(input, batch_sizes)
+        return h[:2] + (self.hidden_size,)
+
+    def _check_states(self, input, hx, batch_sizes=None):
+        self.check_input(input, batch_sizes)
+        self.check_hidden_size(hx[0], self.get_expected_hidden_size(input, batch_sizes),
+                               "Expected hidden[0] size {}, got {}")
+        self.check_hidden_size(hx[1], self.get_expected_cell_size(input, batch_sizes),
+                               "Expected hidden[1] size {}, got {}")
 
     def forward(self, input, hx=None):
+        packed = self._unpack_input(input)
+        if packed is not None:
+            data, batch_sizes, sorted_indices, unsorted_indices = packed
+            if hx is None:
+                hx = (self._zeros(data, batch_sizes[0]), self._zeros(data, batch_sizes[0], self.hidden_size))
+            else:
+                hx = self.permute_hidden(tuple(hx), sorted_indices)
+            self._check_states(data, hx, batch_sizes)
+            out, finals = self._run(data, list(zip(E.unbind(hx[0], 0), E.unbind(hx[1], 0))), batch_sizes)
+            h_n, c_n = self.permute_hidden((E.stack([s[0] for s in finals], 0), E.stack([s[1] for s in finals], 0)),
+                                           unsorted_indices)
+            return PackedSequence(out, input.batch_sizes, sorted_indices, unsorted_indices), (h_n, c_n)
         if input.dim() not in (2, 3):
             raise ValueError(f"LSTM: Expected input to be 2D or 3D, got {input.dim()}D instead")
         is_batched = input.dim() == 3
@@ -301,8 +439,8 @@ class LSTM(RNNBase):
         if not is_batched:
             input = E.unsqueeze(input, batch_dim)
         if hx is None:
-            z = self._zeros(input, input.shape[batch_dim])
-            hx = (z, z)
+            hx = (self._zeros(input, input.shape[batch_dim]),
+                  self._zeros(input, input.shape[batch_dim], self.hidden_size))
         else:
             h0, c0 = hx
             if is_batched:
@@ -314,10 +452,7 @@ class LSTM(RNNBase):
                     raise RuntimeError("For unbatched 2-D input, hx and cx should also be 2-D but got "
                                        f"({h0.dim()}-D, {c0.dim()}-D) tensors")
                 hx = (E.unsqueeze(h0, 1), E.unsqueeze(c0, 1))
-        self.check_input(input)
-        expected = self.get_expected_hidden_size(input)
-        self.check_hidden_size(hx[0], expected, "Expected hidden[0] size {}, got {}")
-        self.check_hidden_size(hx[1], expected, "Expected hidden[1] size {}, got {}")
+        self._check_states(input, hx)
         x = E.transpose(input, 0, 1) if self.batch_first else input
         states = list(zip(E.unbind(hx[0], 0), E.unbind(hx[1], 0)))
         out, finals = self._run(x, states)
