@@ -283,3 +283,258 @@ def test_packed_layers_equal_pytorch(i):
         _close(a, b)
     assert list(got["param_grad"]) == list(want["param_grad"])
     _close(list(got["param_grad"].values()), list(want["param_grad"].values()))
+
+
+# ---- the packed layout, pad/pack round trips and their graphs ------------------------------------------------
+
+def f64(*shape):
+    return engine.arange(float(np.prod(shape)), dtype=engine.float64).reshape(shape)
+
+
+def test_pack_padded_sequence_layout_is_time_major_by_batch_sizes():
+    x = f64(3, 2, 2)
+    p = R.pack_padded_sequence(x, [3, 1])
+    # from PyTorch 2.13: repr(pack_padded_sequence(torch.arange(12.).reshape(3, 2, 2), [3, 1]))
+    assert p.data.tolist() == [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0], [8.0, 9.0]]
+    assert p.batch_sizes.tolist() == [2, 1, 1] and p.batch_sizes.dtype is engine.int64
+    assert p.batch_sizes.device.type == "cpu" and p.sorted_indices is None and p.unsorted_indices is None
+    assert isinstance(p, tuple) and p._fields == ("data", "batch_sizes", "sorted_indices", "unsorted_indices")
+    data, batch_sizes, s, u = p
+    assert data is p.data and p[1] is batch_sizes and len(p) == 4
+    # batch_first reads (B, T, *): the same sequences give the same packed data
+    q = R.pack_padded_sequence(x.transpose(0, 1), engine.tensor([3, 1]), batch_first=True)
+    assert q.data.tolist() == p.data.tolist() and q.batch_sizes.tolist() == [2, 1, 1]
+
+
+def test_unsorted_lengths_are_sorted_stably_and_restored():
+    x = f64(3, 3, 1)
+    p = R.pack_padded_sequence(x, engine.tensor([2, 3, 2]), enforce_sorted=False)
+    # from PyTorch 2.13: sorted_indices tensor([1, 0, 2]), data [1, 0, 2, 4, 3, 5, 7]
+    assert p.sorted_indices.tolist() == [1, 0, 2] and p.unsorted_indices.tolist() == [1, 0, 2]
+    assert p.data.reshape(-1).tolist() == [1.0, 0.0, 2.0, 4.0, 3.0, 5.0, 7.0]
+    padded, lengths = R.pad_packed_sequence(p)
+    assert lengths.tolist() == [2, 3, 2] and lengths.dtype is engine.int64 and lengths.device.type == "cpu"
+    assert padded[:, :, 0].tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0], [0.0, 7.0, 0.0]]
+    wide, lengths = R.pad_packed_sequence(p, batch_first=True, padding_value=-1.0, total_length=5)
+    assert tuple(wide.shape) == (3, 5, 1) and wide[0, :, 0].tolist() == [0.0, 3.0, -1.0, -1.0, -1.0]
+
+
+def test_graph_nodes_are_pytorchs():
+    x = f64(3, 2, 2).requires_grad_()
+    p = R.pack_padded_sequence(x, [3, 1])
+    node = p.data.grad_fn
+    assert node.name() == "PackPaddedSequenceBackward0" and node.next_functions[0][0].name() == "AccumulateGrad"
+    assert node._saved_batch_first is False and tuple(node._saved_batch_sizes) == (2, 1, 1)
+    u = R.pack_padded_sequence(x, [1, 3], enforce_sorted=False)
+    assert u.data.grad_fn.next_functions[0][0].name() == "IndexSelectBackward0"
+    # pad_packed_sequence: one CopySlices per run of equal batch sizes, over ViewBackward0 of a data slice
+    padded, _ = R.pad_packed_sequence(p)
+    assert padded.grad_fn.name() == "CopySlices"
+    names = [n.name() for n, _ in padded.grad_fn.next_functions]
+    assert names == ["CopySlices", "ViewBackward0"]
+    assert R.pad_packed_sequence(u)[0].grad_fn.name() == "IndexSelectBackward0"
+    assert R.pad_packed_sequence(p, batch_first=True)[0].grad_fn.name() == "TransposeBackward0"
+
+
+def test_the_pack_op_is_one_recorded_node_with_its_attributes():
+    x = f64(3, 2, 2).requires_grad_()
+    with trace.record() as t:
+        R.pack_padded_sequence(x, [3, 2], batch_first=False)
+    ops = [e for e in t.events if e["kind"] == "op" and e["op"] == "_pack_padded_sequence"]
+    assert len(ops) == 1 and ops[0]["node"]["name"] == "PackPaddedSequenceBackward0"
+    assert ops[0]["node"]["attrs"] == {"batch_sizes": [2, 2, 1], "batch_first": False}
+    assert ops[0]["node"]["saved"] == [] and ops[0]["output"]["shape"] == [5, 2]
+
+
+def exercise_packed_ops():
+    """Runs every op-table row this module adds (test_ops_grad's coverage check calls it)."""
+    x = f64(3, 2, 2).requires_grad_()
+    R.pack_padded_sequence(x, [3, 2]).data.sum().backward()
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_gradients_through_pack_and_pad_match_finite_differences(batch_first):
+    # lengths shorter than T: the padded rows past every end get zero gradient
+    def fn(x):
+        p = R.pack_padded_sequence(x, [3, 1, 2], batch_first=batch_first, enforce_sorted=False)
+        back, _ = R.pad_packed_sequence(p, batch_first=not batch_first, total_length=5)
+        return p.data * 1.5, back
+
+    x = (f64(4, 3, 2) * 0.1).requires_grad_()
+    if batch_first:
+        x = (f64(3, 4, 2) * 0.1).requires_grad_()
+    assert gradcheck(fn, [x])
+    R.pack_padded_sequence(x, [3, 1, 2], batch_first=batch_first, enforce_sorted=False).data.sum().backward()
+    g = x.grad if batch_first else x.grad.transpose(0, 1)
+    assert g[:, :, 0].tolist() == [[1.0, 1.0, 1.0, 0.0], [1.0, 0.0, 0.0, 0.0], [1.0, 1.0, 0.0, 0.0]]
+
+
+def test_pack_sequence_and_unpack_sequence_round_trip():
+    seqs = [engine.ones(2, requires_grad=True), engine.full((3,), 2.0, requires_grad=True), engine.full((1,), 3.0)]
+    p = R.pack_sequence(seqs, enforce_sorted=False)
+    assert p.data.tolist() == [2.0, 1.0, 3.0, 2.0, 1.0, 2.0] and p.batch_sizes.tolist() == [3, 2, 1]
+    back = R.unpack_sequence(p)
+    assert [t.tolist() for t in back] == [[1.0, 1.0], [2.0, 2.0, 2.0], [3.0]]
+    sum(t.sum() * (k + 1) for k, t in enumerate(back)).backward()
+    assert seqs[0].grad.tolist() == [1.0, 1.0] and seqs[1].grad.tolist() == [2.0, 2.0, 2.0]
+    assert R.pack_sequence([engine.ones(3, 2), engine.ones(1, 2)]).batch_sizes.tolist() == [2, 1, 1]
+
+
+def test_invert_permutation():
+    assert R.invert_permutation(engine.tensor([2, 0, 1])).tolist() == [1, 2, 0]
+    assert R.invert_permutation(None) is None
+
+
+UNSORTED = ("`lengths` array must be sorted in decreasing order when `enforce_sorted` is True. You can pass "
+            "`enforce_sorted=False` to pack_padded_sequence and/or pack_sequence to sidestep this requirement "
+            "if you do not need ONNX exportability.")
+NONPOSITIVE = "Length of all samples has to be greater than 0, but found an element in 'lengths' that is <= 0"
+X = f64(3, 2, 2)
+
+# From PyTorch 2.13 (type and str of the exception), except the last pack_padded_sequence row: PyTorch reads past
+# the end of the input for a length longer than T; glassgrad refuses.
+ERRORS = [
+    (lambda: R.pack_padded_sequence(X, engine.tensor([2, 3])), RuntimeError, UNSORTED),
+    (lambda: R.pack_padded_sequence(X, [1, 3]), RuntimeError, UNSORTED),
+    (lambda: R.pack_sequence([engine.ones(2), engine.ones(3)]), RuntimeError, UNSORTED),
+    (lambda: R.pack_padded_sequence(X, engine.tensor([3, 0])), RuntimeError, NONPOSITIVE),
+    (lambda: R.pack_padded_sequence(X, [0, 3], enforce_sorted=False), RuntimeError, NONPOSITIVE),
+    (lambda: R.pack_padded_sequence(X, engine.tensor([3, -1])), RuntimeError, NONPOSITIVE),
+    (lambda: R.pack_sequence([engine.ones(3, 1), engine.ones(0, 1)]), RuntimeError, NONPOSITIVE),
+    (lambda: R.pack_padded_sequence(X, engine.tensor([3, 2, 1])), RuntimeError,
+     "Expected `len(lengths)` to be equal to batch_size, but got 3 (batch_size=2)"),
+    (lambda: R.pack_padded_sequence(X, engine.tensor([3, 2]), batch_first=True), RuntimeError,
+     "Expected `len(lengths)` to be equal to batch_size, but got 2 (batch_size=3)"),
+    (lambda: R.pack_padded_sequence(X, engine.tensor([[3, 2]])), RuntimeError,
+     "'lengths' argument should be a 1D CPU int64 tensor, but got 2D cpu Long tensor"),
+    (lambda: R.pack_padded_sequence(X, engine.tensor(3)), RuntimeError,
+     "'lengths' argument should be a 1D CPU int64 tensor, but got 0D cpu Long tensor"),
+    (lambda: R.pack_padded_sequence(engine.ones(0, 2, 2), [1, 1]), RuntimeError, "Cannot pack empty tensors."),
+    (lambda: R.pack_padded_sequence(engine.ones(3), [3]), IndexError,
+     "Dimension out of range (expected to be in range of [-1, 0], but got 1)"),
+    (lambda: R.pack_sequence([]), RuntimeError, "received an empty list of sequences"),
+    (lambda: R.pad_packed_sequence(R.pack_padded_sequence(X, [3, 2]), total_length=2), ValueError,
+     "Expected total_length to be at least the length of the longest sequence in input, but got total_length=2 "
+     "and max sequence length being 3"),
+    (lambda: R.PackedSequence(X), AssertionError, "Expected data to be a list or tuple of length 2"),
+    (lambda: R.pack_padded_sequence(X, [3, 2]).to(engine.float64, copy=True), RuntimeError,
+     ".to() does not accept copy argument"),
+    (lambda: R.pack_padded_sequence(X, [4, 2]), RuntimeError,
+     "Expected every length to be at most the padded sequence length 3, but got a length of 4"),
+]
+
+
+@pytest.mark.parametrize("call, exc, msg", ERRORS)
+def test_errors_equal_pytorch(call, exc, msg):
+    with pytest.raises(exc) as info:
+        call()
+    assert str(info.value) == msg
+
+
+def test_packed_sequence_conversions():
+    p = R.pack_padded_sequence(X.float(), [3, 1], enforce_sorted=False)
+    assert p.to("cpu") is p and p.to(engine.float32) is p and p.cpu() is p and p.float() is p
+    d = p.double()
+    assert d.data.dtype is engine.float64 and d.batch_sizes is p.batch_sizes and type(d) is R.PackedSequence
+    assert d.sorted_indices.tolist() == [0, 1] and p.to(dtype=engine.float64, device="cpu").data.dtype is engine.float64
+    assert p.long().data.dtype is engine.int64 and p.long().data.tolist() == [[0, 1], [2, 3], [4, 5], [8, 9]]
+    assert p.is_cuda is False and p.is_pinned() is False
+    q = R.PackedSequence((p.data, p.batch_sizes), sorted_indices=engine.tensor([1, 0]))
+    assert q.unsorted_indices.tolist() == [1, 0] and q.data is p.data
+    assert repr(R.pack_padded_sequence(engine.tensor([[1.0], [2.0]]), [2])) == \
+        "PackedSequence(data=tensor([1., 2.]), batch_sizes=tensor([1, 1]), sorted_indices=None, unsorted_indices=None)"
+
+
+# ---- recurrent layers on packed input ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("cls", ["RNN", "GRU", "LSTM"])
+def test_final_state_is_each_sequences_own_last_step(cls):
+    # a packed batch gives, per sequence, exactly what that sequence alone gives: output and h_n (c_n)
+    engine.manual_seed(3)
+    m = getattr(nn, cls)(2, 3, num_layers=2, bidirectional=True).double()
+    seqs = [engine.randn(n, 2, dtype=engine.float64) for n in (2, 4, 1)]
+    out, hn = m(R.pack_sequence(seqs, enforce_sorted=False))
+    padded, lengths = R.pad_packed_sequence(out, batch_first=True)
+    assert lengths.tolist() == [2, 4, 1]
+    for b, s in enumerate(seqs):
+        alone_out, alone_hn = m(s.unsqueeze(1))
+        np.testing.assert_allclose(padded[b, :len(s)].detach().numpy(), alone_out[:, 0].detach().numpy(), atol=1e-12)
+        assert padded[b, len(s):].abs().sum().item() == 0.0
+        for a, w in zip(hn if cls == "LSTM" else (hn,), alone_hn if cls == "LSTM" else (alone_hn,)):
+            np.testing.assert_allclose(a[:, b].detach().numpy(), w[:, 0].detach().numpy(), atol=1e-12)
+
+
+def test_packed_output_carries_the_inputs_order_and_graph_nodes():
+    m = nn.LSTM(1, 2).double()
+    p = R.pack_padded_sequence(f64(3, 2, 1), [1, 3], enforce_sorted=False)
+    out, (h, c) = m(p, (engine.zeros(1, 2, 2, dtype=engine.float64), engine.zeros(1, 2, 2, dtype=engine.float64)))
+    assert isinstance(out, R.PackedSequence) and out.batch_sizes is p.batch_sizes
+    assert out.sorted_indices is p.sorted_indices and out.unsorted_indices is p.unsorted_indices
+    # as PyTorch: per-step outputs concatenated, final states stacked then put back in the caller's order
+    assert out.data.grad_fn.name() == "CatBackward0"
+    assert h.grad_fn.name() == c.grad_fn.name() == "IndexSelectBackward0"
+    assert h.grad_fn.next_functions[0][0].name() == "StackBackward0"
+
+
+def test_packed_layer_finite_differences():
+    engine.manual_seed(7)
+    m = nn.LSTM(2, 3, proj_size=2, bidirectional=True).double()
+    w = m.weight_hh_l0_reverse.detach().clone().requires_grad_()
+
+    def fn(x, h0, c0, w):
+        m._parameters["weight_hh_l0_reverse"] = w
+        out, (h, c) = m(R.pack_padded_sequence(x, [2, 3, 1], enforce_sorted=False), (h0, c0))
+        return out.data, h, c
+
+    x = engine.randn(3, 3, 2, dtype=engine.float64).requires_grad_()
+    h0 = engine.randn(2, 3, 2, dtype=engine.float64).requires_grad_()
+    c0 = engine.randn(2, 3, 3, dtype=engine.float64).requires_grad_()
+    assert gradcheck(fn, [x, h0, c0, w])
+
+
+def _packed(n_feat=1, dtype=engine.float32):
+    return R.pack_padded_sequence(engine.ones(3, 2, n_feat, dtype=dtype), [3, 2])
+
+
+# From PyTorch 2.13. The LSTM row differs: PyTorch does not check a packed LSTM's hx sizes and fails inside its
+# kernel ("got an incorrect number of RNN parameters"); glassgrad checks them as for a padded input.
+PACKED_ERRORS = [
+    (lambda: nn.GRU(1, 2)(_packed(), engine.zeros(1, 3, 2)), RuntimeError,
+     "Expected hidden size (1, 2, 2), got [1, 3, 2]"),
+    (lambda: nn.RNN(1, 2)(_packed(dtype=engine.float64)), ValueError,
+     "RNN input dtype (torch.float64) does not match weight dtype (torch.float32). Convert input: "
+     "input.to(torch.float32), or convert model: model.to(torch.float64)"),
+    (lambda: nn.RNN(1, 2)(R.pack_padded_sequence(engine.ones(3, 2, 1, 1), [3, 2])), RuntimeError,
+     "input must have 2 dimensions, got 3"),
+    (lambda: nn.RNN(2, 2)(_packed()), RuntimeError, "input.size(-1) must be equal to input_size. Expected 2, got 1"),
+    (lambda: nn.LSTM(1, 2)(_packed(), (engine.zeros(1, 2, 2), engine.zeros(1, 2, 3))), RuntimeError,
+     "Expected hidden[1] size (1, 2, 2), got [1, 2, 3]"),
+]
+
+
+@pytest.mark.parametrize("call, exc, msg", PACKED_ERRORS)
+def test_packed_layer_errors(call, exc, msg):
+    with pytest.raises(exc) as info:
+        call()
+    assert str(info.value) == msg
+
+
+@pytest.mark.skipif(not engine.cuda.is_available(), reason="no CUDA GPU (CuPy) present")
+def test_packed_on_cuda_keeps_batch_sizes_on_cpu():
+    x = f64(3, 2, 2).cuda().requires_grad_()
+    p = R.pack_padded_sequence(x, [1, 3], enforce_sorted=False)
+    assert p.is_cuda and p.batch_sizes.device.type == "cpu" and p.sorted_indices.device.type == "cuda"
+    back = p.cpu()
+    assert back.sorted_indices.device.type == "cpu" and back.data.tolist() == p.data.cpu().tolist()
+    m = nn.GRU(2, 3, bidirectional=True).double().cuda()
+    out, h = m(p)
+    padded, lengths = R.pad_packed_sequence(out)
+    assert padded.device.type == "cuda" and lengths.device.type == "cpu" and lengths.tolist() == [1, 3]
+    (padded.sum() + h.sum()).backward()
+    m_cpu = nn.GRU(2, 3, bidirectional=True).double()
+    m_cpu.load_state_dict({k: v.cpu() for k, v in m.state_dict().items()})
+    out_cpu, h_cpu = m_cpu(R.pack_padded_sequence(f64(3, 2, 2), [1, 3], enforce_sorted=False))
+    np.testing.assert_allclose(out.data.detach().cpu().numpy(), out_cpu.data.detach().numpy(), atol=1e-12)
+    np.testing.assert_allclose(h.detach().cpu().numpy(), h_cpu.detach().numpy(), atol=1e-12)
+    with pytest.raises(ValueError, match="batch_sizes should always be on CPU"):
+        R.PackedSequence(p.data, p.batch_sizes.cuda())
