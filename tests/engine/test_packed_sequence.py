@@ -538,3 +538,50 @@ def test_packed_on_cuda_keeps_batch_sizes_on_cpu():
     np.testing.assert_allclose(h.detach().cpu().numpy(), h_cpu.detach().numpy(), atol=1e-12)
     with pytest.raises(ValueError, match="batch_sizes should always be on CPU"):
         R.PackedSequence(p.data, p.batch_sizes.cuda())
+
+
+def test_packed_path_runs_on_a_strict_array_api_namespace():
+    # array_api_strict stands in for CuPy: the pack kernel, its backward and the packed recurrence use only the
+    # array API, and give NumPy's numbers
+    xps = pytest.importorskip("array_api_strict")
+    from engine._device import cpu_namespace
+
+    def run():
+        engine.manual_seed(2)
+        m = nn.LSTM(2, 3, proj_size=2, bidirectional=True).double()
+        x = (f64(3, 3, 2) * 0.1).requires_grad_()
+        out, (h, c) = m(R.pack_padded_sequence(x, [2, 3, 1], enforce_sorted=False))
+        padded, _ = R.pad_packed_sequence(out, batch_first=True)
+        (padded.sum() + h.sum() + c.sum()).backward()
+        return [padded, h, c, x.grad, m.weight_hr_l0_reverse.grad]
+
+    want = run()
+    with cpu_namespace(xps):
+        got = run()
+        assert type(got[3]._data).__module__.startswith("array_api_strict")
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(np.asarray(a.detach().cpu().tolist()), b.detach().numpy(), rtol=1e-10,
+                                   atol=1e-12)
+
+
+def test_packed_lstm_activation_bytes_follow_batch_sizes():
+    # docs/saved-tensors.md: per step 7 states of batch_sizes[t] rows (less the zero h_0/c_0, inputs), the packed
+    # input kept by the input projection, and where the batch shrinks the previous step's full h and c, which the
+    # next step's sliced states keep alive (a view keeps its whole storage); float32, H = 32, F = 16
+    from engine import memory
+
+    def activation():
+        return memory.memory_stats().get("allocated_bytes.activation.current", 0)
+
+    m = nn.LSTM(16, 32)
+    for lengths, want in (([8] * 8, 59392), ([8] + [1] * 7, 14144), ([1] * 8, 5632), ([8, 8, 6, 6, 6, 2, 2, 1], 36928)):
+        p = R.pack_padded_sequence(engine.randn(8, len(lengths), 16), lengths)
+        bs = p.batch_sizes.tolist()
+        shrunk = sum(a - b for a, b in zip(bs, bs[1:]))
+        assert want == ((7 * sum(bs) - 2 * bs[0]) + 2 * shrunk) * 32 * 4 + sum(bs) * 16 * 4
+        before = activation()
+        out, (h, c) = m(p)
+        assert activation() - before == want
+        out.data.sum().backward()
+        assert activation() == before
+        del out, h, c, p
