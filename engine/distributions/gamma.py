@@ -6,7 +6,7 @@ NOTE [ Implicit reparameterization of Gamma ]
      gamma function, the cdf): then dx/da = -(dP/da) / (dP/dx), and dP/dx is the density.
   2. dP/da comes from the series P(a, x) = sum_n exp((a+n) log x - x - lgamma(a+n+1)), differentiated term by
      term: each term times (log x - digamma(a+n+1)). The series runs until its terms stop mattering.
-  3. ``rsample`` returns ``_StandardGamma(a) / rate``: the division is an engine op, so the rate's gradient
+  3. ``rsample`` returns ``StandardGamma(a) / rate``: the division is an engine op, so the rate's gradient
      is the usual one; the concentration's comes from rule 1.
 """
 from __future__ import annotations
@@ -48,7 +48,7 @@ def standard_gamma_grad_host(a, x):
     return -dP_da / np.exp(log_pdf)
 
 
-class _GammaInc(Function):
+class Igamma(Function):
     """The regularized lower incomplete gamma function P(a, x), differentiable in both arguments."""
 
     @staticmethod
@@ -77,7 +77,7 @@ def _reduce_to(g, shape):
     return g
 
 
-class _StandardGamma(Function):
+class StandardGamma(Function):
     """A Gamma(concentration, 1) draw whose gradient to concentration is the implicit one; it keeps the
     concentration and the draw, as PyTorch's StandardGammaBackward0."""
 
@@ -97,7 +97,7 @@ class _StandardGamma(Function):
 
 
 def standard_gamma(concentration):
-    return _StandardGamma.apply(concentration)
+    return StandardGamma.apply(concentration)
 
 
 class Gamma(Distribution):
@@ -145,7 +145,7 @@ class Gamma(Distribution):
         if self._validate_args:
             self._validate_sample(value)
         a, x = broadcast_all(self.concentration, self.rate * value)
-        return _GammaInc.apply(a, x)
+        return Igamma.apply(a, x)
 
     def entropy(self):
         c = self.concentration

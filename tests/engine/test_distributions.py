@@ -82,6 +82,7 @@ def test_multivariate_normal_matches_pytorch_for_each_parametrisation():
     assert b.batch_shape == (2,) and b.log_prob(x).shape == (2,)
 
 
+@pytest.mark.filterwarnings("ignore:divide by zero:RuntimeWarning")   # log(0) = -inf, silent as in PyTorch
 def test_exponential_laplace_uniform_lognormal_closed_forms():
     e = D.Exponential(t([0.5, 2.]))
     close(e.log_prob(t([1., 3.])), [math.log(0.5) - 0.5, math.log(2.) - 6.])
@@ -401,3 +402,12 @@ def test_validation_can_be_turned_off():
         D.Binomial(engine.tensor([2., 3.]), engine.tensor(0.5)).entropy()
     with pytest.raises(NotImplementedError, match="does not implement mode"):
         D.Distribution(validate_args=False).mode
+
+
+def test_special_function_nodes_appear_in_the_graph():
+    a = t([2., 3.]).requires_grad_()
+    assert D.Gamma(a, 1.).rsample().grad_fn.next_functions[0][0].name() == "StandardGammaBackward"
+    lp = D.Gamma(a, 1.).log_prob(t([1., 2.]))
+    assert lp.grad_fn.next_functions[1][0].name() == "LgammaBackward"
+    assert D.Categorical(engine.ones(2, 3)).enumerate_support().tolist() == [[0, 0], [1, 1], [2, 2]]
+    close(D.Normal(0., 1.).perplexity(), math.exp(0.5 + 0.5 * math.log(2 * math.pi)), 1e-6)
