@@ -11,6 +11,7 @@ from ._dispatch import apply, broadcast_mismatch, bump_version
 from ._factories import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,  # noqa: F401
                          linspace, logspace, ones, ones_like, rand, rand_like, randint, randn, randn_like,
                          randperm, tensor, zeros, zeros_like)
+from ._size import Size
 from ._tensor import Tensor, _wrap_dim
 from .derivatives import _SLOT, OPS
 from .ops.conv import Geom
@@ -460,14 +461,51 @@ def _grad_enabled():
     return grad_mode.is_grad_enabled()
 
 
-def all(input, dim=None):
+def _all_any(name, input, dim, keepdim):
     xp = input._storage.xp
-    return Tensor._wrap(xp.all(xp.astype(input._data, xp.bool), axis=dim))
+    axis = None if dim is None else _dims(dim, input.ndim)
+    return Tensor._wrap(getattr(xp, name)(xp.astype(input._data, xp.bool), axis=axis, keepdims=keepdim))
 
 
-def any(input, dim=None):
-    xp = input._storage.xp
-    return Tensor._wrap(xp.any(xp.astype(input._data, xp.bool), axis=dim))
+def all(input, dim=None, keepdim=False):
+    """Whether every element (along ``dim``, an int or a tuple) is nonzero."""
+    return _all_any("all", input, dim, keepdim)
+
+
+def any(input, dim=None, keepdim=False):
+    """Whether some element (along ``dim``, an int or a tuple) is nonzero."""
+    return _all_any("any", input, dim, keepdim)
+
+
+def broadcast_shapes(*shapes):
+    """The shape the given shapes broadcast to (PyTorch's error when they do not)."""
+    out = []
+    for k, shape in enumerate(shapes):
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        for i in range(1, len(shape) + 1):
+            n = shape[-i]
+            if i > len(out):
+                out.insert(0, n)
+            elif out[-i] == 1:
+                out[-i] = n
+            elif n != 1 and n != out[-i]:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {n} at -{i}! Mismatching "
+                                   f"argument at index {k} had {shape}; but expected shape should be "
+                                   f"broadcastable to {out}")
+    return Size(out)
+
+
+def broadcast_tensors(*tensors):
+    """Each tensor expanded to the common broadcast shape (views: ExpandBackward0 where it changes)."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    for i, a in enumerate(tensors):
+        for b in tensors[i + 1:]:
+            msg = broadcast_mismatch(tuple(a.shape), tuple(b.shape))
+            if msg:
+                raise RuntimeError(msg)
+    shape = tuple(broadcast_shapes(*[t.shape for t in tensors]))
+    return tuple(t if tuple(t.shape) == shape else expand(t, shape) for t in tensors)
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) -> builtins.bool:
