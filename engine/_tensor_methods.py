@@ -78,8 +78,8 @@ Tensor.__rmatmul__ = lambda self, other: E.matmul(other, self)
 Tensor.__neg__ = lambda self: E.neg(self)
 Tensor.__pos__ = lambda self: self
 Tensor.__abs__ = lambda self: E.abs(self)
-Tensor.__eq__ = lambda self, other: E.eq(self, other)
-Tensor.__ne__ = lambda self, other: E.ne(self, other)
+Tensor.__eq__ = lambda self, other: False if other is None else E.eq(self, other)   # t == None is False
+Tensor.__ne__ = lambda self, other: True if other is None else E.ne(self, other)
 Tensor.__lt__ = lambda self, other: E.lt(self, other)
 Tensor.__le__ = lambda self, other: E.le(self, other)
 Tensor.__gt__ = lambda self, other: E.gt(self, other)

@@ -766,6 +766,10 @@ def flip(input, dims):
 
 
 def index_select(input, dim, index):
+    if not isinstance(index, Tensor) or index.dtype is not _dtype.int64:
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    if index.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
     d = _wrap_dim(dim, input.ndim)
     return _getitem(input, (slice(None),) * d + (index,))
 
@@ -919,6 +923,10 @@ def _split_basic(x, parts, tensors):
 def _setitem(x, key, value):
     parts, tensors = _normalize_index(x, key)
     _check_bounds(x, parts)
+    if x._requires_grad and x.grad_fn is None and _grad_enabled() and builtins.any(
+            isinstance(p, int) or p is None or (isinstance(p, slice) and p != slice(None)) for p in parts):
+        # PyTorch writes through a view here (x[0] = v is x.select(0, 0).copy_(v))
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
     if tensors and builtins.any(isinstance(p, int) for p in parts):
         parts, tensors = _coordinate_key(x, parts, tensors)
     if isinstance(value, Tensor) and value.device != x.device:

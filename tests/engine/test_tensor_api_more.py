@@ -179,3 +179,36 @@ def test_no_degrees_of_freedom_warns_as_pytorch(name):
                                          r"less than the reduction factor \(input numel divided by output numel\).$"):
         out = getattr(engine.tensor([1.0]), name)()
     assert np.isnan(out.item())
+
+
+# ---- conversions, comparisons with None, index_select and setitem on a leaf ---------------------------
+def test_python_scalar_conversions_and_none_comparisons():
+    for conv in (float, int):
+        with pytest.raises(ValueError, match="^only one element tensors can be converted to Python scalars$"):
+            conv(engine.ones(2))
+    assert float(engine.tensor([2.5])) == 2.5 and int(engine.tensor(3)) == 3
+    t = engine.tensor([1.0, 2.0])
+    assert (t == None) is False and (t != None) is True    # noqa: E711
+
+
+def test_index_select_checks_its_index():
+    with pytest.raises(RuntimeError, match=r"^index_select\(\): Expected dtype int32 or int64 for index$"):
+        engine.ones(2).index_select(0, engine.tensor([0.0]))
+    with pytest.raises(IndexError, match=r"^index_select\(\): Index is supposed to be a vector$"):
+        engine.ones(3).index_select(0, engine.tensor([[0, 1]]))
+
+
+@pytest.mark.parametrize("key,view", [(0, True), ((slice(None), 0), True), (None, True), ((0, [1]), True),
+                                      ([0], False), (Ellipsis, False), (slice(None), False),
+                                      ((slice(None), [1]), False)])
+def test_setitem_on_a_leaf_names_the_view_as_pytorch(key, view):
+    x = engine.ones(2, 3, requires_grad=True)
+    if isinstance(key, list):
+        key = engine.tensor(key)
+    elif isinstance(key, tuple):
+        key = tuple(engine.tensor(k) if isinstance(k, list) else k for k in key)
+    msg = ("a view of a leaf Variable" if view else "a leaf Variable") + \
+        " that requires grad is being used in an in-place operation."
+    with pytest.raises(RuntimeError) as e:
+        x[key] = 5.0
+    assert str(e.value) == msg
