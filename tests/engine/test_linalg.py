@@ -465,5 +465,6 @@ def exercise_linalg_ops():
     is exercised)."""
     a, s = well(3, seed=30), spd(3, seed=30)
     for out in (L.vector_norm(a, 3), L.inv(a), L.det(a), L.slogdet(a).logabsdet, L.solve(a, a[0]),
-                L.cholesky(s), L.qr(a).R, L.svdvals(a), L.eigvalsh(s), L.pinv(a), L.cross(a, a * 2)):
+                L.cholesky(s), L.qr(a).R, L.svdvals(a), L.eigvalsh(s), L.pinv(a), L.cross(a, a * 2),
+                L.lstsq(a, a[:, :1]).solution):
         out.sum().backward()
