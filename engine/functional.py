@@ -771,7 +771,13 @@ def index_select(input, dim, index):
     if index.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
     d = _wrap_dim(dim, input.ndim)
-    return _getitem(input, (slice(None),) * d + (index,))
+    index = reshape(index, -1) if index.ndim == 0 else index
+    n = input.shape[d] if input.ndim else 1
+    host = index.detach().numpy(force=True)
+    bad = host[(host < 0) | (host >= n)]
+    if bad.size:
+        raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(bad[0])} axis_dim={n}")
+    return apply(_O["index_select_dim"], [input, index], {"dim": d})
 
 
 def _mask_check(mask):

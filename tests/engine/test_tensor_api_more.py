@@ -196,6 +196,15 @@ def test_index_select_checks_its_index():
         engine.ones(2).index_select(0, engine.tensor([0.0]))
     with pytest.raises(IndexError, match=r"^index_select\(\): Index is supposed to be a vector$"):
         engine.ones(3).index_select(0, engine.tensor([[0, 1]]))
+    with pytest.raises(RuntimeError, match=r"^INDICES element is out of DATA bounds, id=-1 axis_dim=4$"):
+        engine.ones(3, 4).index_select(1, engine.tensor([-1]))
+    x = engine.ones(3, 4, requires_grad=True)
+    y = x.index_select(1, engine.tensor([0, 2, 2]))
+    assert y.grad_fn.name() == "IndexSelectBackward0" and y.grad_fn._saved_dim == 1
+    assert y.grad_fn._saved_index.tolist() == [0, 2, 2]
+    y.sum().backward()
+    assert x.grad.tolist() == [[1.0, 0.0, 2.0, 0.0]] * 3
+    assert tuple(x.index_select(1, engine.tensor(1)).shape) == (3, 1)
 
 
 @pytest.mark.parametrize("key,view", [(0, True), ((slice(None), 0), True), (None, True), ((0, [1]), True),
