@@ -55,6 +55,14 @@ class ArrayFns:
         from .ops.erfinv import erfinv_array
         return erfinv_array(self.xp, x)
 
+    def digamma(self, x):
+        from .ops.gamma_ops import digamma_array
+        return digamma_array(self.xp, x)
+
+    def polygamma(self, n, x):
+        from .ops.gamma_ops import polygamma_array
+        return polygamma_array(self.xp, n, x)
+
     def scatter_reduce(self, x, dim, index, src, reduce, include_self):
         from .ops.index_ops import scatter_reduce_array
         return scatter_reduce_array(self.xp, x, index, src, dim, reduce, include_self)
@@ -247,6 +255,12 @@ class TensorFns:
 
     def erfinv(self, x):
         return self.E.erfinv(x)
+
+    def digamma(self, x):
+        return self.E.digamma(x)
+
+    def polygamma(self, n, x):
+        return self.E.polygamma(n, x)
 
     def scatter_reduce(self, x, dim, index, src, reduce, include_self):
         return self.E.scatter_reduce(x, dim, index, src, reduce, include_self=include_self)

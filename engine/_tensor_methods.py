@@ -333,3 +333,7 @@ _bind_math_methods(Tensor)
 # ---- scatter_add_, index_add/fill/copy(_), fill_diagonal_, erfinv, sgn, isinf..., new_empty, data_ptr --------
 from ._index_fns import bind_methods as _bind_index_methods  # noqa: E402
 _bind_index_methods(Tensor)
+
+# ---- lgamma, digamma, polygamma, mvlgamma and their in-place forms (engine/_gamma_fns.py) --------------
+from ._gamma_fns import bind_methods as _bind_gamma_methods  # noqa: E402
+_bind_gamma_methods(Tensor)

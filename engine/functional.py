@@ -1419,3 +1419,7 @@ __all__ += [n for n in _math_all if n != "trace"]   # engine.trace: NOTE [ engin
 from ._index_fns import *  # noqa: E402,F401,F403
 from ._index_fns import __all__ as _index_all  # noqa: E402
 __all__ += _index_all
+
+# ---- lgamma, digamma, polygamma, mvlgamma (engine/_gamma_fns.py) -------------------------------------------
+from ._gamma_fns import digamma, lgamma, mvlgamma, polygamma  # noqa: E402
+__all__ += ["digamma", "lgamma", "mvlgamma", "polygamma"]

@@ -1,14 +1,12 @@
 """Helpers shared by the distributions: broadcasting parameters, probs <-> logits, lazy properties, and the
-special functions lgamma/digamma (with gradients) that the Gamma family needs."""
+special functions lgamma/digamma (the engine's ops) with host kernels for the Gamma family's series."""
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
 from .. import functional as E
-from .._tensor import Tensor
-from ..autograd import Function
+from .._tensor import Tensor, _numpy_ns
+from ..ops.gamma_ops import digamma_f64, lgamma_f64
 
 _EPS = {"float32": float(np.finfo(np.float32).eps), "float64": float(np.finfo(np.float64).eps)}
 _TINY = {"float32": float(np.finfo(np.float32).tiny), "float64": float(np.finfo(np.float64).tiny)}
@@ -82,11 +80,7 @@ class lazy_property:
         return value
 
 
-# ---- special functions (host kernels in float64, gradients through engine ops) -------------------------
-_lgamma_host = np.vectorize(lambda x: math.inf if (x <= 0 and x == math.floor(x)) else math.lgamma(x),
-                            otypes=[np.float64])
-
-
+# ---- special functions: the engine's LgammaBackward0 / DigammaBackward0 ops; host float64 kernels ---------
 def _host(t):
     return t.detach().numpy(force=True).astype(np.float64)
 
@@ -95,80 +89,18 @@ def _back(host, like):
     return E.tensor(np.asarray(host), dtype=like.dtype, device=like.device)
 
 
+def _lgamma_host(x):
+    """log|Gamma(x)| of host float64 values (NOTE [ Gamma-family kernels ])."""
+    return lgamma_f64(_numpy_ns(), np.asarray(x, dtype=np.float64))
+
+
 def digamma_host(x):
-    """psi(x) in float64: reflection below 0, recurrence up to 10, then the asymptotic series."""
-    x = np.asarray(x, dtype=np.float64)
-    out = np.zeros_like(x)
-    neg = x < 0.5
-    refl = np.where(neg, np.pi / np.tan(np.pi * x), 0.0)
-    y = np.where(neg, 1.0 - x, x)
-    acc = np.zeros_like(y)
-    while True:
-        small = y < 10
-        if not small.any():
-            break
-        acc = acc - np.where(small, 1.0 / np.where(small, y, 1.0), 0.0)
-        y = np.where(small, y + 1, y)
-    r = 1.0 / (y * y)
-    series = np.log(y) - 0.5 / y - r * (1 / 12 - r * (1 / 120 - r * (1 / 252 - r * (1 / 240 - r * (
-        1 / 132 - r * 691 / 32760)))))
-    out = acc + series - refl
-    out = np.where((x <= 0) & (x == np.floor(x)), np.nan, out)
-    return np.where(np.isposinf(x), np.inf, out)
+    """psi(x) of host float64 values (NOTE [ Gamma-family kernels ])."""
+    return digamma_f64(_numpy_ns(), np.asarray(x, dtype=np.float64))
 
 
-def trigamma_host(x):
-    """psi'(x) in float64, for x > 0 (reflection below)."""
-    x = np.asarray(x, dtype=np.float64)
-    neg = x < 0.5
-    y = np.where(neg, 1.0 - x, x)
-    acc = np.zeros_like(y)
-    while True:
-        small = y < 10
-        if not small.any():
-            break
-        acc = acc + np.where(small, 1.0 / np.where(small, y, 1.0) ** 2, 0.0)
-        y = np.where(small, y + 1, y)
-    r = 1.0 / (y * y)
-    series = 1 / y + r / 2 + r / y * (1 / 6 - r * (1 / 30 - r * (1 / 42 - r * (1 / 30 - r * 5 / 66))))
-    out = acc + series
-    return np.where(neg, -out + (np.pi / np.sin(np.pi * x)) ** 2, out)
-
-
-class Lgamma(Function):
-    """log|Gamma(x)|; its gradient is digamma(x)."""
-
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return _back(_lgamma_host(_host(x)), x)
-
-    @staticmethod
-    def backward(ctx, g):
-        (x,) = ctx.saved_tensors
-        return g * digamma(x)
-
-
-class Digamma(Function):
-    """psi(x) = d/dx log Gamma(x); its gradient is trigamma(x)."""
-
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return _back(digamma_host(_host(x)), x)
-
-    @staticmethod
-    def backward(ctx, g):
-        (x,) = ctx.saved_tensors
-        return g * _back(trigamma_host(_host(x)), x)
-
-
-def lgamma(x):
-    return Lgamma.apply(x)
-
-
-def digamma(x):
-    return Digamma.apply(x)
+lgamma = E.lgamma
+digamma = E.digamma
 
 
 def broadcast_pair(a, b):

@@ -408,6 +408,6 @@ def test_special_function_nodes_appear_in_the_graph():
     a = t([2., 3.]).requires_grad_()
     assert D.Gamma(a, 1.).rsample().grad_fn.next_functions[0][0].name() == "StandardGammaBackward"
     lp = D.Gamma(a, 1.).log_prob(t([1., 2.]))
-    assert lp.grad_fn.next_functions[1][0].name() == "LgammaBackward"
+    assert lp.grad_fn.next_functions[1][0].name() == "LgammaBackward0"
     assert D.Categorical(engine.ones(2, 3)).enumerate_support().tolist() == [[0, 0], [1, 1], [2, 2]]
     close(D.Normal(0., 1.).perplexity(), math.exp(0.5 + 0.5 * math.log(2 * math.pi)), 1e-6)

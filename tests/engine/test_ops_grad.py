@@ -572,6 +572,8 @@ def test_every_table_op_is_exercised():
         exercise_index_ops()   # scatter_add, scatter_reduce, index_add/fill/copy, erfinv, sgn
         from tests.engine.test_packed_sequence import exercise_packed_ops
         exercise_packed_ops()   # pack_padded_sequence
+        from tests.engine.test_special import exercise_special_ops
+        exercise_special_ops()   # lgamma, digamma, polygamma, mvlgamma
     seen = {e["op"] for e in tr.of_kind("op")}
     table = {n for n, o in OPS.items() if o.differentiable}
     assert table - seen == set()
