@@ -41,6 +41,8 @@ from . import accelerator
 from . import utils
 from . import memory
 from . import backends
+from . import special
+from .special import erfc, exp2, i0  # noqa: F401  (torch.erfc, torch.exp2, torch.i0)
 from . import amp
 from .amp import autocast
 from ._settings import (are_deterministic_algorithms_enabled, get_float32_matmul_precision, get_num_threads,

@@ -63,6 +63,14 @@ class ArrayFns:
         from .ops.gamma_ops import polygamma_array
         return polygamma_array(self.xp, n, x)
 
+    def i0(self, x):
+        from .ops.special_ops import i0_array
+        return i0_array(self.xp, x)
+
+    def i1(self, x):
+        from .ops.special_ops import i1_array
+        return i1_array(self.xp, x)
+
     def scatter_reduce(self, x, dim, index, src, reduce, include_self):
         from .ops.index_ops import scatter_reduce_array
         return scatter_reduce_array(self.xp, x, index, src, dim, reduce, include_self)
@@ -261,6 +269,14 @@ class TensorFns:
 
     def polygamma(self, n, x):
         return self.E.polygamma(n, x)
+
+    def i0(self, x):
+        from . import special
+        return special.i0(x)
+
+    def i1(self, x):
+        from . import special
+        return special.i1(x)
 
     def scatter_reduce(self, x, dim, index, src, reduce, include_self):
         return self.E.scatter_reduce(x, dim, index, src, reduce, include_self=include_self)

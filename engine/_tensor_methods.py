@@ -337,3 +337,7 @@ _bind_index_methods(Tensor)
 # ---- lgamma, digamma, polygamma, mvlgamma and their in-place forms (engine/_gamma_fns.py) --------------
 from ._gamma_fns import bind_methods as _bind_gamma_methods  # noqa: E402
 _bind_gamma_methods(Tensor)
+
+# ---- erfc, exp2, i0 (engine/special.py) ----------------------------------------------------------------
+from . import special as _special  # noqa: E402
+Tensor.erfc, Tensor.exp2, Tensor.i0 = _special.erfc, _special.exp2, _special.i0

@@ -1053,3 +1053,4 @@ from .ops import pool3d as _pool3d_rows  # noqa: E402,F401
 from .ops import index_ops as _index_op_rows  # noqa: E402,F401
 from .ops import erfinv as _erfinv_rows  # noqa: E402,F401
 from .ops import gamma_ops as _gamma_op_rows  # noqa: E402,F401
+from .ops import special_ops as _special_op_rows  # noqa: E402,F401

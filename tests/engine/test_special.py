@@ -157,3 +157,103 @@ def exercise_special_ops():
     x = t64([0.7, 2.5], requires_grad=True)
     for y in (engine.lgamma(x), engine.digamma(x), engine.polygamma(2, x), engine.mvlgamma(x + 1, 2)):
         y.sum().backward()
+    S, p = engine.special, t64([0.3, 0.6], requires_grad=True)
+    for y in (S.erfc(x), S.exp2(x), S.entr(x), S.i0(x), S.i1(x), S.ndtri(p), S.log_ndtr(x), S.xlog1py(x, p),
+              S.xlog1py(2.0, p), S.xlog1py(x, 2.0)):
+        y.sum().backward()
+
+# engine.special: printed by the reference PyTorch with, for each name, getattr(torch.special, name)(torch.tensor(XS,
+# dtype=torch.float64)).tolist() (ndtri on PS, entr on ES, xlog1py on the pairs in test_special_values_match_pytorch)
+XS = [-40.0, -5.0, -1.3, -0.3, 0.0, 0.2, 0.9, 2.5, 7.0, 30.5, 100.0, math.inf, -math.inf, math.nan]
+PS = [0.0, 1e-300, 1e-20, 1e-05, 0.01, 0.3, 0.5, 0.77, 0.99, 0.999999999999, 1.0, 1.5, -0.1, math.nan]
+ES = [0.0, 1e-300, 0.3, 1.0, 5.0, -1.0, math.inf, math.nan]
+SPECIAL_REF = {
+    'erfc': [2.0, 1.9999999999984626, 1.9340079449406524, 1.3286267594591274, 1.0, 0.7772974107895215, 0.20309178757716786, 0.0004069520174449589, 4.183825607779414e-23, 0.0, 0.0, 0.0, 2.0, math.nan],
+    'exp2': [9.094947017729282e-13, 0.03125, 0.40612619817811774, 0.8122523963562356, 1.0, 1.148698354997035, 1.8660659830736148, 5.656854249492381, 128.0, 1518500249.988025, 1.2676506002282294e+30, math.inf, 0.0, math.nan],
+    'ndtr': [0.0, 2.8665157186802404e-07, 0.0968004845856103, 0.3820885778110474, 0.5, 0.579259709439103, 0.8159398746532405, 0.9937903346742238, 0.9999999999987201, 1.0, 1.0, 1.0, 0.0, math.nan],
+    'log_ndtr': [-804.6084420137539, -15.064998393988727, -2.335103278662442, -0.9621028181688508, -0.6931471805599453, -0.5460043537227741, -0.20341460975574688, -0.006229025485860001, -1.2798125438866539e-12, -1.3029379131780713e-204, -0.0, -0.0, -math.inf, math.nan],
+    'i0': [1.48947747934199e+16, 27.239871823604442, 1.4692777979442508, 1.0226268793515967, 1.0, 1.0100250277951457, 1.2129851657286845, 3.289839144050123, 168.59390851028968, 1278062138712.5664, 1.0737517071310738e+42, math.nan, math.nan, math.nan],
+    'i1': [-1.4707396163259354e+16, -24.335642142450524, -0.7973293149792692, -0.15169384000359282, 0.0, 0.1005008340281251, 0.4971264481609644, 2.5167162452886984, 156.03909286995534, 1256932623308.4714, 1.0683693903381625e+42, math.nan, math.nan, math.nan],
+    'expit': [4.248354255291589e-18, 0.0066928509242848554, 0.2141650169574414, 0.425557483188341, 0.5, 0.549833997312478, 0.7109495026250039, 0.9241418199787566, 0.9990889488055994, 0.9999999999999432, 1.0, 1.0, 0.0, math.nan],
+    'sinc': [-3.898171832519376e-17, 3.898171832519376e-17, -0.19809085184633993, 0.8583936913341398, 1.0, 0.935489283788639, 0.10929240478705181, 0.12732395447351627, 3.8981718325193755e-17, 0.010436389710943957, 6.2528371445095934e-18, math.nan, math.nan, math.nan],
+    'ndtri': [-math.inf, -37.0470962993612, -9.262340089798409, -4.264890793922825, -2.3263478740408408, -0.5244005127080409, 0.0, 0.7388468491852137, 2.3263478740408408, 7.0344869100478356, math.inf, math.nan, math.nan, math.nan],
+    'entr': [0.0, 6.907755278982137e-298, 0.3611918412977808, -0.0, -8.047189562170502, -math.inf, -math.inf, math.nan],
+    'xlog1py': [0.0, math.nan, 0.8109302162163288, math.nan, 0.0],
+}
+
+
+def test_special_values_match_pytorch():
+    S = engine.special
+    x, p, e = t64(XS), t64(PS), t64(ES)
+    for name, want in SPECIAL_REF.items():
+        if name == "xlog1py":
+            got = S.xlog1py(t64([0.0, 0.0, 2.0, 3.0, 0.0]), t64([-1.0, math.nan, 0.5, -2.0, 3.0]))
+        else:
+            got = getattr(S, name)({"ndtri": p, "entr": e}.get(name, x))
+        same(got.tolist(), want, rtol=1e-14)
+
+
+def test_special_names_are_the_engine_functions():
+    S = engine.special
+    assert S.gammaln is engine.lgamma and S.psi is S.digamma is engine.digamma and S.multigammaln is engine.mvlgamma
+    assert S.expit is engine.sigmoid and S.erfinv is engine.erfinv and S.logsumexp is engine.logsumexp
+    assert engine.erfc is S.erfc and engine.tensor([0.5]).i0().tolist() == S.i0(engine.tensor([0.5])).tolist()
+
+
+SPECIAL_NODES = {   # name: (call, PyTorch 2.13's grad_fn chain from the output)
+    "gammaln": (lambda S, x: S.gammaln(x), ["LgammaBackward0"]),
+    "multigammaln": (lambda S, x: S.multigammaln(x + 2, 2), ["MvlgammaBackward0", "AddBackward0"]),
+    "erfc": (lambda S, x: S.erfc(x), ["ErfcBackward0"]),
+    "expit": (lambda S, x: S.expit(x), ["SigmoidBackward0"]),
+    "logit": (lambda S, x: S.logit(x), ["LogitBackward0"]),
+    "xlog1py": (lambda S, x: S.xlog1py(x, x * 2), ["SpecialXlog1PyBackward0"]),
+    "xlog1py_number_self": (lambda S, x: S.xlog1py(2.0, x), ["SpecialXlog1PyBackward1"]),
+    "xlog1py_number_other": (lambda S, x: S.xlog1py(x, 2.0), ["SpecialXlog1PyBackward2"]),
+    "exp2": (lambda S, x: S.exp2(x), ["Exp2Backward0"]),
+    "entr": (lambda S, x: S.entr(x), ["SpecialEntrBackward0"]),
+    "round": (lambda S, x: S.round(x), ["RoundBackward1"]),
+    "i0": (lambda S, x: S.i0(x), ["I0Backward0"]),
+    "i1": (lambda S, x: S.i1(x), ["SpecialI1Backward0"]),
+    "ndtr": (lambda S, x: S.ndtr(x), ["MulBackward1", "AddBackward1", "ErfBackward0", "MulBackward1"]),
+    "ndtri": (lambda S, x: S.ndtri(x), ["SpecialNdtriBackward0"]),
+    "log_ndtr": (lambda S, x: S.log_ndtr(x), ["SpecialLogNdtrBackward0"]),
+    "logsumexp": (lambda S, x: S.logsumexp(x, 0), ["LogsumexpBackward0"]),
+    "log_softmax": (lambda S, x: S.log_softmax(x, 0), ["LogSoftmaxBackward0"]),
+    "softmax": (lambda S, x: S.softmax(x, 0), ["SoftmaxBackward0"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SPECIAL_NODES))
+def test_special_graph_nodes_and_finite_differences(name):
+    call, chain = SPECIAL_NODES[name]
+    x = t64([0.3, 0.45, 0.7], requires_grad=True)
+    node, names = call(engine.special, x).grad_fn, []
+    while node is not None and "AccumulateGrad" not in node.name():
+        names.append(node.name())
+        nxt = [n for n, _ in node.next_functions if n is not None]
+        node = nxt[0] if nxt else None
+    assert names == chain
+    if name != "round":
+        gradcheck(lambda v: call(engine.special, v), [x])
+    if name not in ("round", "xlog1py_number_other"):      # the latter's gradient is a constant
+        gradgradcheck(lambda v: call(engine.special, v), [x])
+
+
+def test_special_gradients_at_special_points():
+    S = engine.special
+    x = t64([0.0, 2.0], requires_grad=True)
+    (g,) = engine.autograd.grad(S.i1(x).sum(), x)
+    assert g.tolist()[0] == 0.5                              # i1'(0) = 1/2, as PyTorch's i1_backward
+    (g,) = engine.autograd.grad(S.entr(x).sum(), x)
+    assert g.tolist()[0] == math.inf                         # -(1 + log 0)
+    (g,) = engine.autograd.grad(S.xlog1py(x, t64([-1.0, 1.0])).sum(), x)
+    assert g.tolist() == [0.0, math.log(2.0)]                # 0 where self is 0 and other <= -1
+
+
+def test_special_dtypes():
+    S = engine.special
+    for fn in (S.erfc, S.exp2, S.entr, S.i0, S.i1, S.ndtr, S.log_ndtr):
+        assert fn(engine.tensor([1, 2])).dtype is engine.float32
+    assert S.erfc(engine.tensor([0.5])).tolist() == [float(np.float32(math.erfc(0.5)))]
+    with pytest.raises(TypeError, match=r"must be Tensor, not float"):
+        S.erfc(0.5)
