@@ -42,8 +42,8 @@ for _name, _fn in _methods.items():
 Tensor.where = lambda self, condition, other: E.where(condition, self, other)
 Tensor.floor_ = lambda self: E._inplace("floor", self)
 Tensor.ceil_ = lambda self: E._inplace("ceil", self)
-Tensor.round_ = lambda self, *, decimals=0: (E._inplace("round_decimals", self, decimals=decimals) if decimals
-                                              else E._inplace("round", self))
+Tensor.round_ = lambda self, *, decimals=None: (E._inplace("round", self) if decimals is None
+                                                 else E._inplace("round_decimals", self, decimals=decimals))
 Tensor.gelu = lambda self, approximate="none": E.gelu(self, approximate)
 
 

@@ -308,11 +308,12 @@ def ceil(input):
     return _rounding("ceil", input, "ceil_vml_cpu")
 
 
-def round(input, *, decimals=0):
-    """Round half to even (to ``decimals`` places: RoundBackward1); a zero gradient."""
-    if decimals:
+def round(input, *, decimals=None):
+    """Round half to even (to ``decimals`` places, when given: RoundBackward1); a zero gradient."""
+    if decimals is not None:
         if not input.dtype.is_floating_point:
-            raise NotImplementedError(f"\"round_cpu\" not implemented for '{_type_short(input.dtype)}'")
+            kernel = "round_vml_cpu" if decimals == 0 else "round_cpu"
+            raise NotImplementedError(f"\"{kernel}\" not implemented for '{_type_short(input.dtype)}'")
         return _rounding("round_decimals", input, "round_cpu", {"decimals": decimals})
     return _rounding("round", input, "round_vml_cpu")
 

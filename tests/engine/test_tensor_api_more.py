@@ -120,6 +120,8 @@ def test_round_decimals():
     y = engine.round(x, decimals=2)
     np.testing.assert_allclose(y.detach().numpy(), [1.23, -2.5, 0.12])
     assert y.grad_fn.name() == "RoundBackward1"
+    assert engine.round(x, decimals=0).grad_fn.name() == "RoundBackward1"      # given at all: the decimals form
+    assert x.round().grad_fn.name() == "RoundBackward0"
     with pytest.raises(NotImplementedError, match="^\"round_cpu\" not implemented for 'Long'$"):
         engine.round(engine.tensor([1, 2]), decimals=1)
 
