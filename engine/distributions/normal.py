@@ -6,38 +6,13 @@ import math
 from .. import functional as E
 from .._size import Size
 from ..autograd import no_grad
-from . import constraints
-from .distribution import Distribution
-from .utils import broadcast_all
+from .loc_scale import LocScale
 
 __all__ = ["Normal"]
 
 
-class Normal(Distribution):
+class Normal(LocScale):
     """The Gaussian N(loc, scale**2); ``rsample`` is ``loc + eps * scale`` so gradients reach both."""
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        super().__init__(self.loc.shape, Size(), validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Normal, _instance)
-        batch_shape = Size(batch_shape)
-        new.loc, new.scale = self.loc.expand(batch_shape), self.scale.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def stddev(self):
