@@ -6,8 +6,7 @@ from .._dispatch import apply
 from ..derivatives import OPS
 from ..ops.pool import out_size
 from ..ops.pool3d import Pool3d
-from .module import Module
-from .pooling import _MaxPoolNd
+from .pooling import _AvgPoolNd, _MaxPoolNd
 
 
 def _triple(v, name, fn):
@@ -97,25 +96,12 @@ class MaxPool3d(_MaxPoolNd):
                           ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
 
-class AvgPool3d(Module):
+class AvgPool3d(_AvgPoolNd):
     """The mean over each 3-D window; stride defaults to the window."""
-
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False, count_include_pad: bool = True,
-                 divisor_override=None):
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if (stride is not None) else kernel_size
-        self.padding = padding
-        self.ceil_mode = ceil_mode
-        self.count_include_pad = count_include_pad
-        self.divisor_override = divisor_override
 
     def forward(self, input):
         return avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                           self.count_include_pad, self.divisor_override)
-
-    def extra_repr(self) -> str:
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
 __all__ = ["max_pool3d", "max_pool3d_with_indices", "avg_pool3d", "MaxPool3d", "AvgPool3d"]

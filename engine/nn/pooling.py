@@ -210,8 +210,8 @@ class MaxPool2d(_MaxPoolNd):
                           ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
 
-class AvgPool2d(Module):
-    """The mean over each window; stride defaults to the window."""
+class _AvgPoolNd(Module):
+    """AvgPool2d's and AvgPool3d's shared settings; stride defaults to the window."""
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False, count_include_pad: bool = True,
                  divisor_override=None):
@@ -223,12 +223,16 @@ class AvgPool2d(Module):
         self.count_include_pad = count_include_pad
         self.divisor_override = divisor_override
 
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool2d(_AvgPoolNd):
+    """The mean over each window; stride defaults to the window."""
+
     def forward(self, input):
         return avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                           self.count_include_pad, self.divisor_override)
-
-    def extra_repr(self) -> str:
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
 class AdaptiveAvgPool2d(Module):
