@@ -551,7 +551,8 @@ def _nll_pick(xp, x, target, ignore_index, axis=-1):
     O(N * C)."""
     valid = target != ignore_index
     safe = xp.where(valid, target, xp.zeros_like(target))
-    picked = xp.squeeze(xp.take_along_axis(x, xp.expand_dims(safe, axis=axis), axis=axis), axis=axis)
+    first = (Ellipsis, 0) if axis == -1 else (slice(None),) * axis + (0,)   # drop the gathered axis
+    picked = xp.take_along_axis(x, xp.expand_dims(safe, axis=axis), axis=axis)[first]
     return xp.where(valid, picked, xp.zeros_like(picked)), valid, safe
 
 
