@@ -46,8 +46,8 @@ from .distance import PairwiseDistance  # noqa: E402
 __all__ += ["PairwiseDistance"]
 from .pooling import AdaptiveAvgPool1d, AvgPool1d, MaxPool1d  # noqa: E402
 __all__ += ["AdaptiveAvgPool1d", "AvgPool1d", "MaxPool1d"]
-from .channel_dropout import Dropout2d  # noqa: E402
-__all__ += ["Dropout2d"]
+from .channel_dropout import AlphaDropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout  # noqa: E402
+__all__ += ["AlphaDropout", "Dropout1d", "Dropout2d", "Dropout3d", "FeatureAlphaDropout"]
 from .pooling import AdaptiveMaxPool2d  # noqa: E402
 from .batchnorm import BatchNorm3d  # noqa: E402
 __all__ += ["AdaptiveMaxPool2d", "BatchNorm3d"]

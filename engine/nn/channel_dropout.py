@@ -1,4 +1,5 @@
-"""``F.dropout2d`` and ``Dropout2d``: zero whole channels (PyTorch's feature dropout)."""
+"""Channel dropout (``dropout1d/2d/3d``) and alpha dropout (``alpha_dropout``, ``feature_alpha_dropout``),
+with their modules, as PyTorch's feature and alpha dropout."""
 from __future__ import annotations
 
 import warnings
@@ -16,8 +17,7 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
     As PyTorch's CPU path this is ``input * mask`` with a float mask of shape (N, C, 1, 1)
     (MulBackward0 keeps the mask); a 3-D input is read as (N, C, L), with PyTorch's warning.
     """
-    if p < 0.0 or p > 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    _check_p(p)
     if input.ndim not in (3, 4):
         warnings.warn(f"dropout2d: Received a {input.ndim}-D input to dropout2d, which is deprecated and will result "
                       "in an error in a future release. To retain the behavior and silence this warning, please use "
@@ -30,16 +30,88 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
                       "will change in a future release to interpret the input as one without a batch dimension, i.e. "
                       "shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please switch to using "
                       "dropout1d instead.", UserWarning, stacklevel=2)
+    return _feature_dropout(input, p, training, inplace)
+
+
+def _check_p(p):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _noise(input, p, per_channel):
+    """The keep mask as 0/1 floats of the input's dtype: one draw per (sample, channel) when
+    ``per_channel``, else one per element."""
+    shape = (tuple(input.shape[:2]) + (1,) * (input.ndim - 2)) if per_channel else tuple(input.shape)
+    keep = generator_for(input.device).uniform(shape, "float64") >= p
+    np_dt = "float64" if input.dtype is _dtype.float64 else "float32"
+    from .._backend import from_numpy
+    return keep.astype(np_dt), (lambda host: Tensor._wrap(from_numpy(input._storage.xp, host.astype(np_dt))))
+
+
+def _feature_dropout(input, p, training, inplace, alpha=False, per_channel=True):
+    """PyTorch's _dropout_impl: ``input * noise`` with noise 1/(1-p) where kept; for alpha dropout
+    ``input * a*keep + b`` so a SELU network keeps zero mean and unit variance (MulBackward0, and
+    AddBackward0 with the alpha form)."""
     if not training or p == 0.0:
         return input
     if p == 1.0:
         return input.mul_(0.0) if inplace else input * 0.0
-    shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
-    keep = generator_for(input.device).uniform(shape, "float64") >= p
-    np_dt = "float64" if input.dtype is _dtype.float64 else "float32"
-    from .._backend import from_numpy
-    mask = Tensor._wrap(from_numpy(input._storage.xp, (keep * (1.0 / (1.0 - p))).astype(np_dt)))
-    return input.mul_(mask) if inplace else E.mul(input, mask)
+    keep, wrap = _noise(input, p, per_channel)
+    if not alpha:
+        noise = wrap(keep * (1.0 / (1.0 - p)))
+        return input.mul_(noise) if inplace else E.mul(input, noise)
+    a = 1.0 / ((_SELU_ALPHA ** 2 * p + 1) * (1 - p)) ** 0.5
+    b = wrap((keep - 1.0) * (_SELU_ALPHA * a) + _SELU_ALPHA * a * p)
+    noise = wrap(keep * a)
+    out = input.mul_(noise) if inplace else E.mul(input, noise)
+    return out.add_(b) if inplace else E.add(out, b)
+
+
+_SELU_ALPHA = 1.7580993408473766     # SELU's alpha * scale: the value alpha dropout sets dropped units to
+
+
+def _unbatched(fn, input, batched_ndim):
+    """Run ``fn`` on an input without its batch dim as a batch of one (Unsqueeze/Squeeze, as PyTorch)."""
+    if input.ndim == batched_ndim - 1:
+        return E.squeeze(fn(E.unsqueeze(input, 0)), 0)
+    return fn(input)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Channel dropout for (N, C, L) or (C, L) input: whole channels zeroed with probability ``p``."""
+    _check_p(p)
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.ndim}D input. Note that "
+                           "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial dimension, a "
+                           "channel dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
+    return _unbatched(lambda t: _feature_dropout(t, p, training, inplace), input, 3)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    """Channel dropout for (N, C, D, H, W) or (C, D, H, W) input."""
+    _check_p(p)
+    if input.ndim not in (4, 5):
+        warnings.warn(f"dropout3d: Received a {input.ndim}-D input to dropout3d, which is deprecated and will result "
+                      "in an error in a future release. To retain the behavior and silence this warning, please use "
+                      "dropout instead. Note that dropout3d exists to provide channel-wise dropout on inputs with 3 "
+                      "spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 4D or 5D "
+                      "inputs).", UserWarning, stacklevel=2)
+    if input.ndim in (4, 5):
+        return _unbatched(lambda t: _feature_dropout(t, p, training, inplace), input, 5)
+    return _feature_dropout(input, p, training, inplace)
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Dropout for SELU networks: dropped units take SELU's negative saturation value and the rest is
+    scaled and shifted so the mean and variance are kept."""
+    _check_p(p)
+    return _feature_dropout(input, p, training, inplace, alpha=True, per_channel=False)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Alpha dropout of whole channels."""
+    _check_p(p)
+    return _feature_dropout(input, p, training, inplace, alpha=True, per_channel=True)
 
 
 class Dropout2d(_DropoutNd):
@@ -48,3 +120,35 @@ class Dropout2d(_DropoutNd):
     @staticmethod
     def _dropout(*args):
         return dropout2d(*args)
+
+
+class Dropout1d(_DropoutNd):
+    """Zeroes whole channels of (N, C, L) input with probability ``p`` while training."""
+
+    @staticmethod
+    def _dropout(*args):
+        return dropout1d(*args)
+
+
+class Dropout3d(_DropoutNd):
+    """Zeroes whole channels of (N, C, D, H, W) input with probability ``p`` while training."""
+
+    @staticmethod
+    def _dropout(*args):
+        return dropout3d(*args)
+
+
+class AlphaDropout(_DropoutNd):
+    """Alpha dropout while training (for SELU networks); the identity in eval mode."""
+
+    @staticmethod
+    def _dropout(*args):
+        return alpha_dropout(*args)
+
+
+class FeatureAlphaDropout(_DropoutNd):
+    """Alpha dropout of whole channels while training; the identity in eval mode."""
+
+    @staticmethod
+    def _dropout(*args):
+        return feature_alpha_dropout(*args)

@@ -407,7 +407,7 @@ from .padding import pad  # noqa: E402,F401
 from .distance import cosine_similarity, normalize, pairwise_distance  # noqa: E402,F401
 from .conv_fns import conv1d  # noqa: E402,F401
 from .pooling import adaptive_avg_pool1d, avg_pool1d, max_pool1d  # noqa: E402,F401
-from .channel_dropout import dropout2d  # noqa: E402,F401
+from .channel_dropout import alpha_dropout, dropout1d, dropout2d, dropout3d, feature_alpha_dropout  # noqa: E402,F401
 from .pooling import adaptive_max_pool2d, adaptive_max_pool2d_with_indices  # noqa: E402,F401
 from .upsample import interpolate  # noqa: E402,F401
 from .conv_fns import conv2d, conv_transpose1d, conv_transpose2d  # noqa: E402,F401
