@@ -22,12 +22,37 @@ def index_add(xp, target, index, values):
         np.add.at(target, index, values)
         return target
     if _is_cupy(xp):
-        import cupyx
-        cupyx.scatter_add(target, index, values)
+        _cupy_add_at(target, index, values)
         return target
     t = to_numpy(xp, target).copy()
     np.add.at(t, to_numpy(xp, index), to_numpy(xp, values))
     return from_numpy(xp, t)
+
+
+def clamp_low(xp, lo, a):
+    """``max(lo, a)`` as PyTorch's clamp: a NaN on either side propagates and a tie keeps ``a`` (so
+    ``-0.0`` stays ``-0.0``). NumPy's ``maximum`` does exactly this; the array API leaves ties open
+    (CuPy's gives ``+0.0``), so elsewhere it is spelled with ``where``."""
+    if _is_numpy(xp):
+        return np.maximum(lo, a)
+    return xp.where((a < lo) | (lo != lo), lo, a)
+
+
+def clamp_high(xp, hi, a):
+    """``min(hi, a)`` with :func:`clamp_low`'s NaN and tie rules."""
+    if _is_numpy(xp):
+        return np.minimum(hi, a)
+    return xp.where((a > hi) | (hi != hi), hi, a)
+
+
+def _cupy_add_at(target, index, values):
+    """Unbuffered ``target[index] += values`` on CuPy: ``cupy.add.at`` (CuPy 13+), else ``cupyx.scatter_add``."""
+    import cupy
+    if hasattr(cupy.add, "at"):
+        cupy.add.at(target, index, values)
+    else:
+        import cupyx
+        cupyx.scatter_add(target, index, values)
 
 
 def to_numpy(xp, a) -> np.ndarray:
@@ -50,6 +75,9 @@ def from_numpy(xp, a: np.ndarray, device=None):
 
 
 def shares_memory(xp, a, b) -> bool:
+    """Whether ``a`` and ``b`` may overlap; arrays of two libraries (two devices) never do."""
+    if type(a) is not type(b):
+        return False
     if _is_numpy(xp):
         return np.may_share_memory(a, b)
     if _is_cupy(xp):
@@ -170,8 +198,7 @@ def index_put_add(xp, target, idx, values):
         np.add.at(target, idx, values)
         return target
     if _is_cupy(xp):
-        import cupyx
-        cupyx.scatter_add(target, idx, values)
+        _cupy_add_at(target, idx, values)
         return target
     t = to_numpy(xp, target).copy()
     np.add.at(t, _np_index(xp, idx), to_numpy(xp, values))

@@ -53,6 +53,15 @@ class device:
     def __reduce__(self):
         return (device, (self.type, self.index))
 
+    def __enter__(self):
+        """``with engine.device("cuda"):``: factories in this thread default to this device in the block."""
+        _state.__dict__.setdefault("outer", []).append(get_default_device())
+        set_default_device(self)
+        return self
+
+    def __exit__(self, *exc):
+        set_default_device(_state.outer.pop())
+
 
 CPU = device("cpu")
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+from . import _backend
 from ._dispatch import OpDef
 
 OPS: dict[str, OpDef] = {}
@@ -105,7 +106,7 @@ op("tanh", "TanhBackward0", ("self",), lambda xp, a: xp.tanh(a),
    lambda F, g, s: (g * (1.0 - s.result * s.result),), save={"result": ()}, float_op=True)
 op("sigmoid", "SigmoidBackward0", ("self",), lambda xp, a: 1.0 / (1.0 + xp.exp(-a)),
    lambda F, g, s: (g * s.result * (1.0 - s.result),), save={"result": ()}, float_op=True)
-op("relu", "ReluBackward0", ("self",), lambda xp, a: xp.maximum(xp.zeros((), dtype=a.dtype), a),  # keeps -0.0
+op("relu", "ReluBackward0", ("self",), lambda xp, a: _backend.clamp_low(xp, xp.zeros((), dtype=a.dtype), a),  # keeps -0.0
    lambda F, g, s: (F.threshold_backward(g, s.result, 0),), save={"result": ()})
 op("erf", "ErfBackward0", ("self",), lambda xp, a: _erf(xp, a),
    lambda F, g, s: (g * (2.0 / math.sqrt(math.pi)) * F.exp(-(s.self * s.self)),), save={"self": ()},
@@ -145,9 +146,9 @@ op("gelu", "GeluBackward0", ("self",), _gelu_fwd, _gelu_bwd, save={"self": ()}, 
 def _clamp_fwd(xp, a, min=None, max=None):
     # maximum/minimum propagate a NaN input or bound, as PyTorch's clamp; the input's -0.0 wins a tie
     if min is not None:
-        a = xp.maximum(xp.asarray(min, dtype=a.dtype), a)
+        a = _backend.clamp_low(xp, xp.asarray(min, dtype=a.dtype), a)
     if max is not None:
-        a = xp.minimum(xp.asarray(max, dtype=a.dtype), a)
+        a = _backend.clamp_high(xp, xp.asarray(max, dtype=a.dtype), a)
     return a
 
 
@@ -551,7 +552,7 @@ def _nll_pick(xp, x, target, ignore_index, axis=-1):
     O(N * C)."""
     valid = target != ignore_index
     safe = xp.where(valid, target, xp.zeros_like(target))
-    first = (Ellipsis, 0) if axis == -1 else (slice(None),) * axis + (0,)   # drop the gathered axis
+    first = (Ellipsis, 0) if axis == -1 else (slice(None),) * axis + (0, Ellipsis)   # drop the gathered axis
     picked = xp.take_along_axis(x, xp.expand_dims(safe, axis=axis), axis=axis)[first]
     return xp.where(valid, picked, xp.zeros_like(picked)), valid, safe
 
@@ -924,7 +925,8 @@ def _nll_weighted_fwd(xp, x, target, weight, reduction="mean", ignore_index=-100
     """nll_loss with class weights: each picked -log p is scaled by its class's weight, and the
     mean divides by the summed weights of the counted targets (``total_weight``), as PyTorch."""
     x_t, valid, safe = _nll_pick(xp, x, target, ignore_index, axis)
-    w_t = xp.where(valid, xp.take(weight, safe), xp.zeros_like(x_t))   # each counted target's class weight
+    w_t = xp.reshape(xp.take(weight, xp.reshape(safe, (-1,))), safe.shape)   # take wants 1-d indices
+    w_t = xp.where(valid, w_t, xp.zeros_like(x_t))   # each counted target's class weight
     picked = x_t * w_t
     if reduction == "none":
         return -picked, {"total_weight": xp.zeros((), dtype=x.dtype)}   # PyTorch leaves it 0 here

@@ -72,13 +72,18 @@ def _signed(w: int) -> int:
 
 
 _generators: dict = {}
+_seed_all: list = []     # the last manual_seed, for device generators made after it
 
 
 def generator_for(device) -> Generator:
+    """The device's generator, made on first use; a GPU's takes the last ``manual_seed`` (PyTorch
+    queues that seed until CUDA starts), so a seed set before any GPU work still holds there."""
     key = str(device)
     g = _generators.get(key)
     if g is None:
         g = _generators[key] = Generator(device)
+        if key != "cpu" and _seed_all:
+            g.manual_seed(_seed_all[-1])
     return g
 
 
@@ -89,6 +94,7 @@ def manual_seed(seed: int):
     """Seed every device's generator."""
     seed = int(seed)
     default_generator.manual_seed(seed)
+    _seed_all[:] = [seed]
     for key, g in _generators.items():
         if key != "cpu":
             g.manual_seed(seed)

@@ -293,11 +293,11 @@ def _bound(xp, v, a):
 
 
 def _clamp_min_fwd(xp, a, min):
-    return xp.maximum(_bound(xp, min, a), a)   # NaN (either side) propagates; a tie keeps a
+    return _backend.clamp_low(xp, _bound(xp, min, a), a)   # NaN (either side) propagates; a tie keeps a
 
 
 def _clamp_max_fwd(xp, a, max):
-    return xp.minimum(_bound(xp, max, a), a)
+    return _backend.clamp_high(xp, _bound(xp, max, a), a)
 
 
 op("clamp_min", "ClampMinBackward0", ("self",), _clamp_min_fwd,
@@ -315,8 +315,8 @@ op("clamp_max_tensor", "ClampMaxBackward1", ("self", "max"), _clamp_max_fwd,
 
 
 def _clamp_tensor_fwd(xp, a, min, max):
-    out = xp.maximum(min, a) if min is not None else a
-    return xp.minimum(max, out) if max is not None else out
+    out = _backend.clamp_low(xp, min, a) if min is not None else a
+    return _backend.clamp_high(xp, max, out) if max is not None else out
 
 
 def _clamp_tensor_bwd(F, g, s):

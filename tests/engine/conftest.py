@@ -7,6 +7,8 @@ with ``requires_grad`` are checked.
 """
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import pytest
 
@@ -41,7 +43,7 @@ def numerical_grads(fn, inputs, vs, eps=EPS):
         if not (isinstance(x, engine.Tensor) and x.requires_grad):
             grads.append(None)
             continue
-        base = x.detach().numpy().copy()
+        base = x.detach().cpu().numpy().copy()
         g = np.zeros_like(base)
         flat = g.reshape(-1)
         for i in range(base.size):
@@ -117,6 +119,80 @@ def f64(*shape, low=None, seed=None, requires_grad=True):
     if low is not None:
         a = np.abs(a) + low
     return engine.tensor(a, dtype=engine.float64, requires_grad=requires_grad)
+
+
+# ---- other backends: the same cases off NumPy ---------------------------------------------
+NO_GPU = "no CUDA GPU visible to CuPy"
+
+#: ``array_api_strict`` stands in for a non-NumPy namespace on the CPU; ``cuda`` runs on CuPy.
+BACKENDS = ["array_api_strict",
+            pytest.param("cuda", marks=pytest.mark.skipif(not engine.cuda.is_available(), reason=NO_GPU))]
+
+#: How close each backend must come to NumPy: strict runs NumPy's own kernels, the GPU its own
+#: (other summation orders and libm).
+TOLERANCE = {"array_api_strict": dict(rtol=1e-12, atol=1e-12), "cuda": dict(rtol=1e-9, atol=1e-11)}
+
+
+def tolerance(name, dtype="float64"):
+    """``TOLERANCE[name]``, widened to a few float32 ulp for float32 results on the GPU."""
+    if name == "cuda" and str(dtype).endswith("float32"):
+        return dict(rtol=1e-6, atol=1e-7)
+    return TOLERANCE[name]
+
+
+@contextlib.contextmanager
+def on_backend(name):
+    """CPU tensors on ``array_api_strict``, or factories making CUDA tensors, inside the block."""
+    if name == "cuda":
+        old = engine.get_default_device()
+        engine.set_default_device("cuda")
+        try:
+            yield
+        finally:
+            engine.set_default_device(old)
+    else:
+        from engine._device import cpu_namespace
+        with cpu_namespace(pytest.importorskip("array_api_strict")):
+            yield
+
+
+@pytest.fixture(params=["numpy", *BACKENDS])
+def each_backend(request):
+    """The test runs on NumPy, then again inside ``on_backend`` for each other backend."""
+    if request.param == "numpy":
+        yield "numpy"
+        return
+    with on_backend(request.param):
+        yield request.param
+
+
+def assert_ran_on(name, *tensors):
+    """Each tensor (None allowed) lives on ``name``'s arrays: the work really ran there."""
+    for t in tensors:
+        if t is None:
+            continue
+        if name == "cuda":
+            assert t.is_cuda and type(t._data).__module__.startswith("cupy"), type(t._data)
+        else:
+            assert type(t._data).__module__.startswith("array_api_strict"), type(t._data)
+
+
+def host(t):
+    """A tensor's values as a NumPy array, from any device (None stays None)."""
+    return None if t is None else np.asarray(t.detach().cpu().numpy())
+
+
+def assert_matches(name, got, ref, **tol):
+    """Tensors from backend ``name`` equal the NumPy run's (lists may hold None in the same places)."""
+    got = list(got) if isinstance(got, (list, tuple)) else [got]
+    ref = list(ref) if isinstance(ref, (list, tuple)) else [ref]
+    assert len(got) == len(ref)
+    for k, (g, r) in enumerate(zip(got, ref)):
+        assert (g is None) == (r is None), f"item {k}"
+        if g is not None:
+            assert_ran_on(name, g)
+            assert g.dtype is r.dtype and tuple(g.shape) == tuple(r.shape), f"item {k}"
+            np.testing.assert_allclose(host(g), host(r), err_msg=f"item {k}", **{**tolerance(name, r.dtype), **tol})
 
 
 @pytest.fixture

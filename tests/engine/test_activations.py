@@ -18,7 +18,7 @@ import engine as torch
 import engine.nn as nn
 import engine.nn.functional as F
 from engine._device import cpu_namespace
-from tests.engine.conftest import gradcheck, gradgradcheck
+from tests.engine.conftest import BACKENDS, assert_matches, gradcheck, gradgradcheck, on_backend
 
 D = engine.float64
 nan, inf = float("nan"), float("inf")
@@ -225,33 +225,33 @@ def _same(got, want, what, zero_sign=True):
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")   # NumPy's note on inf * 0 and the like
 @pytest.mark.parametrize("name", sorted(EDGES))
-def test_nan_inf_and_boundaries_as_pytorch(name):
+def test_nan_inf_and_boundaries_as_pytorch(name, each_backend):
     code, want_y, want_g = EDGES[name]
     x = leaf(X)
     y = eval(code, {"F": F, "torch": torch, "x": x})
     y.sum().backward()
     # maximum/minimum: on a tie of 0.0 and -0.0 PyTorch's scalar loop keeps the first, its vector loop and
     # NumPy the second; glassgrad leaves that to the array library
-    _same(y.detach().numpy(), want_y, f"{name} value", zero_sign=name not in ("maximum", "minimum"))
-    _same(x.grad.numpy(), want_g, f"{name} gradient")
+    _same(y.detach().cpu().numpy(), want_y, f"{name} value", zero_sign=name not in ("maximum", "minimum"))
+    _same(x.grad.cpu().numpy(), want_g, f"{name} gradient")
 
 
-def test_maximum_minimum_nan_and_ties_as_pytorch():
+def test_maximum_minimum_nan_and_ties_as_pytorch(each_backend):
     # torch.maximum(x, y) with x = [nan, 1, 0, -0.], y = [0, nan, -0., 0]: both sides get all of the
     # gradient at a NaN (no comparison holds), half each on a tie
     for f in (engine.maximum, engine.minimum):
         x, y = leaf([nan, 1.0, 0.0, -0.0]), leaf([0.0, nan, -0.0, 0.0])
         out = f(x, y)
-        assert np.isnan(out.detach().numpy()[:2]).all()
+        assert np.isnan(out.detach().cpu().numpy()[:2]).all()
         out.sum().backward()
         assert x.grad.tolist() == [1.0, 1.0, 0.5, 0.5] and y.grad.tolist() == [1.0, 1.0, 0.5, 0.5]
 
 
-def test_clamp_nan_bounds_and_tensor_bound_ties_as_pytorch():
+def test_clamp_nan_bounds_and_tensor_bound_ties_as_pytorch(each_backend):
     x = leaf([1.0, nan, -2.0])
-    assert np.isnan(engine.clamp(x, min=nan).detach().numpy()).all()     # a NaN bound propagates
-    assert np.isnan(engine.clamp(x, max=nan).detach().numpy()).all()
-    assert engine.clamp(x, 2.0, 0.0).detach().numpy()[[0, 2]].tolist() == [0.0, 0.0]   # min > max gives max
+    assert np.isnan(engine.clamp(x, min=nan).detach().cpu().numpy()).all()     # a NaN bound propagates
+    assert np.isnan(engine.clamp(x, max=nan).detach().cpu().numpy()).all()
+    assert engine.clamp(x, 2.0, 0.0).detach().cpu().numpy()[[0, 2]].tolist() == [0.0, 0.0]   # min > max gives max
     # torch.clamp(x, mn, mx) with ties at both bounds: the input keeps the gradient, min > max sends it to max
     x = leaf([1.0, -1.0, 0.5, 3.0, nan])
     mn, mx = leaf([1.0, 0.0, 2.0, 0.0, 0.0]), leaf([2.0, -0.5, 0.0, 3.0, 1.0])
@@ -261,7 +261,7 @@ def test_clamp_nan_bounds_and_tensor_bound_ties_as_pytorch():
     assert mx.grad.tolist() == [0.0, 1.0, 1.0, 0.0, 0.0]
 
 
-def test_elu_family_float32_values_are_pytorchs_bits():
+def test_elu_family_float32_values_are_pytorchs_bits(each_backend):
     # x = torch.tensor([-7., -6., -3., -1., -0.5, -1e-3]); F.elu(x), F.selu(x), F.celu(x, 2.0)
     x = engine.tensor([-7.0, -6.0, -3.0, -1.0, -0.5, -1e-3])
     assert F.elu(x).tolist() == [-0.9990881085395813, -0.9975212216377258, -0.9502129554748535, -0.6321205496788025,
@@ -293,7 +293,7 @@ def test_inplace_clamp_refuses_a_bound_of_a_higher_kind():
     assert engine.tensor([-1, 2]).clamp_(0, 1).tolist() == [0, 1]
 
 
-def test_negative_zero_forward_values_as_pytorch():
+def test_negative_zero_forward_values_as_pytorch(each_backend):
     z = engine.tensor([-0.0])
     for f in (engine.relu, F.relu6, F.elu, F.selu, F.celu, F.leaky_relu, F.hardtanh, F.softsign, F.hardswish,
               lambda t: F.threshold(t, -1.0, 5.0), lambda t: engine.clamp_min(t, 0.0), lambda t: t.clamp(0.0, 1.0)):
@@ -506,19 +506,19 @@ STRICT = {
 }
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("name", sorted(STRICT))
-def test_array_api_strict_matches_numpy(name):
+def test_other_backends_match_numpy(name, backend):
     def run():
         x = leaf(grid(8))
         out = STRICT[name](x)
         out.backward(engine.ones_like(out))
-        return out.detach().numpy(), x.grad.numpy()
+        return [out, x.grad]
 
     ref = run()
-    with cpu_namespace(xps):
+    with on_backend(backend):
         got = run()
-    for g, r in zip(got, ref):
-        np.testing.assert_allclose(g, r, rtol=1e-13, atol=1e-15)
+    assert_matches(backend, got, ref)
 
 
 def exercise_activation_ops():

@@ -10,6 +10,7 @@ import pytest
 
 import engine
 from engine import memory
+from tests.engine.conftest import BACKENDS, assert_ran_on, on_backend
 from engine.utils.data import (BatchSampler, ConcatDataset, DataLoader, Dataset, IterableDataset, RandomSampler,
                                SequentialSampler, Subset, SubsetRandomSampler, TensorDataset, default_collate,
                                random_split)
@@ -286,14 +287,14 @@ def test_reachable_after_bare_import():
     assert out.strip() == "DataLoader"
 
 
-def test_loader_and_collate_on_a_non_numpy_array_namespace():
-    xps = pytest.importorskip("array_api_strict")
-    from engine._device import cpu_namespace
-    with cpu_namespace(xps):
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_loader_and_collate_on_other_backends(backend):
+    with on_backend(backend):
         for data in (TensorDataset(engine.arange(10.0).reshape(5, 2), engine.arange(5)), Squares(5)):
             batches = list(DataLoader(data, batch_size=2))
             xb, yb = batches[1]
-            assert type(xb._data).__module__.startswith("array_api_strict") and xb._storage.category == "input"
+            assert_ran_on(backend, xb)
+            assert xb._storage.category == "input"
             assert yb.tolist() == ([2, 3] if isinstance(data, TensorDataset) else [0, 1]) and len(batches) == 3
 
 

@@ -22,7 +22,7 @@ def close(a, b, tol=1e-12):
 
 
 # ---- values printed by PyTorch 2.13 for the same parameters ---------------------------------------------
-def test_normal_matches_pytorch():
+def test_normal_matches_pytorch(each_backend):
     d = D.Normal(t([0.1, -1., 2.]), t([1.5]))
     v = t([0.2, 0.7, 1.5])
     assert d.batch_shape == (3,) and d.event_shape == ()
@@ -33,7 +33,7 @@ def test_normal_matches_pytorch():
     close(d.mean, [0.1, -1., 2.]); close(d.variance, [2.25] * 3); close(d.stddev, [1.5] * 3)
 
 
-def test_gamma_beta_dirichlet_match_pytorch():
+def test_gamma_beta_dirichlet_match_pytorch(each_backend):
     g = D.Gamma(t([0.5, 2., 3.]), t([1.3]))
     v = t([0.2, 0.7, 1.5])
     close(g.log_prob(v), [0.10353614552609558, -0.7419464150037502, -1.0451241709411434])
@@ -49,7 +49,7 @@ def test_gamma_beta_dirichlet_match_pytorch():
     close(d.entropy(), [-1.9146769909858063, -0.6931471805599453])
 
 
-def test_discrete_match_pytorch():
+def test_discrete_match_pytorch(each_backend):
     close(D.Bernoulli(t([0.2, 0.5, 0.9])).entropy(), [0.5004024235381879, 0.6931471805599453, 0.3250829733914482])
     close(D.Bernoulli(logits=t([0.2, -3, 0.9])).log_prob(t([0., 1., 1.])),
           [-0.7981388693815918, -3.048587351573742, -0.3411538747320878])
@@ -67,7 +67,7 @@ def test_discrete_match_pytorch():
           [1.5174014081188825, 1.4847346327494568, 1.399913864304836])
 
 
-def test_multivariate_normal_matches_pytorch_for_each_parametrisation():
+def test_multivariate_normal_matches_pytorch_for_each_parametrisation(each_backend):
     cov = t([[2., 0.3, 0.1], [0.3, 1., 0.2], [0.1, 0.2, 0.5]])
     loc = t([0.1, 0.2, 0.3])
     x = t([0., 1., 0.])
@@ -83,7 +83,7 @@ def test_multivariate_normal_matches_pytorch_for_each_parametrisation():
 
 
 @pytest.mark.filterwarnings("ignore:divide by zero:RuntimeWarning")   # log(0) = -inf, silent as in PyTorch
-def test_exponential_laplace_uniform_lognormal_closed_forms():
+def test_exponential_laplace_uniform_lognormal_closed_forms(each_backend):
     e = D.Exponential(t([0.5, 2.]))
     close(e.log_prob(t([1., 3.])), [math.log(0.5) - 0.5, math.log(2.) - 6.])
     close(e.cdf(t([1., 3.])), [1 - math.exp(-0.5), 1 - math.exp(-6.)])
@@ -104,7 +104,7 @@ def test_exponential_laplace_uniform_lognormal_closed_forms():
     close(td.cdf(t([0.2, 0.7, 0.9])), [0.1943167628219376, 0.7309754994800598, 0.17508528958731173])
 
 
-def test_kl_divergence_matches_pytorch():
+def test_kl_divergence_matches_pytorch(each_backend):
     K = D.kl_divergence
     close(K(D.Normal(t([0., 1.]), t([1., 2.])), D.Normal(t(0.5), t(1.5))), [0.18324288588594217, 0.15676237199266352])
     close(K(D.Bernoulli(t([0.2, 0., 1.])), D.Bernoulli(t([0.5, 0.3, 0.]))), [0.19274475702175742,
@@ -207,7 +207,7 @@ def _seeded(fn):
     return run
 
 
-def test_rsample_and_log_prob_gradients_by_finite_differences():
+def test_rsample_and_log_prob_gradients_by_finite_differences(each_backend):
     loc, scale = t([0.3, -0.2]).requires_grad_(), t([1.2, 0.7]).requires_grad_()
     assert gradcheck(_seeded(lambda a, b: D.Normal(a, b).rsample((3,))), (loc, scale))
     assert gradcheck(_seeded(lambda a, b: D.Laplace(a, b).rsample((3,))), (loc, scale))
@@ -229,7 +229,7 @@ def test_rsample_and_log_prob_gradients_by_finite_differences():
     assert gradcheck(lambda a, x: D.Gamma(a, t(1.)).cdf(x), (scale, t([0.5, 2.]).requires_grad_()))
 
 
-def test_multivariate_normal_gradients():
+def test_multivariate_normal_gradients(each_backend):
     loc = t([0.1, 0.2]).requires_grad_()
     A = t([[1.0, 0.0], [0.4, 0.8]]).requires_grad_()
     assert gradcheck(_seeded(lambda m, L: D.MultivariateNormal(m, scale_tril=L.tril()).rsample((2,))), (loc, A))
@@ -242,7 +242,7 @@ def test_multivariate_normal_gradients():
                      (loc, A))
 
 
-def test_kl_gradients():
+def test_kl_gradients(each_backend):
     a, b = t([0.7, 1.3]).requires_grad_(), t([1.2, 0.4]).requires_grad_()
     assert gradcheck(lambda x, y: D.kl_divergence(D.Normal(x, y), D.Normal(t(0.), t(1.))), (a, b))
     assert gradcheck(lambda x, y: D.kl_divergence(D.Beta(x, y), D.Beta(y, x)), (a, b))
@@ -269,7 +269,7 @@ def test_gamma_implicit_gradient_holds_the_quantile_fixed():
         close(standard_gamma_grad_host(a, x), fd, 1e-5)
 
 
-def test_gamma_implicit_gradient_agrees_with_pytorch():
+def test_gamma_implicit_gradient_agrees_with_pytorch(each_backend):
     # torch._standard_gamma_grad (PyTorch 2.13) at the same points; PyTorch uses approximations
     # (good to about 1e-4 relative), glassgrad sums the series
     from engine.distributions.gamma import standard_gamma_grad_host

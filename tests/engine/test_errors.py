@@ -39,6 +39,8 @@ def _run(code):
 
 @pytest.mark.parametrize("name", sorted(set(REF["errors"]) - set(NOT_COVERED)))
 def test_recorded_pytorch_errors(name):
+    if "no_gpu" in name and engine.cuda.is_available():
+        pytest.skip("a CUDA GPU is visible: this error is recorded on a machine without one")
     ref = REF["errors"][name]
     if not ref["raised"]:
         import warnings

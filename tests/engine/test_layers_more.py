@@ -14,7 +14,7 @@ import engine
 import engine.nn as nn
 import engine.nn.functional as F
 from engine._device import cpu_namespace
-from tests.engine.conftest import f64, gradcheck, gradgradcheck
+from tests.engine.conftest import BACKENDS, assert_matches, f64, gradcheck, gradgradcheck, on_backend
 
 
 def _np(t):
@@ -239,7 +239,8 @@ def test_bilinear_module():
 xps = pytest.importorskip("array_api_strict")
 
 
-def test_array_api_strict_matches_numpy():
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_other_backends_match_numpy(backend):
     def run():
         x, w = f64(1, 8, 2, 3, seed=17), f64(2, 3, 4, seed=18)
         out = (F.pixel_shuffle(x, 2).square().sum() + F.channel_shuffle(x, 4).cos().sum()
@@ -252,11 +253,9 @@ def test_array_api_strict_matches_numpy():
         out.backward()
         return [out, x.grad, w.grad]
     ref = run()
-    with cpu_namespace(xps):
+    with on_backend(backend):
         got = run()
-        assert type(got[0]._data).__module__.startswith("array_api_strict")
-    for g, r in zip(got, ref):
-        np.testing.assert_allclose(np.asarray(g.detach().numpy()), r.detach().numpy(), rtol=1e-12, atol=1e-12)
+    assert_matches(backend, got, ref)
 
 
 def exercise_cnn_layer_ops():

@@ -16,7 +16,7 @@ GLIBC = sys.platform.startswith("linux") and os.confstr("CS_GNU_LIBC_VERSION").s
 
 def _tuned_in_child(**env) -> str:
     full = {k: v for k, v in os.environ.items() if not k.startswith(("MALLOC_", "GLASSGRAD_MALLOC"))}
-    full.update(env, PYTHONPATH=ROOT)
+    full.update(env, PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
     res = subprocess.run([sys.executable, "-c", "import engine._malloc as m, engine; print(m.tuned)"],
                          capture_output=True, text=True, env=full, timeout=60)
     assert res.returncode == 0, res.stderr

@@ -241,7 +241,7 @@ import pytest  # noqa: E402
 
 import engine  # noqa: E402
 from engine._device import cpu_namespace  # noqa: E402
-from tests.engine.conftest import gradcheck, gradgradcheck  # noqa: E402
+from tests.engine.conftest import NO_GPU, assert_ran_on, tolerance, gradcheck, gradgradcheck, on_backend  # noqa: E402
 
 with open(EXPECTED_PATH, encoding="utf-8") as _f:
     EXPECTED = json.load(_f)["cases"]
@@ -445,22 +445,31 @@ STRICT = ["asin", "atan2", "hypot", "logaddexp", "xlogy", "lerp_tensor", "addcdi
           "repeat_interleave_tensor"]
 
 
-def _check_strict(name):
+def _check_on(backend, name):
     inputs, code = CASES[name]
     want = describe(engine, inputs, code)
-    with cpu_namespace(xps):
+    with on_backend(backend):
         ns, outs = run(engine, inputs, code)
-        assert type(outs[0]._data).__module__.startswith("array_api_strict")
+        assert_ran_on(backend, outs[0])
         got = describe(engine, inputs, code)
     for g, w in zip(got["outputs"], want["outputs"]):
-        np.testing.assert_allclose(_arr(g["values"]), _arr(w["values"]), rtol=1e-12, atol=1e-12)
+        assert (g["dtype"], g["shape"], g["grad_fn"]) == (w["dtype"], w["shape"], w["grad_fn"])
+        np.testing.assert_allclose(_arr(g["values"]), _arr(w["values"]), **tolerance(backend, w["dtype"]))
+    assert got.get("backward_error") == want.get("backward_error")
     for n, w in want.get("grads", {}).items():
-        np.testing.assert_allclose(_arr(got["grads"][n]), _arr(w), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(_arr(got["grads"][n]), _arr(w), **tolerance(backend), err_msg=n)
 
 
 @pytest.mark.parametrize("group", _groups(STRICT, 7), ids=lambda g: f"{g[0]}..{g[-1]}")
 def test_array_api_strict_matches_numpy(group):
-    _each(group, _check_strict)
+    _each(group, lambda name: _check_on("array_api_strict", name))
+
+
+@pytest.mark.skipif(not engine.cuda.is_available(), reason=NO_GPU)
+@pytest.mark.parametrize("group", _groups(CASES, 25), ids=lambda g: f"{g[0]}..{g[-1]}")
+def test_cuda_matches_numpy(group):
+    """Every case of the table on CuPy, against the NumPy run."""
+    _each(group, lambda name: _check_on("cuda", name))
 
 
 def test_engine_trace_is_the_recording_module_and_torch_trace():

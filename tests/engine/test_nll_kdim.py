@@ -54,11 +54,11 @@ def test_graph_is_pytorchs(shape, chain_mean, chain_none):
 @pytest.mark.parametrize("shape", [(2, 3, 4), (2, 3, 2, 2), (2, 3, 2, 1, 2)])
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 @pytest.mark.parametrize("weighted", [False, True])
-def test_values_and_gradients(shape, reduction, weighted):
+def test_values_and_gradients(shape, reduction, weighted, each_backend):
     x, t = _data(shape, ignore=True)
     w = engine.tensor([0.5, 2.0, 1.5], dtype=D) if weighted else None
     got, want = F.nll_loss(x, t, w, reduction=reduction), _flat(x, t, weight=w, reduction=reduction)
-    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(got.detach().cpu().numpy(), want.detach().cpu().numpy(), rtol=1e-12, atol=1e-12)
     gradcheck(lambda a: F.nll_loss(a, t, w, reduction=reduction), [x])
 
 

@@ -326,3 +326,39 @@ def test_unique_as_pytorch():
     assert rows.tolist() == [[0, 1], [1, 2]] and rinv.tolist() == [1, 1, 0]
     m = engine.tensor([[2, 2], [1, 2]])
     assert engine.unique(m, return_inverse=True)[1].tolist() == [[1, 1], [0, 1]]
+
+
+def test_default_device_and_the_device_context_manager():
+    import threading
+    assert engine.get_default_device() == engine.device("cpu")
+    seen = []
+    with engine.device("cpu") as d:
+        assert d == engine.device("cpu") and engine.zeros(1).device == d
+        worker = threading.Thread(target=lambda: seen.append(engine.get_default_device()))
+        worker.start()
+        worker.join()
+    assert seen == [engine.device("cpu")]          # other threads keep their own default
+    engine.set_default_device("cpu")
+    assert engine.tensor([1.0]).device.type == "cpu"
+    if engine.cuda.is_available():
+        with engine.device("cuda"):
+            assert engine.tensor([1.0]).is_cuda and engine.randn(2).is_cuda
+            with engine.device("cpu"):
+                assert engine.zeros(1).device.type == "cpu"
+            assert engine.ones(1).is_cuda
+        assert engine.ones(1).device.type == "cpu"
+
+
+def test_a_gpu_generator_made_after_manual_seed_takes_that_seed():
+    # PyTorch queues manual_seed for CUDA until it starts: a seed set first still holds on the GPU
+    from engine import random as R
+    engine.manual_seed(123)
+    g = R.generator_for("cuda:7")          # made now, after the seed (no GPU is needed to make one)
+    try:
+        assert g.initial_seed() == 123
+        want = np.random.Generator(np.random.PCG64(123)).standard_normal(4)
+        np.testing.assert_array_equal(g.normal((4,), np.float64), want)
+        engine.manual_seed(9)
+        assert g.initial_seed() == 9 and R.default_generator.initial_seed() == 9
+    finally:
+        R._generators.pop("cuda:7", None)

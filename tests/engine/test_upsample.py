@@ -35,14 +35,14 @@ CASES = [
 
 
 @pytest.mark.parametrize("kw, node, head, grad", CASES)
-def test_values_gradients_and_node_as_pytorch(kw, node, head, grad):
+def test_values_gradients_and_node_as_pytorch(kw, node, head, grad, each_backend):
     x = engine.arange(12.0, dtype=engine.float64).reshape(1, 1, 3, 4).requires_grad_()
     w = engine.arange(35.0, dtype=engine.float64).reshape(1, 1, 5, 7)
     y = F.interpolate(x, **kw)
     assert y.grad_fn.name() == node and y.grad_fn.saved_tensors_info == []     # sizes and scales only
     (y * w[..., :y.shape[2], :y.shape[3]]).sum().backward()
-    np.testing.assert_allclose(y.detach().numpy().reshape(-1)[:6], head, atol=1e-6)
-    np.testing.assert_allclose(x.grad.numpy().reshape(-1), grad, atol=1e-6)
+    np.testing.assert_allclose(y.detach().cpu().numpy().reshape(-1)[:6], head, atol=1e-6)
+    np.testing.assert_allclose(x.grad.cpu().numpy().reshape(-1), grad, atol=1e-6)
 
 
 @pytest.mark.parametrize("kw", [dict(size=(5, 6), mode="bilinear", align_corners=False),

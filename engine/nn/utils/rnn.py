@@ -217,7 +217,7 @@ def _pack(input, lengths, batch_first):
                            f"{time_major.shape[0]}, but got a length of {lens[0]}")
     sizes = tuple(sum(1 for n in lens if n > t) for t in range(lens[0]))
     data = apply(OPS["_pack_padded_sequence"], [input], {"batch_sizes": sizes, "batch_first": bool(batch_first)})
-    return data, E.tensor(list(sizes), dtype=_dtype.int64)
+    return data, E.tensor(list(sizes), dtype=_dtype.int64, device="cpu")
 
 
 def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_length=None):
@@ -243,7 +243,7 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
     lengths = [sum(1 for s in sizes if s > b) for b in range(batch)]
     if batch_first:
         out = E.transpose(out, 0, 1)
-    lengths = E.tensor(lengths, dtype=_dtype.int64)
+    lengths = E.tensor(lengths, dtype=_dtype.int64, device="cpu")
     if sequence.unsorted_indices is not None:
         out = _index_select(out, 0 if batch_first else 1, sequence.unsorted_indices)
         lengths = lengths[sequence.unsorted_indices.cpu()]
@@ -252,7 +252,7 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
 
 def pack_sequence(sequences, enforce_sorted=True):
     """Pack a list of (L_i, *) tensors: ``pack_padded_sequence(pad_sequence(sequences), lengths)``."""
-    lengths = E.as_tensor([v.size(0) for v in sequences], dtype=_dtype.int64)
+    lengths = E.as_tensor([v.size(0) for v in sequences], dtype=_dtype.int64, device="cpu")
     return pack_padded_sequence(pad_sequence(sequences), lengths, enforce_sorted=enforce_sorted)
 
 
