@@ -1,4 +1,4 @@
-"""The MLP training step hand-written in plain NumPy: the baseline glassgrad is measured against."""
+"""The MLP training step hand-written in plain NumPy (or CuPy): the baseline glassgrad is measured against."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,32 +9,33 @@ class NumpyMLP:
 
     It does the work PyTorch's kernels do and nothing more: no gradient for the input,
     the ReLU mask taken from the saved output, weight gradients computed in (out, in)
-    layout.
+    layout. ``xp`` is NumPy, or CuPy for the GPU twin (the same calls exist in both).
     """
 
-    def __init__(self, weights, biases, lr: float):
-        self.W = [np.array(w, dtype=np.float32) for w in weights]
-        self.b = [np.array(b, dtype=np.float32) for b in biases]
+    def __init__(self, weights, biases, lr: float, xp=np):
+        self.W = [xp.array(w, dtype=xp.float32) for w in weights]
+        self.b = [xp.array(b, dtype=xp.float32) for b in biases]
         self.lr = lr
+        self.xp = xp
 
     def step(self, x, y):
-        W, b = self.W, self.b
+        W, b, xp = self.W, self.b, self.xp
         acts = [x]
         h = x
         for i in range(len(W)):
             h = h @ W[i].T
             h += b[i]
             if i < len(W) - 1:
-                h = np.maximum(h, 0)
+                h = xp.maximum(h, 0)
             acts.append(h)
         logits = acts[-1]
         n = logits.shape[0]
         m = logits.max(axis=1, keepdims=True)
         z = logits - m
-        logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
-        loss = -logp[np.arange(n), y].mean()
-        g = np.exp(logp)
-        g[np.arange(n), y] -= 1.0
+        logp = z - xp.log(xp.exp(z).sum(axis=1, keepdims=True))
+        loss = -logp[xp.arange(n), y].mean()
+        g = xp.exp(logp)
+        g[xp.arange(n), y] -= 1.0
         g /= n
         for i in reversed(range(len(W))):
             a_in = acts[i]

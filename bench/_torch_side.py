@@ -33,7 +33,7 @@ def _threads(torch):
         torch.set_num_threads(int(n))
 
 
-def mlp_step(reps: int, sizes=(784, 1024, 1024, 10), batch=256) -> dict:
+def mlp_step(reps: int, sizes=(784, 1024, 1024, 10), batch=256, device="cpu") -> dict:
     import torch
     _threads(torch)
     torch.manual_seed(0)
@@ -42,16 +42,21 @@ def mlp_step(reps: int, sizes=(784, 1024, 1024, 10), batch=256) -> dict:
         layers.append(torch.nn.Linear(a, b))
         if i < len(sizes) - 2:
             layers.append(torch.nn.ReLU())
-    model = torch.nn.Sequential(*layers)
+    model = torch.nn.Sequential(*layers).to(device)
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
     loss_fn = torch.nn.CrossEntropyLoss()
-    x = torch.randn(batch, sizes[0])
-    y = torch.randint(0, sizes[-1], (batch,))
+    x = torch.randn(batch, sizes[0]).to(device)
+    y = torch.randint(0, sizes[-1], (batch,)).to(device)
 
     def step():
         opt.zero_grad()
-        loss_fn(model(x), y).backward()
+        loss = loss_fn(model(x), y)
+        loss.backward()
         opt.step()
+        if device != "cpu":
+            loss.item()            # wait for the GPU, as the glassgrad and CuPy steps do
+    if device != "cpu" and not torch.cuda.is_available():
+        return None
     return {"seconds": _median(step, reps), "threads": torch.get_num_threads(), "version": torch.__version__}
 
 

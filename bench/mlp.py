@@ -1,6 +1,8 @@
 """MLP training step (784-1024-1024-10, batch 256, float32, SGD): glassgrad vs NumPy vs PyTorch."""
 from __future__ import annotations
 
+import numpy as np
+
 from . import _torch_side
 from ._mlp_numpy import NumpyMLP
 from ._timing import interleaved, min_ratio
@@ -11,8 +13,9 @@ BATCH = 256
 LR = 0.01
 
 
-def build(sizes=SIZES, batch=BATCH, seed=0):
-    """The glassgrad model, optimizer, data and a ``step()``; plus the NumPy twin with equal weights."""
+def build(sizes=SIZES, batch=BATCH, seed=0, device="cpu"):
+    """The glassgrad model, optimizer, data and a ``step()``; plus the NumPy twin with equal weights
+    (on ``device="cuda"``: both on the GPU, the twin in CuPy, each step ending in a host read of the loss)."""
     import engine
     from engine import nn
     engine.manual_seed(seed)
@@ -21,11 +24,11 @@ def build(sizes=SIZES, batch=BATCH, seed=0):
         layers.append(nn.Linear(a, b))
         if i < len(sizes) - 2:
             layers.append(nn.ReLU())
-    model = nn.Sequential(*layers)
+    model = nn.Sequential(*layers).to(device)
     opt = engine.optim.SGD(model.parameters(), lr=LR)
     loss_fn = nn.CrossEntropyLoss()
-    x = engine.randn(batch, sizes[0])
-    y = engine.randint(0, sizes[-1], (batch,))
+    x = engine.randn(batch, sizes[0]).to(device)
+    y = engine.randint(0, sizes[-1], (batch,)).to(device)
 
     def step():
         opt.zero_grad()
@@ -35,8 +38,13 @@ def build(sizes=SIZES, batch=BATCH, seed=0):
         return loss
 
     lins = [m for m in model if isinstance(m, nn.Linear)]
-    twin = NumpyMLP([m.weight.detach().numpy() for m in lins], [m.bias.detach().numpy() for m in lins], LR)
-    xn, yn = x.numpy(), y.numpy()
+    host = [(m.weight.detach().cpu().numpy(), m.bias.detach().cpu().numpy()) for m in lins]
+    xp = np
+    if device != "cpu":
+        import cupy as xp
+        step = (lambda s=step: s().item())       # wait for the GPU, as the twin's float(loss) does
+    twin = NumpyMLP([w for w, _ in host], [b for _, b in host], LR, xp)
+    xn, yn = xp.asarray(x.cpu().numpy()), xp.asarray(y.cpu().numpy())
     return step, (lambda: twin.step(xn, yn)), model
 
 

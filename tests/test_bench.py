@@ -13,7 +13,8 @@ def test_every_section_prints_its_table_without_an_error_row():
 
     sections = discover()
     res = subprocess.run([sys.executable, "-m", "bench", "--quick"], cwd=ROOT, capture_output=True, text=True,
-                         timeout=300, env=dict(os.environ, PYTHONPATH=ROOT))
+                         timeout=300,
+                         env=dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")]))))
     assert res.returncode == 0, res.stderr[-2000:]
     out = res.stdout
     for s in sections.values():

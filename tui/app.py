@@ -4,7 +4,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import threading
 from collections import deque
@@ -14,6 +13,7 @@ from textual.app import App
 from .gcpause import paused_gc
 from .home_screen import HomeScreen
 from .model import TraceModel
+from .record_worker import command
 from .trace_screen import TraceScreen
 
 
@@ -93,9 +93,9 @@ class GlassgradApp(App):
         self.screen_run = TraceScreen(TraceModel(), title=f"run {os.path.basename(self.script)}", follow=True)
         self.push_screen(self.screen_run)
         self._log = open(out + ".log", "w", encoding="utf-8")
-        self._proc = subprocess.Popen([sys.executable, "-m", "tui.record_worker", self.script, out],
-                                      stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                      cwd=os.getcwd())
+        argv, env = command(self.script, out)
+        self._proc = subprocess.Popen(argv, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                      cwd=os.getcwd(), env=env)
         threading.Thread(target=self._tail, args=(part,), daemon=True).start()
         self._drain_timer = self.set_interval(0.1, self._drain)
 

@@ -189,7 +189,9 @@ def cmd_run(script: str, out: str | None, text: bool) -> int:
             print(f"trace saved to {out}")
         return 0
     path = out or os.path.join(tempfile.mkdtemp(prefix="glassgrad-"), "run.jsonl")
-    proc = subprocess.run([sys.executable, "-m", "tui.record_worker", script, path])
+    from .record_worker import command
+    argv, env = command(script, path)
+    proc = subprocess.run(argv, env=env)
     try:
         os.remove(path + ".part")
     except OSError:

@@ -12,6 +12,14 @@ import sys
 import time
 
 
+def command(script: str, out: str) -> tuple[list, dict]:
+    """The worker's argv and environment: this checkout first on ``PYTHONPATH``, so the worker and the
+    script's ``import engine`` resolve as in the parent, installed or not."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
+    return [sys.executable, "-m", "tui.record_worker", script, out], dict(os.environ, PYTHONPATH=path)
+
+
 def main(argv=None) -> int:
     script, out = (argv if argv is not None else sys.argv[1:])[:2]
     import engine

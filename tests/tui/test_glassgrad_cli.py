@@ -69,6 +69,17 @@ def test_view_bad_files_give_a_clear_message(capsys, tmp_path):
     assert err.startswith("glassgrad: ") and "bad.jsonl" in err and "Traceback" not in err
 
 
+def test_the_worker_finds_this_checkout_installed_or_not(monkeypatch):
+    import os
+    import sys
+    from tui.record_worker import command
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    monkeypatch.setenv("PYTHONPATH", "/elsewhere")
+    argv, env = command("prog.py", "out.jsonl")
+    assert argv == [sys.executable, "-m", "tui.record_worker", "prog.py", "out.jsonl"]
+    assert env["PYTHONPATH"].split(os.pathsep) == [root, "/elsewhere"]
+
+
 def test_run_records_a_script(capsys, tmp_path):
     script = tmp_path / "prog.py"
     script.write_text("import engine as torch\n"
