@@ -30,6 +30,12 @@ def shape(s) -> str:
     return "(" + ", ".join(str(d) for d in s) + ("," if len(s) == 1 else "") + ")"
 
 
+def kind(t: dict) -> str:
+    """A tensor_info's dtype, then its device when that is not the CPU: ``float32 cuda:0``."""
+    dev = t.get("device")
+    return f"{t.get('dtype', '')} {dev}" if dev and dev != "cpu" else f"{t.get('dtype', '')}"
+
+
 def where(file: str | None, line: int | None) -> str:
     if not file:
         return ""

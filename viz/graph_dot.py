@@ -138,7 +138,7 @@ def _fn_label(n) -> str:
     lines = [n.name]
     if n.output is not None:
         o = n.output
-        lines.append((f"{n.op} -> " if n.op else "") + f"{_fmt.shape(o.get('shape', []))} {o.get('dtype', '')}")
+        lines.append((f"{n.op} -> " if n.op else "") + f"{_fmt.shape(o.get('shape', []))} {_fmt.kind(o)}")
     w = _fmt.where(n.file, n.line)
     if w:
         lines.append(w)
@@ -152,7 +152,7 @@ def _fn_label(n) -> str:
 def _leaf_label(n) -> str:
     t = n.tensor or {}
     name = t.get("name") or "leaf tensor"
-    lines = [name, f"{_fmt.shape(t.get('shape', []))} {t.get('dtype', '')} · {_fmt.nbytes(t.get('bytes', 0))}",
+    lines = [name, f"{_fmt.shape(t.get('shape', []))} {_fmt.kind(t)} · {_fmt.nbytes(t.get('bytes', 0))}",
              "AccumulateGrad"]
     if n.state == "executed":
         lines.append("grad accumulated")
@@ -256,7 +256,7 @@ class _Builder:
         for n in outs:
             o = n.output
             tid = f"t{o['id']}"
-            label = f"{o.get('name') or 'output'}\n{_fmt.shape(o.get('shape', []))} {o.get('dtype', '')}"
+            label = f"{o.get('name') or 'output'}\n{_fmt.shape(o.get('shape', []))} {_fmt.kind(o)}"
             k = pos.get(self._id(n.id), (None,))[0]
             on_spine = k is not None and self._id(n.id) == self.spines[k][-1] and k not in spine_outs
             if on_spine:

@@ -68,6 +68,21 @@ def test_sincos_dot_nodes_edges_labels(sincos):
     assert "saved tensors hold 12 B beyond the leaves' own storage" in src   # cos's; sin's is x itself
 
 
+def test_tensors_off_the_cpu_name_their_device(sincos):
+    import copy
+    from engine.trace import Trace
+    moved = Trace(meta=dict(sincos.meta))
+    moved.events = copy.deepcopy(sincos.events)
+    for e in moved.events:                  # the same program as if run with device="cuda"
+        for t in [e.get("tensor"), e.get("output"), *e.get("inputs", [])]:
+            if isinstance(t, dict) and "device" in t:
+                t["device"] = "cuda:0"
+    src, ids = graph_picture(moved).source, _ids(graph_picture(moved))
+    assert "sin -> (3,) float32 cuda:0" in _node_line(src, f"n{ids['SinBackward0']}")
+    assert "(3,) float32 cuda:0 · 12 B" in _node_line(src, f"n{ids['AccumulateGrad']}")
+    assert "float32 cuda" not in graph_picture(sincos).source        # the CPU goes unsaid, as in a repr
+
+
 def test_states_drawn_at_steps(sincos):
     i = next(k for k, e in enumerate(sincos.events) if e["kind"] == "execute" and e["name"] == "CosBackward0")
     pic = graph_picture(sincos, i)
