@@ -86,17 +86,23 @@ def _mean(input, dim, keepdim):
                                                                mean(input, tuple(range(input.ndim)), True))
 
 
+def _moments(name, input, dim, unbiased, keepdim, correction):
+    from .derivatives import OPS
+    from .functional import _spread_attrs
+    from .ops.linalg import apply_multi
+    from .ops.moments import OUTPUTS
+    return apply_multi(OPS[name], [input], _spread_attrs(name[:3], input, dim, unbiased, keepdim, correction,
+                                                         stacklevel=4), OUTPUTS)
+
+
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """``(std, mean)`` over ``dim``. glassgrad builds them as two nodes (StdBackward0, MeanBackward),
-    where PyTorch has one StdMeanBackward0 for both."""
-    from .functional import std
-    return std(input, dim, unbiased, keepdim, correction=correction), _mean(input, dim, keepdim)
+    """``(std, mean)`` over ``dim``: one StdMeanBackward0 node for both, as PyTorch."""
+    return _moments("std_mean", input, dim, unbiased, keepdim, correction)
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """``(var, mean)`` over ``dim`` (two nodes: VarBackward0 and MeanBackward; PyTorch: VarMeanBackward0)."""
-    from .functional import var
-    return var(input, dim, unbiased, keepdim, correction=correction), _mean(input, dim, keepdim)
+    """``(var, mean)`` over ``dim``: one VarMeanBackward0 node for both, as PyTorch."""
+    return _moments("var_mean", input, dim, unbiased, keepdim, correction)
 
 
 # ---- draws on glassgrad's generator (engine/random.py) ---------------------------------------------

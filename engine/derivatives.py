@@ -1057,3 +1057,4 @@ from .ops import index_ops as _index_op_rows  # noqa: E402,F401
 from .ops import erfinv as _erfinv_rows  # noqa: E402,F401
 from .ops import gamma_ops as _gamma_op_rows  # noqa: E402,F401
 from .ops import special_ops as _special_op_rows  # noqa: E402,F401
+from .ops import moments as _moment_rows  # noqa: E402,F401

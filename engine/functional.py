@@ -362,7 +362,8 @@ def _short(dt):
     return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}[dt.name]
 
 
-def _spread(name, input, dim, unbiased, keepdim, correction):
+def _spread_attrs(name, input, dim, unbiased, keepdim, correction, stacklevel=4):
+    """The var/std attributes; warns as PyTorch when no degrees of freedom are left."""
     if correction is None:
         correction = 0 if unbiased is False else 1
     dims = _dims(dim, input.ndim)
@@ -372,8 +373,12 @@ def _spread(name, input, dim, unbiased, keepdim, correction):
     if n - correction <= 0:
         import warnings
         warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
-                      "factor (input numel divided by output numel).", UserWarning, stacklevel=3)
-    return apply(_O[name], [input], {"dim": dims, "correction": correction, "keepdim": keepdim})
+                      "factor (input numel divided by output numel).", UserWarning, stacklevel=stacklevel)
+    return {"dim": dims, "correction": correction, "keepdim": keepdim}
+
+
+def _spread(name, input, dim, unbiased, keepdim, correction):
+    return apply(_O[name], [input], _spread_attrs(name, input, dim, unbiased, keepdim, correction))
 
 
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):

@@ -385,7 +385,8 @@ def exercise_layer_ops():
         for k, shape in ((1, (2, 3, 3)), (2, (1, 2, 3, 3)), (3, (1, 2, 3, 3, 3))):
             F.pad(engine.randn(*shape, requires_grad=True), (1, 1) * k, mode=mode).sum().backward()
     m, s = engine.zeros(3, requires_grad=True), engine.ones(3, requires_grad=True)
-    for y in (engine.normal(m, 1.0), engine.normal(0.0, s), engine.normal(m, s), engine.bernoulli(m + 0.5)):
+    for y in (engine.normal(m, 1.0), engine.normal(0.0, s), engine.normal(m, s), engine.bernoulli(m + 0.5),
+              sum(engine.std_mean(s * 2.0)), sum(engine.var_mean(s * 2.0))):
         y.sum().backward()
 
 
@@ -995,9 +996,29 @@ def test_more_grad_fns_and_saved_tensors_as_pytorch():
     assert F.cosine_similarity(engine.zeros(1, 3), engine.ones(1, 3)).tolist() == [0.0]
     assert F.normalize(engine.zeros(1, 3)).tolist() == [[0.0, 0.0, 0.0]]
     sd, mn = engine.std_mean(x, 1)
-    assert sd.grad_fn.name() == "StdBackward0" and tuple(mn.shape) == (2,)   # PyTorch: one StdMeanBackward0
+    assert sd.grad_fn is mn.grad_fn and sd.grad_fn.name() == "StdMeanBackward0" and tuple(mn.shape) == (2,)
+    assert (sd._output_nr, mn._output_nr) == (0, 1) and sd.grad_fn._saved_dim == (1,)
+    assert sd.grad_fn._saved_correction == 1 and sd.grad_fn._saved_keepdim is False
+    assert sd.grad_fn._saved_result0.tolist() == sd.tolist() and sd.grad_fn._saved_self is x
     v, m = engine.var_mean(x)
-    assert v.ndim == 0 and m.ndim == 0
+    assert v.ndim == 0 and m.ndim == 0 and v.grad_fn.name() == "VarMeanBackward0" and m.grad_fn is v.grad_fn
+    assert [name for name, _ in v.grad_fn.saved_tensors_info] == ["self"]
+
+
+@pytest.mark.parametrize("which", ["std_mean", "var_mean"])
+@pytest.mark.parametrize("kw", [dict(dim=1), dict(dim=(0, 2), keepdim=True, correction=0), dict()])
+def test_std_mean_var_mean_gradients(which, kw):
+    x = engine.tensor(np.random.default_rng(3).standard_normal((2, 3, 4)), dtype=engine.float64, requires_grad=True)
+    fn = getattr(engine, which)
+    gradcheck(lambda a: fn(a, **kw), [x])                       # both outputs at once
+    gradcheck(lambda a: fn(a, **kw)[0], [x])                    # only the spread: the mean's gradient is None
+    gradcheck(lambda a: fn(a, **kw)[1] * 3.0, [x])              # only the mean
+    gradgradcheck(lambda a: fn(a, **kw)[0] * fn(a, **kw)[1], [x])
+    spread = engine.std if which == "std_mean" else engine.var
+    s, m = fn(x, **kw)
+    np.testing.assert_allclose(s.detach().numpy(), spread(x, **kw).detach().numpy(), rtol=1e-14)
+    np.testing.assert_allclose(m.detach().numpy(), x.mean(kw.get("dim", tuple(range(3))),
+                                                           keepdim=kw.get("keepdim", False)).detach().numpy(), rtol=1e-14)
 
 
 def test_more_modules_and_errors_as_pytorch():
