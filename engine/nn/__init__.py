@@ -80,3 +80,11 @@ from .pool3d import AvgPool3d, MaxPool3d  # noqa: E402
 __all__ += ["AvgPool3d", "MaxPool3d"]
 from .conv import ConvTranspose3d  # noqa: E402
 __all__ += ["ConvTranspose3d"]
+from .pool_more import (AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool3d, LPPool1d, LPPool2d,  # noqa: E402
+                        LPPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d)
+from .padding import CircularPad3d, ReflectionPad3d, ReplicationPad3d, ZeroPad3d  # noqa: E402
+from .upsample import UpsamplingBilinear2d, UpsamplingNearest2d  # noqa: E402
+from .loss import NLLLoss2d  # noqa: E402
+__all__ += ["AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool3d", "LPPool1d", "LPPool2d", "LPPool3d",
+            "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "CircularPad3d", "ReflectionPad3d", "ReplicationPad3d",
+            "ZeroPad3d", "UpsamplingBilinear2d", "UpsamplingNearest2d", "NLLLoss2d"]

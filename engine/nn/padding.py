@@ -192,5 +192,31 @@ class CircularPad2d(_CircularPadNd):
     _dims = 2
 
 
+class ZeroPad3d(ConstantPad3d):
+    """Pads the last 3 dims with zeros."""
+
+    def __init__(self, padding):
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self) -> str:
+        return f"{self.padding}"
+
+
+class ReflectionPad3d(_PadNd):
+    """Pads the last 3 dims with their reflection."""
+    _dims, _mode = 3, "reflect"
+
+
+class ReplicationPad3d(_PadNd):
+    """Pads the last 3 dims by repeating their edge values."""
+    _dims, _mode = 3, "replicate"
+
+
+class CircularPad3d(_CircularPadNd):
+    """Pads the last 3 dims by wrapping around."""
+    _dims = 3
+
+
 __all__ = ["pad", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad1d", "ZeroPad2d", "ReflectionPad1d",
-           "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d", "CircularPad2d"]
+           "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d", "CircularPad2d", "ZeroPad3d",
+           "ReflectionPad3d", "ReplicationPad3d", "CircularPad3d"]

@@ -65,7 +65,10 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return (out, aux["result1"]) if return_indices else out
 
 
-max_pool2d_with_indices = max_pool2d
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=False):
+    """max_pool2d's values and int64 indices, always both (as PyTorch's ``*_with_indices``)."""
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
@@ -100,7 +103,9 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     return (out, aux["result1"]) if return_indices else out
 
 
-adaptive_max_pool2d_with_indices = adaptive_max_pool2d
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    """adaptive_max_pool2d's values and int64 indices, always both."""
+    return adaptive_max_pool2d(input, output_size, return_indices=True)
 
 
 def _int_avg_pool2d(input, geom, count_include_pad, divisor_override):

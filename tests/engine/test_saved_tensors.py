@@ -38,6 +38,9 @@ ALLOWED = {
     "setitem_nonleaf__first_only": ("wrapped_number", "as mul__nonleaf"),
     "local_response_norm_3d": ("wrapped_number", "as mul__nonleaf, for the div.mul(alpha) of the window average"),
     "local_response_norm_4d": ("wrapped_number", "as local_response_norm_3d"),
+    "lp_pool2d": ("wrapped_number", "as mul__nonleaf, for the mul by the window size"),
+    "lp_pool1d_stride": ("wrapped_number", "as lp_pool2d"),
+    "lp_pool3d_module": ("wrapped_number", "as lp_pool2d"),
 }
 
 
