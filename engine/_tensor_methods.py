@@ -341,3 +341,7 @@ _bind_gamma_methods(Tensor)
 # ---- erfc, exp2, i0 (engine/special.py) ----------------------------------------------------------------
 from . import special as _special  # noqa: E402
 Tensor.erfc, Tensor.exp2, Tensor.i0 = _special.erfc, _special.exp2, _special.i0
+
+# ---- ravel, select, movedim, unfold, t_/transpose_/squeeze_/unsqueeze_, take, index_put(_), put(_)... ----------
+from ._shape_fns import bind_methods as _bind_shape_methods  # noqa: E402
+_bind_shape_methods(Tensor)

@@ -1429,3 +1429,8 @@ __all__ += _index_all
 # ---- lgamma, digamma, polygamma, mvlgamma (engine/_gamma_fns.py) -------------------------------------------
 from ._gamma_fns import digamma, lgamma, mvlgamma, polygamma  # noqa: E402
 __all__ += ["digamma", "lgamma", "mvlgamma", "polygamma"]
+
+# ---- ravel, select, movedim, unfold, take, index_put, put, masked_scatter, *_scatter... (engine/_shape_fns.py) ----
+from ._shape_fns import *  # noqa: E402,F401,F403
+from ._shape_fns import __all__ as _shape_all  # noqa: E402
+__all__ += _shape_all
