@@ -300,9 +300,10 @@ class LBFGS(Optimizer):
             if abs(loss - prev_loss) < tolerance_change:
                 break
 
-        for key, value in (("d", d), ("t", t), ("H_diag", H_diag)):
-            state[key] = self._keep(value, state.get(key))
+        state["d"] = self._keep(d, state.get("d"))
+        state["t"] = self._keep(t, state.get("t"))
         state["old_dirs"], state["old_stps"], state["ro"] = old_dirs, old_stps, ro
+        state["H_diag"] = self._keep(H_diag, state.get("H_diag"))
         state["prev_flat_grad"] = prev_flat_grad
         state["prev_loss"] = prev_loss
         return orig_loss

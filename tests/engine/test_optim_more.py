@@ -493,3 +493,219 @@ def test_capturable_runs_on_cuda(name):
     with on_backend("cuda"):
         traj, _, _ = _run(i, capturable=True)
     np.testing.assert_allclose(traj, EXPECTED[i], rtol=1e-11, atol=0)
+
+
+# ---- LBFGS (NOTE [ L-BFGS in glassgrad ]) ---------------------------------------------------------
+# PyTorch 2.13, float64: after each opt.step(closure), (returned loss, parameters, state["func_evals"],
+# state["n_iter"], closure calls so far, len(state["old_dirs"])), from the same problems and settings.
+A = [[3.0, 0.5, 0.2], [0.5, 2.0, -0.3], [0.2, -0.3, 1.0]]
+B = [1.0, -2.0, 0.5]
+
+
+def _rosenbrock(ps):
+    (p,) = ps
+    return (1 - p[0]) ** 2 + 100 * (p[1] - p[0] ** 2) ** 2
+
+
+def _quartic_bowl(ps):
+    (p,) = ps
+    a, b = engine.tensor(A, dtype=engine.float64), engine.tensor(B, dtype=engine.float64)
+    return 0.5 * (p @ (a @ p)) - (b * p).sum() + 0.1 * (p ** 4).sum()
+
+
+def _two_params(ps):
+    u, w = ps
+    return ((w @ u - engine.tensor([1.0, 2.0], dtype=engine.float64)) ** 2).sum() + 0.5 * (u * u).sum() + 0.1 * (
+        w * w).sum()
+
+
+LBFGS_PROBLEMS = {"rosen": ([[-1.5, 2.0]], _rosenbrock), "quad": ([[0.5, -1.5, 2.0]], _quartic_bowl),
+                  "two": ([[0.3, -0.2], [[1.0, 0.5], [-0.5, 2.0]]], _two_params)}
+LBFGS_CONFIGS = [("rosen", dict(max_iter=12), 1),
+                 ("rosen", dict(line_search_fn="strong_wolfe", history_size=3, max_iter=10), 1),
+                 ("quad", dict(lr=0.5, history_size=2, max_iter=6, tolerance_grad=1e-5), 3),
+                 ("quad", dict(line_search_fn="strong_wolfe"), 2),
+                 ("two", dict(max_iter=4, history_size=3), 3),
+                 ("two", dict(line_search_fn="strong_wolfe", max_iter=5, max_eval=9), 3)]
+LBFGS_EXPECTED = [
+    [(12.5, [[-1.21824483709206, 1.4273533706140442]], 12, 12, 12, 11)],
+    [(12.5, [[-1.0217822711307085, 1.0702366405477743]], 12, 10, 12, 3)],
+    [(2.9625, [[0.44727099614774696, -0.9316338500236778, 0.4168466754512876]], 6, 6, 6, 2),
+     (-1.236262369408779, [[0.4667234561083323, -0.9349716679397583, 0.1291901764322421]], 12, 12, 12, 2),
+     (-1.2806987203050475, [[0.4671568709973215, -0.9346792696565992, 0.12541660740756203]], 18, 18, 18, 2)],
+    [(2.9625, [[0.46715963773571195, -0.934673992768749, 0.1253792999373192]], 10, 9, 10, 8),
+     (-1.2807066471824085, [[0.46715963773571195, -0.934673992768749, 0.1253792999373192]], 11, 10, 11, 9)],
+    [(7.7575,
+      [[0.2630338099274474, 0.9337101565301601],
+       [[0.9932986924868649, 0.6230912311211917], [-0.3009797365059282, 1.997415282070648]]],
+      4, 4, 4, 3),
+     (1.0865106449060717,
+      [[0.12575936398481022, 0.9275385680852151],
+       [[0.6329282325053744, 0.9769920570999591], [0.10746572243746771, 1.8853934363144011]]],
+      8, 8, 8, 3),
+     (0.9869163637964362,
+      [[0.13635647304995713, 0.9101657800289694],
+       [[0.18634169103502105, 0.9213330778088703], [0.31685834363197346, 1.8663470236238056]]],
+      12, 12, 12, 3)],
+    [(7.7575,
+      [[0.24763057409523853, 0.9223282738397377],
+       [[0.9192536423188357, 0.7561457459411586], [-0.19870344603430923, 1.9533468330786594]]],
+      6, 5, 6, 4),
+     (1.0501006288105756,
+      [[0.1825552167171282, 0.9153347050393441],
+       [[0.19073587220164137, 0.9437151335491126], [0.3735040920204981, 1.8979825504806425]]],
+      12, 10, 12, 9),
+     (0.950579220790478,
+      [[0.184548431881278, 0.9305198828761432],
+       [[0.1830792489592892, 0.9312915861263075], [0.367348122730642, 1.861432087772576]]],
+      18, 15, 18, 14)],
+]
+
+
+def _lbfgs(problem, kw, steps):
+    init, fn = LBFGS_PROBLEMS[problem]
+    ps = [nn.Parameter(engine.tensor(v, dtype=engine.float64)) for v in init]
+    opt = optim.LBFGS(ps, **kw)
+    calls = [0]
+
+    def closure():
+        calls[0] += 1
+        opt.zero_grad()
+        loss = fn(ps)
+        loss.backward()
+        return loss
+
+    rows = []
+    for _ in range(steps):
+        loss = opt.step(closure)
+        st = opt.state[ps[0]]
+        rows.append((loss.item(), [p.detach().tolist() for p in ps], st["func_evals"], st["n_iter"], calls[0],
+                     len(st["old_dirs"])))
+    return rows, opt, ps, closure
+
+
+def _check_lbfgs_rows(rows, want, rtol):
+    for got, exp in zip(rows, want, strict=True):
+        assert got[2:] == exp[2:]                       # evaluations, iterations, closure calls, history
+        assert got[0] == pytest.approx(exp[0], rel=rtol, abs=0)
+        for g, e in zip(got[1], exp[1]):
+            np.testing.assert_allclose(g, e, rtol=rtol, atol=0)
+
+
+@pytest.mark.parametrize("i", range(len(LBFGS_CONFIGS)), ids=[f"{c[0]}-{c[1]}" for c in LBFGS_CONFIGS])
+def test_lbfgs_matches_pytorch(i):
+    rows, _, _, _ = _lbfgs(*LBFGS_CONFIGS[i])
+    _check_lbfgs_rows(rows, LBFGS_EXPECTED[i], rtol=1e-13)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_lbfgs_runs_on_other_backends(backend):
+    for i, config in enumerate(LBFGS_CONFIGS):
+        with on_backend(backend):
+            rows, opt, ps, _ = _lbfgs(*config)
+        st = opt.state[ps[0]]
+        assert_ran_on(backend, *ps, st["d"], st["prev_flat_grad"], *st["old_dirs"])
+        _check_lbfgs_rows(rows, LBFGS_EXPECTED[i], rtol=1e-13 if backend == "array_api_strict" else 1e-9)
+
+
+def test_lbfgs_strong_wolfe_solves_rosenbrock_as_pytorch():
+    # PyTorch 2.13: one step with max_iter=100 ends at these values after 51 evaluations, 41 iterations
+    rows, _, _, _ = _lbfgs("rosen", dict(line_search_fn="strong_wolfe", max_iter=100), 1)
+    (_, [p], evals, iters, calls, _), = rows
+    assert (evals, iters, calls) == (51, 41, 51)
+    np.testing.assert_allclose(p, [0.9999979943196398, 0.9999973438921637], rtol=1e-9)
+
+
+def test_lbfgs_state_keys_types_and_memory():
+    before = _optimizer_bytes()
+    _, opt, (p,), closure = _lbfgs("quad", dict(lr=0.5, history_size=2, max_iter=6, tolerance_grad=1e-5), 2)
+    st = opt.state_dict()["state"][0]
+    # PyTorch 2.13's keys, in its order; t stays the float lr after the first iteration
+    assert list(st) == ["func_evals", "n_iter", "al", "d", "t", "old_dirs", "old_stps", "ro", "H_diag",
+                        "prev_flat_grad", "prev_loss"]
+    assert (st["func_evals"], st["n_iter"], st["t"]) == (12, 12, 0.5)
+    assert isinstance(st["prev_loss"], float)
+    assert [len(st[k]) for k in ("al", "old_dirs", "old_stps", "ro")] == [2, 2, 2, 2]
+    assert all(t.dim() == 0 for t in st["ro"] + st["al"] + [st["H_diag"]])
+    tensors = [st["d"], st["H_diag"], st["prev_flat_grad"], *st["al"], *st["old_dirs"], *st["old_stps"], *st["ro"]]
+    assert all(t._storage.category == "optimizer" and t.dtype is engine.float64 for t in tensors)
+    # d, prev_flat_grad and two (y, s) pairs of 3 floats; H_diag, two ro and two al scalars
+    assert _optimizer_bytes() - before == 6 * 24 + 5 * 8
+    del st, tensors, opt, closure      # the closure holds the optimizer too
+    assert _optimizer_bytes() == before
+
+
+def test_lbfgs_state_dict_round_trip_continues_exactly():
+    kw = dict(lr=0.5, history_size=2, max_iter=6, tolerance_grad=1e-5)
+    _, opt, (p,), closure = _lbfgs("quad", kw, 1)
+    q = nn.Parameter(p.detach().clone())
+    opt2 = optim.LBFGS([q], **kw)
+    opt2.load_state_dict(opt.state_dict())
+    loaded = opt2.state[q]
+    assert loaded["old_dirs"] is not opt.state[p]["old_dirs"]
+    assert all(a._storage is not b._storage for a, b in zip(loaded["old_dirs"], opt.state[p]["old_dirs"]))
+
+    def closure2():
+        opt2.zero_grad()
+        loss = _quartic_bowl([q])
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    opt2.step(closure2)
+    assert q.tolist() == p.tolist()
+    np.testing.assert_allclose(p.tolist(), LBFGS_EXPECTED[2][1][1][0], rtol=1e-13)
+
+
+def test_lbfgs_errors_in_pytorchs_words():
+    p = nn.Parameter(engine.ones(2))
+    opt = optim.LBFGS([p])
+    with pytest.raises(TypeError, match=r"^LBFGS.step\(\) missing 1 required positional argument: 'closure'$"):
+        opt.step()
+    with pytest.raises(ValueError, match=r"^LBFGS doesn't support per-parameter options \(parameter groups\)$"):
+        optim.LBFGS([{"params": [p]}, {"params": [nn.Parameter(engine.ones(1))]}])
+    opt = optim.LBFGS([p], line_search_fn="armijo")
+
+    def closure():
+        opt.zero_grad()
+        loss = ((p - 3) ** 2).sum()
+        loss.backward()
+        return loss
+
+    with pytest.raises(RuntimeError, match="^only 'strong_wolfe' is supported$"):
+        opt.step(closure)
+
+
+def test_lbfgs_stops_at_once_when_the_gradient_is_tiny():
+    p = nn.Parameter(engine.tensor([3.0], dtype=engine.float64))
+    opt = optim.LBFGS([p])
+
+    def closure():
+        opt.zero_grad()
+        loss = ((p - 3) ** 2).sum()
+        loss.backward()
+        return loss
+
+    assert opt.step(closure).item() == 0.0
+    assert p.tolist() == [3.0] and dict(opt.state[p]) == {"func_evals": 1, "n_iter": 0}
+
+
+def test_lbfgs_closure_runs_in_the_callers_phases():
+    lin = nn.Linear(3, 1)
+    x = engine.ones(4, 3)
+    opt = optim.LBFGS(lin.parameters(), max_iter=2)
+
+    def closure():
+        opt.zero_grad()
+        loss = lin(x).square().mean()
+        loss.backward()
+        return loss
+
+    with engine.record() as tr:
+        opt.step(closure)
+    ops = [e for e in tr.events if e["kind"] == "op"]
+    assert ops and {e["phase"] for e in ops} == {"forward"}
+    assert {e["phase"] for e in tr.events if e["kind"] == "execute"} == {"backward"}
+    assert {e["phase"] for e in tr.events if e["kind"] == "version"} == {"optimizer"}
+    steps = [e for e in tr.events if e["kind"] == "optimizer_step"]
+    assert [(e["optimizer"], e["params"], e["step"], e["phase"]) for e in steps] == [("LBFGS", 2, 1, "optimizer")]
