@@ -118,7 +118,7 @@ def unfold(self, dimension, size, step):
         raise RuntimeError(f"maximum size for tensor at dimension {d} is {self.shape[d]} but size is {size}")
     if size < 0:
         raise RuntimeError(f"size is {size} but must be >= 0")
-    return apply(_O["unfold"], [self], {"dimension": d, "size": int(size), "step": int(step)})
+    return apply(_O["unfold_windows"], [self], {"dimension": d, "size": int(size), "step": int(step)})
 
 
 def _split_dir(name, input, sections, dim, need):

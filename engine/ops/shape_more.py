@@ -5,7 +5,15 @@ tensors); everything else in that module is composed from existing ops and views
 """
 from __future__ import annotations
 
-from ..derivatives import _clone_fwd, _inverse, _rebuild_index, op
+from ..derivatives import OPS, _clone_fwd, _inverse, _rebuild_index
+from ..derivatives import op as _op
+
+
+def op(name, *args, **kw):
+    """A new row; a name another family already uses would replace its row, so it is refused."""
+    if name in OPS:
+        raise RuntimeError(f"op table: a row named {name!r} exists already")
+    return _op(name, *args, **kw)
 
 
 def _contiguous(xp, a):
@@ -66,7 +74,7 @@ def _unfold_bwd(F, g, s):
     return (F.scatter_add(shape, idx, F.permute(g, perm), g),)
 
 
-op("unfold", "UnfoldBackward0", ("self",), _unfold_fwd, _unfold_bwd, promote=False, view=True)
+op("unfold_windows", "UnfoldBackward0", ("self",), _unfold_fwd, _unfold_bwd, promote=False, view=True)
 
 
 # ---- narrow_copy: a slice, copied ----------------------------------------------------------------------
