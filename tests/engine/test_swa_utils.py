@@ -124,7 +124,8 @@ SWALR_LRS = {'cos3': [[0.1, 0.03], [0.08750000000000001, 0.034999999999999996], 
  'linear4': [[0.1, 0.03], [0.08750000000000001, 0.024999999999999998], [0.07500000000000001, 0.02],
              [0.06250000000000001, 0.015], [0.05, 0.01], [0.05, 0.01], [0.05, 0.01]],
  'zero': [[0.02, 0.02], [0.02, 0.02], [0.02, 0.02], [0.02, 0.02], [0.02, 0.02], [0.02, 0.02], [0.02, 0.02]]}
-SWALR_STATE_KEYS = ['_anneal_strategy', '_get_lr_called_within_step', '_is_initial', '_last_lr', '_step_count', 'anneal_epochs', 'base_lrs', 'last_epoch']
+SWALR_STATE_KEYS = ['_anneal_strategy', '_get_lr_called_within_step', '_is_initial', '_last_lr', '_step_count',
+                    'anneal_epochs', 'base_lrs', 'last_epoch']
 
 
 def _model():
