@@ -423,3 +423,4 @@ from .conv_fns import conv_transpose3d  # noqa: E402,F401
 from .pool_more import (adaptive_avg_pool3d, adaptive_max_pool1d, adaptive_max_pool1d_with_indices,  # noqa: E402,F401
                         adaptive_max_pool3d, adaptive_max_pool3d_with_indices, lp_pool1d, lp_pool2d, lp_pool3d,
                         max_pool1d_with_indices, max_unpool1d, max_unpool2d, max_unpool3d)
+from .embedding_bag import embedding_bag  # noqa: E402,F401

@@ -1,0 +1,188 @@
+"""``F.embedding_bag`` and ``EmbeddingBag``: the sum, mean or max of bags of embedding rows without
+materialising the rows one by one (NOTE [ Embedding bags ] in engine/ops/embedding_bag.py)."""
+from __future__ import annotations
+
+from .. import _dtype
+from .. import functional as E
+from .._dispatch import apply
+from ..autograd.grad_mode import no_grad
+from ..derivatives import OPS
+from ..ops.embedding_bag import MAX, MEAN, SUM
+from . import init
+from .module import Module
+from .parameter import Parameter
+
+_MODES = {"sum": SUM, "mean": MEAN, "max": MAX}
+
+
+def _check_index_dtype(t):
+    if t.dtype is not _dtype.int64:
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {t.type()} instead (while checking arguments for embedding_bag)")
+
+
+def _type_name(v):
+    return "<class 'torch.Tensor'>" if isinstance(v, E.Tensor) else str(type(v))
+
+
+def _renorm(weight, indices, max_norm, norm_type):
+    """PyTorch's embedding_renorm_: rows used by ``indices`` whose norm exceeds ``max_norm`` are scaled
+    down to it in place (no gradient flows through this)."""
+    with no_grad():
+        rows = E.unique(indices.reshape(-1))
+        norms = E.norm(weight[rows], norm_type, dim=1)
+        scale = E.where(norms > max_norm, max_norm / (norms + 1e-7), E.ones_like(norms))
+        weight[rows] = weight[rows] * scale.unsqueeze(1)
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
+                  sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    """The ``mode`` ("sum", "mean" or "max") of each bag of rows of ``weight``.
+
+    ``input`` is 1-D with ``offsets`` (where each bag starts), or 2-D (one bag per row, no offsets).
+    ``per_sample_weights`` (mode "sum" only) scales each row; entries equal to ``padding_idx`` count in
+    no bag. An empty bag gives zeros.
+    """
+    if per_sample_weights is not None and tuple(per_sample_weights.shape) != tuple(input.shape):
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it "
+                         f"must have the same shape as the input ({input.shape})")
+    if weight.ndim != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.ndim}")
+    _check_index_dtype(input)
+    if input.ndim == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                             f"fixed length sequences. However, found offsets of type {_type_name(offsets)}")
+        b, length = input.shape
+        offsets = E.arange(0, b * length, length, dtype=_dtype.int64, device=input.device)
+        input = E.reshape(input, (-1,))
+        if per_sample_weights is not None:
+            per_sample_weights = E.reshape(per_sample_weights, (-1,))
+    elif input.ndim == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.ndim != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.ndim}")
+    _check_index_dtype(offsets)
+    if mode not in _MODES:
+        raise ValueError("mode has to be one of sum, mean or max")
+    if mode == "max" and scale_grad_by_freq:
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
+    if mode == "max" and sparse:
+        raise ValueError("max mode does not support sparse weights")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                  f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
+                                  f"GitHub.")
+    if sparse:
+        raise NotImplementedError("glassgrad has no sparse gradients: use sparse=False")
+    num = weight.shape[0]
+    if padding_idx is not None:
+        if not -num <= padding_idx < num:
+            raise RuntimeError(f"padding_idx must be within the number of embeddings, -{num} through {num - 1}, "
+                               f"but got {padding_idx}")
+        padding_idx = padding_idx + num if padding_idx < 0 else padding_idx
+    input = input.to(_dtype.int64) if input.dtype is not _dtype.int64 else input
+    offsets = offsets.to(_dtype.int64) if offsets.dtype is not _dtype.int64 else offsets
+    _check_bags(input, offsets, num)
+    if max_norm is not None:
+        _renorm(weight, input, max_norm, norm_type)
+    out, _ = apply(OPS["embedding_bag"], [weight, input, offsets, per_sample_weights],
+                   {"mode": _MODES[mode], "padding_idx": -1 if padding_idx is None else int(padding_idx),
+                    "include_last_offset": bool(include_last_offset), "scale_grad_by_freq": bool(scale_grad_by_freq),
+                    "sparse": bool(sparse), "weight_sym_argsize_0": num}, return_aux=True)
+    return out
+
+
+def _check_bags(input, offsets, num):
+    """PyTorch's checks of the indices and offsets, in its words where it has them."""
+    n = input.shape[0]
+    if input.numel():
+        bad = E.nonzero((input < 0) | (input >= num)).reshape(-1)
+        if bad.numel():
+            i = int(bad[0].item())
+            raise RuntimeError(f"Index {i} of input takes value {int(input[i].item())} which is not in the valid "
+                               f"range [0, {num})")
+    if offsets.numel():
+        first, last = int(offsets[0].item()), int(offsets[-1].item())
+        if first != 0:
+            raise RuntimeError(f"offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
+                               f"position 0. However, got {first}\n[ torch.LongTensor{{}} ]")
+        if last > n:
+            raise RuntimeError(f"offsets[-1] can not be greater than input's length {n} but got offsets[-1] of {last}")
+        if offsets.numel() > 1 and bool(E.any(offsets[1:] < offsets[:-1]).item()):
+            raise RuntimeError("offsets must be non-decreasing: each bag starts where the one before it ends or later")
+
+
+class EmbeddingBag(Module):
+    """A lookup table that sums, averages or takes the maximum of each bag of rows (``weight`` is
+    initialised N(0, 1), its ``padding_idx`` row zero)."""
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, max_norm=None, norm_type: float = 2.0,
+                 scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False, _weight=None,
+                 include_last_offset: bool = False, padding_idx=None, device=None, dtype=None):
+        super().__init__()
+        self.num_embeddings = num_embeddings
+        self.embedding_dim = embedding_dim
+        self.max_norm = max_norm
+        self.norm_type = norm_type
+        self.scale_grad_by_freq = scale_grad_by_freq
+        if padding_idx is not None:
+            if padding_idx > 0:
+                if padding_idx >= num_embeddings:
+                    raise AssertionError("padding_idx must be within num_embeddings")
+            elif padding_idx < 0:
+                if padding_idx < -num_embeddings:
+                    raise AssertionError("padding_idx must be within num_embeddings")
+                padding_idx = num_embeddings + padding_idx
+        self.padding_idx = padding_idx
+        if _weight is None:
+            self.weight = Parameter(E.empty(num_embeddings, embedding_dim, device=device, dtype=dtype))
+            self.reset_parameters()
+        else:
+            if list(_weight.shape) != [num_embeddings, embedding_dim]:
+                raise AssertionError("Shape of weight does not match num_embeddings and embedding_dim")
+            self.weight = Parameter(_weight)
+        self.mode = mode
+        self.sparse = sparse
+        self.include_last_offset = include_last_offset
+
+    def reset_parameters(self) -> None:
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx] = 0.0
+
+    def forward(self, input, offsets=None, per_sample_weights=None):
+        return embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type, self.scale_grad_by_freq,
+                             self.mode, self.sparse, per_sample_weights, self.include_last_offset, self.padding_idx)
+
+    def extra_repr(self) -> str:
+        s = f"{self.num_embeddings!r}, {self.embedding_dim!r}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm!r}"
+        if self.norm_type != 2:
+            s += f", norm_type={self.norm_type!r}"
+        if self.scale_grad_by_freq is not False:
+            s += f", scale_grad_by_freq={self.scale_grad_by_freq!r}"
+        s += f", mode={self.mode!r}"
+        if self.padding_idx is not None:
+            s += f", padding_idx={self.padding_idx!r}"
+        return s
+
+    @classmethod
+    def from_pretrained(cls, embeddings, freeze: bool = True, max_norm=None, norm_type: float = 2.0,
+                        scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,
+                        include_last_offset: bool = False, padding_idx=None):
+        if embeddings.dim() != 2:
+            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+        rows, cols = embeddings.shape
+        bag = cls(rows, cols, max_norm, norm_type, scale_grad_by_freq, mode, sparse, embeddings,
+                  include_last_offset, padding_idx)
+        bag.weight.requires_grad = not freeze
+        return bag
+
+
+__all__ = ["embedding_bag", "EmbeddingBag"]
