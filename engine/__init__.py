@@ -37,6 +37,7 @@ from .nn.activation_fns import (celu, celu_, clamp_max_, clamp_min_, hardshrink,
                                 rrelu, rrelu_, selu, selu_, threshold, threshold_)
 from . import optim
 from . import cuda
+from ._oom import OutOfMemoryError  # noqa: F401  (torch.OutOfMemoryError is torch.cuda.OutOfMemoryError)
 from . import accelerator
 from . import utils
 from . import memory

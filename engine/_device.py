@@ -135,7 +135,12 @@ def cuda_device_count() -> int:
     return int(_cupy_module().cuda.runtime.getDeviceCount())
 
 
+_cuda_started = []      # [True] once CUDA work has begun in this process
+
+
 def _lazy_init_cuda():
+    if _cuda_started:
+        return
     if _cupy_module() is None:
         raise RuntimeError(
             "Torch not compiled with CUDA enabled: glassgrad needs CuPy for device='cuda' "
@@ -145,6 +150,7 @@ def _lazy_init_cuda():
             "Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU "
             "and installed a driver from http://www.nvidia.com/Download/index.aspx "
             "(glassgrad: CuPy is installed but sees no CUDA device; use device='cpu')")
+    _cuda_started.append(True)
 
 
 def namespace_for(d: device):

@@ -38,7 +38,7 @@ import threading
 
 import numpy as np
 
-from . import _dtype, _events
+from . import _dtype, _events, _oom
 from ._fns import array_fns
 from ._tensor import _NP_DT, Tensor
 from ._trace_info import node_info, tensor_info
@@ -141,6 +141,8 @@ def apply(op: OpDef, inputs: list, attrs: dict | None = None, inplace: Tensor | 
         except (ValueError, TypeError, IndexError) as e:
             msg = _broadcast_error(tensors) if "broadcast" in str(e) else None
             raise RuntimeError(msg or f"{op.name}: {e}") from None
+        except MemoryError as e:     # NOTE [ Out of memory ]
+            raise _oom.translate(e) from None
     aux = None
     if op.aux:
         out, aux = out

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _backend, _dtype
+from . import _backend, _dtype, _oom
 from ._device import as_device, namespace_for
 from ._tensor import CANNOT_REQUIRE_GRAD, Tensor
 from .random import generator_for
@@ -231,3 +231,9 @@ def rand_like(t, dtype=None, device=None, requires_grad=False):
 
 def randn_like(t, dtype=None, device=None, requires_grad=False):
     return randn(tuple(t.shape), dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
+
+
+# NOTE [ Out of memory ] 3: an array too big for the device raises PyTorch's error, not NumPy's or CuPy's
+for _name in ("tensor", "zeros", "ones", "empty", "full", "arange", "linspace", "logspace", "eye", "randn", "rand",
+              "randint", "randperm", "zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like"):
+    globals()[_name] = _oom.translated(globals()[_name])

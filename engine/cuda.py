@@ -1,8 +1,12 @@
-"""``engine.cuda``: whether CuPy sees a GPU, and the CUDA memory functions."""
+"""``engine.cuda``: whether CuPy sees a GPU, the CUDA memory functions, the generator, and devices,
+events and streams (``engine/_cuda_runtime.py``)."""
 from __future__ import annotations
 
 from . import amp  # noqa: F401  (engine.cuda.amp.autocast / GradScaler, as torch.cuda.amp)
-from ._device import cuda_device_count, cuda_is_available
+from ._cuda_runtime import (Event, Stream, current_stream, default_stream, device, get_device_capability,  # noqa: F401
+                            get_device_name, get_device_properties, mem_get_info, set_device, stream)
+from ._device import _cupy_module, _lazy_init_cuda, cuda_device_count, cuda_is_available
+from ._oom import OutOfMemoryError  # noqa: F401
 
 
 def is_available() -> bool:
@@ -21,8 +25,25 @@ def current_device() -> int:
 
 
 def synchronize(device=None) -> None:
-    if cuda_is_available():
-        __import__("cupy").cuda.Device().synchronize()
+    """Wait for every kernel queued on the device (raises the clear no-GPU error without one)."""
+    _lazy_init_cuda()
+    _cupy_module().cuda.Device().synchronize()
+
+
+def is_initialized() -> bool:
+    """Whether CUDA work has started in this process (CuPy imported and a GPU seen)."""
+    from ._device import _cuda_started
+    return bool(_cuda_started)
+
+
+def init() -> None:
+    """Start CUDA now (raises the clear no-GPU error without one)."""
+    _lazy_init_cuda()
+
+
+def is_bf16_supported(including_emulation: bool = True) -> bool:
+    """False: glassgrad's dtypes are bool, int64, float32 and float64 on every device."""
+    return False
 
 
 def manual_seed(seed: int) -> None:
@@ -32,6 +53,28 @@ def manual_seed(seed: int) -> None:
 
 def manual_seed_all(seed: int) -> None:
     manual_seed(seed)
+
+
+def seed() -> None:
+    from .random import generator_for
+    generator_for("cuda:0").seed()
+
+
+seed_all = seed
+
+
+def initial_seed() -> int:
+    from .random import generator_for
+    return generator_for("cuda:0").initial_seed()
+
+
+def get_rng_state_all() -> list:
+    return [get_rng_state(f"cuda:{i}") for i in range(max(device_count(), 1))]
+
+
+def set_rng_state_all(states) -> None:
+    for i, st in enumerate(states):
+        set_rng_state(st, f"cuda:{i}")
 
 
 def get_rng_state(device="cuda"):

@@ -31,7 +31,7 @@ import weakref
 
 import numpy as np
 
-from .. import _events
+from .. import _events, _oom
 from . import grad_mode
 from .graph import Node
 
@@ -454,3 +454,6 @@ def _accumulate(node, g, create_graph, claimed, made=()):
     if var._post_acc_hooks:   # register_post_accumulate_grad_hook
         for h in list(var._post_acc_hooks):
             h(var)
+
+
+run_backward = _oom.translated(run_backward)   # NOTE [ Out of memory ] 3: backward's arrays too
