@@ -1434,3 +1434,8 @@ __all__ += ["digamma", "lgamma", "mvlgamma", "polygamma"]
 from ._shape_fns import *  # noqa: E402,F401,F403
 from ._shape_fns import __all__ as _shape_all  # noqa: E402
 __all__ += _shape_all
+
+# ---- quantile, cummax, cov, trapezoid, histogram, windows, poisson, asarray... (engine/_stats_fns.py) ------
+from ._stats_fns import *  # noqa: E402,F401,F403
+from ._stats_fns import __all__ as _stats_all  # noqa: E402
+__all__ += _stats_all

@@ -15,7 +15,7 @@ _FIELDS = {
     "linalg_slogdet": ("sign", "logabsdet"), "qr": ("Q", "R"), "linalg_qr": ("Q", "R"),
     "svd": ("U", "S", "V"), "linalg_svd": ("U", "S", "Vh"), "linalg_eigh": ("eigenvalues", "eigenvectors"),
     "linalg_inv_ex": ("inverse", "info"), "linalg_cholesky_ex": ("L", "info"),
-    "linalg_lstsq": ("solution", "residuals", "rank", "singular_values"),
+    "linalg_lstsq": ("solution", "residuals", "rank", "singular_values"), "histogram": ("hist", "bin_edges"),
 }
 
 
