@@ -1,7 +1,7 @@
 """Tensor methods and operators, bound to the functions in ``engine.functional``."""
 from __future__ import annotations
 
-from . import _dtype
+from . import _dtype, _oom
 from . import functional as E
 from ._device import as_device, namespace_for
 from ._tensor import Tensor
@@ -243,7 +243,7 @@ def _to(self, *args, **kwargs):
     return out
 
 
-Tensor.to = _to
+Tensor.to = _oom.translated(_to)     # NOTE [ Out of memory ] 3
 Tensor.cpu = lambda self: self.to("cpu")
 Tensor.cuda = lambda self, device=None: self.to(device if device is not None else "cuda")
 Tensor.float = lambda self: self.to(_dtype.float32)
