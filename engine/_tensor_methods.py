@@ -1,7 +1,7 @@
 """Tensor methods and operators, bound to the functions in ``engine.functional``."""
 from __future__ import annotations
 
-from . import _dtype
+from . import _dtype, _oom
 from . import functional as E
 from ._device import as_device, namespace_for
 from ._tensor import Tensor
@@ -243,7 +243,7 @@ def _to(self, *args, **kwargs):
     return out
 
 
-Tensor.to = _to
+Tensor.to = _oom.translated(_to)     # NOTE [ Out of memory ] 3
 Tensor.cpu = lambda self: self.to("cpu")
 Tensor.cuda = lambda self, device=None: self.to(device if device is not None else "cuda")
 Tensor.float = lambda self: self.to(_dtype.float32)
@@ -345,10 +345,6 @@ Tensor.erfc, Tensor.exp2, Tensor.i0 = _special.erfc, _special.exp2, _special.i0
 # ---- ravel, select, movedim, unfold, t_/transpose_/squeeze_/unsqueeze_, take, index_put(_), put(_)... ----------
 from ._shape_fns import bind_methods as _bind_shape_methods  # noqa: E402
 _bind_shape_methods(Tensor)
-
-# ---- quantile, cummax, cov, histogram, renorm, random_/exponential_/..., get_device, is_cpu (engine/_stats_fns.py)
-from ._stats_fns import bind_methods as _bind_stats_methods  # noqa: E402
-_bind_stats_methods(Tensor)
 
 # ---- quantile, cummax, cov, histogram, renorm, random_/exponential_/..., get_device, is_cpu (engine/_stats_fns.py)
 from ._stats_fns import bind_methods as _bind_stats_methods  # noqa: E402
