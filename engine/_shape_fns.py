@@ -650,6 +650,7 @@ def bind_methods(cls):
                      ("select_scatter", select_scatter), ("slice_scatter", slice_scatter),
                      ("diagonal_scatter", diagonal_scatter)):
         setattr(cls, name, fn)
+    _bind_index_reduce(cls)
 
 
 __all__ = ["ravel", "select", "movedim", "moveaxis", "vsplit", "hsplit", "dsplit", "fliplr", "flipud",
@@ -657,3 +658,60 @@ __all__ = ["ravel", "select", "movedim", "moveaxis", "vsplit", "hsplit", "dsplit
            "diagflat", "block_diag", "cartesian_prod", "combinations", "tril_indices", "triu_indices",
            "unravel_index", "unique_consecutive", "take", "take_along_dim", "index_put", "index_put_", "put",
            "masked_scatter", "select_scatter", "slice_scatter", "diagonal_scatter"]
+
+
+# ---- index_reduce ---------------------------------------------------------------------------------------
+def _index_reduce(input, dim, index, source, reduce, include_self, inplace):
+    _need_tensor("index_reduce", input)
+    _need_tensor("index_reduce", source, "source", 4)
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+    d = _wrap_dim(dim, input.ndim)
+    if not isinstance(index, Tensor) or index.ndim > 1:
+        raise IndexError(f"index_reduce_(): Index is supposed to be a vector, but got dim: "
+                         f"{index.ndim if isinstance(index, Tensor) else 0} with type: "
+                         f"{_short(index.dtype) if isinstance(index, Tensor) else type(index).__name__} and size: "
+                         f"{list(index.shape) if isinstance(index, Tensor) else []}")
+    if index.dtype is not _dtype.int64:
+        raise RuntimeError(f"index_reduce_(): Expected dtype int32/int64 for index but got: {_short(index.dtype)}")
+    if source.dtype is not input.dtype:
+        raise RuntimeError(f"index_reduce_(): self ({_short(input.dtype)}) and source ({_short(source.dtype)}) must "
+                           f"have the same scalar type")
+    index = index.reshape(1) if index.ndim == 0 else index
+    if input.ndim == 0 or source.ndim != input.ndim:
+        raise RuntimeError("index_reduce_(): glassgrad needs self and source of one number of dims (1 or more)")
+    if index.numel() != source.shape[d]:
+        raise RuntimeError(f"index_reduce_(): Number of indices ({index.numel()}) should be equal to "
+                           f"source.size(dim): ({source.shape[d]}), for dim: {d}")
+    if builtins.any(source.shape[k] != input.shape[k] for k in range(input.ndim) if k != d):
+        raise RuntimeError("source tensor shape must match self tensor shape, excluding the specified dimension. "
+                           f"Got self.shape = {list(input.shape)} source.shape = {list(source.shape)}")
+    n = input.shape[d]
+    if index.numel():
+        host = _host(index)
+        bad = host[(host >= n) | (host < -n)]
+        if bad.size:
+            raise IndexError(f"index {int(bad[0])} is out of bounds for dimension {d} with size {n}")
+        if (host < 0).any():
+            index = E.where(E.lt(index, 0), E.add(index, n), index)
+    return apply(_O["index_reduce"], [input, index, source],
+                 {"dim": d, "reduce": reduce, "include_self": builtins.bool(include_self)},
+                 inplace=input if inplace else None)
+
+
+def index_reduce(input, dim, index, source, reduce, *, include_self=True):
+    """Combine source's slices along ``dim`` into slices ``index`` of a copy of ``input`` with
+    ``reduce`` (prod, mean, amax or amin; NOTE [ Scatter reduce ] in engine/_index_fns.py, whose
+    formulas it shares). IndexReduceBackward0 keeps self, index, source and the result."""
+    return _index_reduce(input, dim, index, source, reduce, include_self, False)
+
+
+def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+    return _index_reduce(self, dim, index, source, reduce, include_self, True)
+
+
+def _bind_index_reduce(cls):
+    cls.index_reduce, cls.index_reduce_ = index_reduce, index_reduce_
+
+
+__all__ += ["index_reduce"]

@@ -301,3 +301,47 @@ def _block_diag_bwd(F, g, s):
 
 
 op("block_diag", "BlockDiagBackward0", ("*tensors",), _block_diag_fwd, _block_diag_bwd)
+
+
+# ---- index_reduce: source's slices combined into slices ``index`` along ``dim`` (prod/mean/amax/amin) ------
+def _index_full(ax, index, dim, shape):
+    """The 1-D ``index`` laid along ``dim`` and broadcast to ``shape`` (source's): a scatter index."""
+    lay = [1] * len(shape)
+    lay[dim] = ax.shape(index)[0]
+    return ax.broadcast_to(ax.reshape(index, tuple(lay)), tuple(shape))
+
+
+class _Shapes:
+    def __init__(self, xp):
+        self.xp = xp
+        self.reshape, self.broadcast_to = xp.reshape, xp.broadcast_to
+
+    def shape(self, x):
+        return tuple(x.shape)
+
+
+def _index_reduce_fwd(xp, a, index, source, dim, reduce, include_self=True):
+    from .index_ops import _scatter_reduce_fwd
+    full = _index_full(_Shapes(xp), index, dim, tuple(source.shape))
+    return _scatter_reduce_fwd(xp, a, full, source, dim, reduce, include_self)
+
+
+class _AsScatter:
+    """index_reduce's saved values as scatter_reduce's formula reads them (index broadcast, src)."""
+
+    def __init__(self, F, s):
+        self._s = s
+        self.index = _index_full(F, s.index, s.dim, s.shapes[2])
+        self.src = s.source
+
+    def __getattr__(self, name):
+        return getattr(self._s, name)
+
+
+def _index_reduce_bwd(F, g, s):
+    from .index_ops import _scatter_reduce_bwd
+    return _scatter_reduce_bwd(F, g, _AsScatter(F, s))
+
+
+op("index_reduce", "IndexReduceBackward0", ("self", "index", "source"), _index_reduce_fwd, _index_reduce_bwd,
+   save={"self": (), "index": (), "source": (), "result": ()}, promote=False, nondiff=("index",))

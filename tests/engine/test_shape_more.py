@@ -181,6 +181,23 @@ def test_scatter_family_values():
     assert d.sum().item() == 15 and d.is_contiguous()
 
 
+def test_index_reduce_values_as_pytorch():
+    x = engine.arange(1.0, 10.0).reshape(3, 3)
+    src = t([[2.0, 0.0, 1.0], [3.0, 2.0, -1.0]])
+    i = t([0, 2])
+    assert engine.index_reduce(x, 0, i, src, "prod").tolist() == [[2, 0, 3], [4, 5, 6], [21, 16, -9]]
+    assert engine.index_reduce(x, 0, i, src, "mean").tolist() == [[1.5, 1, 2], [4, 5, 6], [5, 5, 4]]
+    assert engine.index_reduce(x, 0, i, src, "amax").tolist() == [[2, 2, 3], [4, 5, 6], [7, 8, 9]]
+    assert engine.index_reduce(x, 0, i, src, "amin", include_self=False).tolist() == [[2, 0, 1], [4, 5, 6],
+                                                                                       [3, 2, -1]]
+    assert x.index_reduce(1, t([0, 0]), engine.full((3, 2), 2.0), "prod").tolist() == [[4, 2, 3], [16, 5, 6],
+                                                                                        [28, 8, 9]]
+    y = x.clone()
+    assert y.index_reduce_(0, t([1]), t([[0.0, 10.0, 0.0]]), "amax") is y and y[1].tolist() == [4, 10, 6]
+    ints = engine.index_reduce(t([[1, 2]]), 0, t([0, 0]), t([[2, 3], [4, 4]]), "mean")
+    assert ints.dtype is engine.int64 and ints.tolist() == [[2, 3]]       # floor of the mean, as PyTorch
+
+
 # ---- in-place shape changes (NOTE [ In-place shape changes ]) -------------------------------------------
 def test_inplace_shape_changes_keep_the_object_and_bump_the_version():
     x = engine.randn(3, 4, requires_grad=True)
@@ -267,6 +284,11 @@ TWO = {
     "slice_scatter": lambda x, v: engine.slice_scatter(x, v.reshape(2, 2).repeat(2, 1)[:3], 1, 1, None, 2) ** 2,
     "diagonal_scatter": lambda x, v: engine.diagonal_scatter(x, v[:3], 1) ** 2,
     "block_diag": lambda x, v: engine.block_diag(x, v, v[0]) ** 2,
+    "index_reduce_prod": lambda x, v: engine.index_reduce(x, 1, I([0, 2, 0, 3]), v.reshape(1, 4).repeat(3, 1), "prod"),
+    "index_reduce_mean": lambda x, v: engine.index_reduce(x, 0, I([2, 2]), v.reshape(2, 2).repeat(1, 2), "mean"),
+    "index_reduce_amax": lambda x, v: x.index_reduce(1, I([1, 1, 2, 1]), v.reshape(1, 4).repeat(3, 1) * x, "amax",
+                                                     include_self=False),
+    "index_reduce__amin": lambda x, v: (x * 1.0).index_reduce_(0, I([0, 1, 0]), v[:3, None] * x, "amin"),
 }
 
 
@@ -275,7 +297,8 @@ def test_gradients_of_two_inputs(name):
     gradcheck(TWO[name], [f64(3, 4, seed=1), f64(4, seed=2)])
 
 
-@pytest.mark.parametrize("name", ["index_put_accumulate", "put", "masked_scatter", "diagonal_scatter", "block_diag"])
+@pytest.mark.parametrize("name", ["index_put_accumulate", "put", "masked_scatter", "diagonal_scatter", "block_diag",
+                                  "index_reduce_prod"])
 def test_second_derivatives(name):
     gradgradcheck(TWO[name], [f64(3, 4, seed=1), f64(4, seed=2)])
 
@@ -305,6 +328,8 @@ BACKEND_CASES = {
     "cartesian_prod": lambda a, b: engine.cartesian_prod(a[0], b[1]),
     "combinations": lambda a, b: engine.combinations(a[1] * b[1], 3),
     "inplace_shape": lambda a, b: (a * b).t_().unsqueeze_(0).tril_(),
+    "index_reduce": lambda a, b: engine.index_reduce(a, 0, engine.tensor([2, 0, 2]), b, "prod"),
+    "index_reduce_mean": lambda a, b: a.index_reduce(1, engine.tensor([3, 3, 0, 1]), b, "mean", include_self=False),
 }
 
 
