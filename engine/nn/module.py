@@ -24,7 +24,7 @@ from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.graph import _Handle
 from ..autograd.grad_mode import no_grad
-from .parameter import Buffer, Parameter
+from .parameter import Buffer, Parameter, is_lazy
 
 _global_forward_pre_hooks: list = []
 _global_forward_hooks: list = []
@@ -479,6 +479,11 @@ class Module:
                     errors.append(f'While copying the parameter named "{key}", expected torch.Tensor or '
                                   f"Tensor-like object from checkpoint but received {type(given)}")
                     continue
+                if is_lazy(own):      # NOTE [ Lazy modules ] 4 (engine/nn/lazy.py)
+                    if is_lazy(given):
+                        continue
+                    with no_grad():
+                        own.materialize(given.shape)
                 if tuple(given.shape) != tuple(own.shape):
                     errors.append(f"size mismatch for {key}: copying a param with shape {given.shape} from "
                                   f"checkpoint, the shape in current model is {own.shape}.")

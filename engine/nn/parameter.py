@@ -54,3 +54,7 @@ class Buffer:
     def __init__(self, data, persistent=True):
         self.data = data
         self.persistent = persistent
+
+
+from .uninitialized import (UninitializedBuffer, UninitializedParameter, UninitializedTensorMixin,  # noqa: E402
+                            is_lazy)
