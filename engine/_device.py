@@ -158,11 +158,21 @@ def namespace_for(d: device):
     if d.type == "cpu":
         return getattr(_cpu_override, "xp", None) or _numpy()
     _lazy_init_cuda()
-    return array_api_compat.array_namespace(_cupy_module().empty(0))
+    if not _cuda_xp:
+        _cuda_xp.append(array_api_compat.array_namespace(_cupy_module().empty(0)))
+    return _cuda_xp[0]
+
+
+_cuda_xp: list = []           # CuPy's array-API namespace, found once
+_cuda_devices: dict = {}      # device index -> engine.device("cuda", index), made once
 
 
 def device_of_array(arr) -> device:
     cp = _cupy_module()
     if cp is not None and isinstance(arr, cp.ndarray):
-        return device("cuda", arr.device.id)
+        i = arr.device.id
+        d = _cuda_devices.get(i)
+        if d is None:
+            d = _cuda_devices[i] = device("cuda", i)
+        return d
     return CPU
