@@ -184,23 +184,28 @@ def split_with_sizes(input, split_sizes, dim=0):
     return E.split(input, list(split_sizes), dim)
 
 
-def _unsafe(parts):
+def _unsafe(input, sizes, dim):
     """Split parts that are not views to autograd (PyTorch's unsafe_split): the same memory, but
     no base and a version counter of their own, each with its UnsafeSplitBackward0."""
-    for p in parts:
-        p._base = None
-        p._vc = VersionCounter()
-        if p.grad_fn is not None:
-            p.grad_fn._name = "UnsafeSplitBackward0"
-    return parts
+    d = _wrap_dim(dim, input.ndim)
+    parts, start = [], 0
+    for size in sizes:
+        key = (slice(None),) * d + (slice(start, start + size),)
+        p = apply(_O["slice"], [input], {"idx": key}, node_name="UnsafeSplitBackward0")
+        p._base, p._vc = None, VersionCounter()
+        parts.append(p)
+        start += size
+    return tuple(parts)
 
 
 def unsafe_split(input, split_size, dim=0):
-    return _unsafe(E.split(input, split_size, dim))
+    return _unsafe(input, [p.shape[_wrap_dim(dim, input.ndim)] for p in E.split(input.detach(), split_size, dim)],
+                   dim)
 
 
 def unsafe_chunk(input, chunks, dim=0):
-    return _unsafe(E.chunk(input, chunks, dim))
+    return _unsafe(input, [p.shape[_wrap_dim(dim, input.ndim)] for p in E.chunk(input.detach(), chunks, dim)],
+                   dim)
 
 
 def is_same_size(input, other) -> builtins.bool:
@@ -281,8 +286,9 @@ def triu_(self, diagonal=0):
 
 
 def cumsum_(self, dim, *, dtype=None):
-    return self.copy_(E.cumsum(self, dim, dtype=dtype)) if dtype is not None or self.dtype is _dtype.bool_ \
-        else E._inplace("cumsum", self, dim=_wrap_dim(dim, self.ndim))
+    if dtype is not None and dtype is not self.dtype:   # summed in ``dtype``, written back in self's
+        return self.copy_(E.cumsum(self, dim, dtype=dtype))
+    return E._inplace("cumsum", self, dim=_wrap_dim(dim, self.ndim))
 
 
 # ---- constructors from shapes ---------------------------------------------------------------------------
@@ -497,8 +503,9 @@ def _index_put_key(input, indices):
                     raise IndexError(f"index {int(bad[0])} is out of bounds for dimension {dim} with size {n}")
             dim += t.ndim if t.dtype is _dtype.bool_ else 1
         else:
-            E._check_bounds(input, parts)
             dim += 1
+    if builtins.any(isinstance(p, int) for p in parts):   # a 0-d index tensor became an int
+        E._check_bounds(input, parts)
     return parts, tensors
 
 
