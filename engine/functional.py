@@ -1439,8 +1439,3 @@ __all__ += _shape_all
 from ._stats_fns import *  # noqa: E402,F401,F403
 from ._stats_fns import __all__ as _stats_all  # noqa: E402
 __all__ += _stats_all
-
-# ---- quantile, cummax, cov, trapezoid, histogram, windows, poisson, asarray... (engine/_stats_fns.py) ------
-from ._stats_fns import *  # noqa: E402,F401,F403
-from ._stats_fns import __all__ as _stats_all  # noqa: E402
-__all__ += _stats_all
