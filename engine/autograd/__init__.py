@@ -14,7 +14,24 @@ from . import functional  # noqa: F401  (engine.autograd.functional: jacobian, h
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "no_grad", "enable_grad",
            "set_grad_enabled", "inference_mode", "graph", "set_detect_anomaly", "detect_anomaly",
-           "gradcheck", "gradgradcheck", "functional"]
+           "gradcheck", "gradgradcheck", "functional", "Variable"]
+
+
+class _VariableMeta(type):
+    def __instancecheck__(cls, other):
+        from .._tensor import Tensor
+        return isinstance(other, Tensor)
+
+
+class Variable(metaclass=_VariableMeta):
+    """The deprecated wrapper: every tensor is a Variable, and ``Variable(t, requires_grad=...)``
+    returns a new leaf sharing ``t``'s storage."""
+
+    def __new__(cls, data, requires_grad=False, volatile=False):
+        from .._tensor import Tensor
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+        return data.detach().requires_grad_(requires_grad)
 
 
 def _as_list(x):

@@ -79,6 +79,16 @@ def current_graph_task_retains_graph() -> bool:
     return bool(ids) and ids[-1][1]
 
 
+def will_execute(node) -> bool:
+    """Whether the innermost running backward/grad call on this thread will run ``node``
+    (PyTorch's ``_will_engine_execute_node``); False outside backward."""
+    plans = getattr(_task, "plans", None)
+    if not plans:
+        return False
+    seen, needed = plans[-1]
+    return node in seen and (needed is None or node in needed)
+
+
 def current_task_has_inputs() -> bool:
     """True while running autograd.grad or backward(inputs=...) (reentrant checkpoint refuses)."""
     stack = getattr(_task, "stack", None)
@@ -196,12 +206,17 @@ def run_backward(roots, grads, retain_graph: bool, create_graph: bool, inputs=No
     if ids is None:
         ids = _task.ids = []
     ids.append((next(_task_ids), retain_graph))
+    plans = getattr(_task, "plans", None)
+    if plans is None:
+        plans = _task.plans = []
+    plans.append((seen, needed))
     try:
         _drain(ready, buffers, deps, needed, capture, captured, claimed, accumulate, inputs,
                retain_graph, create_graph, F_tensor, phase, made)
     finally:
         stack.pop()
         ids.pop()
+        plans.pop()
     if _events.active:
         with _events.phase_scope(phase):
             _events.emit("backward_end", roots=[t._id for t in roots])
