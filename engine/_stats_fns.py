@@ -369,7 +369,7 @@ def histogram(input, bins, *, range=None, weight=None, density=False):  # noqa: 
                                "for dimension 0")
         if lo == hi:
             lo, hi = lo - 0.5, hi + 0.5
-        edges = E.linspace(lo, hi, bins + 1, dtype=input.dtype).numpy()
+        edges = E.linspace(lo, hi, bins + 1, dtype=input.dtype, device="cpu").numpy()
     wts = None if weight is None else weight.detach().numpy(force=True).reshape(-1).astype(np.float64)
     hist = np.zeros(edges.size - 1)
     if edges.size >= 2 and edges[0] <= edges[-1]:
