@@ -298,7 +298,8 @@ def test_pytorch_defaults():
     g = {name: getattr(optim, name)([p]).param_groups[0] for name in GROUP_KEYS}
     assert (g["NAdam"]["lr"], g["NAdam"]["momentum_decay"], g["NAdam"]["betas"]) == (2e-3, 4e-3, (0.9, 0.999))
     assert (g["RAdam"]["lr"], g["RAdam"]["eps"], g["RAdam"]["decoupled_weight_decay"]) == (1e-3, 1e-8, False)
-    assert (g["Adamax"]["lr"], g["Adadelta"]["lr"], g["Adadelta"]["rho"], g["Adadelta"]["eps"]) == (2e-3, 1.0, 0.9, 1e-6)
+    assert (g["Adamax"]["lr"], g["Adadelta"]["lr"], g["Adadelta"]["rho"], g["Adadelta"]["eps"]) == (
+        2e-3, 1.0, 0.9, 1e-6)
     assert (g["ASGD"]["lr"], g["ASGD"]["lambd"], g["ASGD"]["alpha"], g["ASGD"]["t0"]) == (1e-2, 1e-4, 0.75, 1e6)
     assert (g["Rprop"]["lr"], g["Rprop"]["etas"], g["Rprop"]["step_sizes"]) == (1e-2, (0.5, 1.2), (1e-6, 50))
     assert (g["Adafactor"]["lr"], g["Adafactor"]["beta2_decay"], g["Adafactor"]["eps"], g["Adafactor"]["d"]) == (
@@ -335,7 +336,8 @@ def test_state_dict_round_trip_continues_exactly(name):
 
 # PyTorch 2.13's errors for these arguments, word for word
 ERRORS = [
-    ("NAdam", dict(lr=-1.0), "Invalid learning rate: -1.0"), ("NAdam", dict(eps=-1e-8), "Invalid epsilon value: -1e-08"),
+    ("NAdam", dict(lr=-1.0), "Invalid learning rate: -1.0"),
+    ("NAdam", dict(eps=-1e-8), "Invalid epsilon value: -1e-08"),
     ("NAdam", dict(betas=(1.0, 0.9)), "Invalid beta parameter at index 0: 1.0"),
     ("NAdam", dict(betas=(0.9, -0.1)), "Invalid beta parameter at index 1: -0.1"),
     ("NAdam", dict(weight_decay=-0.1), "Invalid weight_decay value: -0.1"),
