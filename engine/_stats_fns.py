@@ -86,7 +86,7 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
     if not scalar_q and q.dtype is not input.dtype:
         raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
     if not scalar_q and q.device != input.device:
-        raise RuntimeError(f"quantile() q tensor must be on the same device as the input tensor")
+        raise RuntimeError("quantile() q tensor must be on the same device as the input tensor")
     if interpolation not in _INTERPOLATIONS:
         raise RuntimeError("quantile() interpolation must be one of linear, lower, higher, midpoint or nearest, "
                            f"but got {interpolation}")
@@ -382,8 +382,10 @@ def histogram(input, bins, *, range=None, weight=None, density=False):  # noqa: 
         total = hist.sum()
         hist = hist / (total * widths) if total else hist * np.nan
     from ._factories import tensor
-    return return_types.histogram(tensor(hist.astype(npdt), dtype=input.dtype, device=input.device),
-                                  tensor(edges, dtype=input.dtype, device=input.device))
+    hist = tensor(hist.astype(npdt), dtype=input.dtype, device=input.device)
+    if input.requires_grad and grad_mode.is_grad_enabled():   # PyTorch's NotImplemented node (on hist only here)
+        hist = apply(_O["histogram"], [input, hist])
+    return return_types.histogram(hist, tensor(edges, dtype=input.dtype, device=input.device))
 
 
 # ---- inner / ger / vdot / renorm ------------------------------------------------------------------
@@ -496,19 +498,21 @@ def _window(name, n, periodic, dtype, device, requires_grad, make):
 
 
 def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None, device=None,
-                   requires_grad=False, layout=None):
+                   requires_grad=False, layout=None, pin_memory=False):
     """``alpha - beta cos(2 pi k / (N - 1))``; periodic windows are the first N of N + 1 points."""
     return _window("hamming_window", window_length, periodic, dtype, device, requires_grad,
                    lambda k, m: E.cos(k * (2.0 * math.pi / (m - 1))) * -beta + alpha)
 
 
-def hann_window(window_length, periodic=True, *, dtype=None, device=None, requires_grad=False, layout=None):
+def hann_window(window_length, periodic=True, *, dtype=None, device=None, requires_grad=False,
+                layout=None, pin_memory=False):
     """``0.5 - 0.5 cos(2 pi k / (N - 1))`` (hamming_window with alpha = beta = 0.5)."""
     return _window("hann_window", window_length, periodic, dtype, device, requires_grad,
                    lambda k, m: E.cos(k * (2.0 * math.pi / (m - 1))) * -0.5 + 0.5)
 
 
-def blackman_window(window_length, periodic=True, *, dtype=None, device=None, requires_grad=False, layout=None):
+def blackman_window(window_length, periodic=True, *, dtype=None, device=None, requires_grad=False,
+                    layout=None, pin_memory=False):
     """``0.42 - 0.5 cos(2 pi k / (N - 1)) + 0.08 cos(4 pi k / (N - 1))``."""
     def make(k, m):
         t = k * (math.pi / (m - 1))
@@ -516,7 +520,8 @@ def blackman_window(window_length, periodic=True, *, dtype=None, device=None, re
     return _window("blackman_window", window_length, periodic, dtype, device, requires_grad, make)
 
 
-def bartlett_window(window_length, periodic=True, *, dtype=None, device=None, requires_grad=False, layout=None):
+def bartlett_window(window_length, periodic=True, *, dtype=None, device=None, requires_grad=False,
+                    layout=None, pin_memory=False):
     """The triangle ``1 - |2k / (N - 1) - 1|``: 2k/(N-1) up to the middle, 2 minus it after."""
     def make(k, m):
         t = k * (2.0 / (m - 1))
@@ -526,7 +531,7 @@ def bartlett_window(window_length, periodic=True, *, dtype=None, device=None, re
 
 
 def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, device=None, requires_grad=False,
-                  layout=None):
+                  layout=None, pin_memory=False):
     """``I0(beta sqrt(1 - ((k - (N-1)/2) / ((N-1)/2))^2)) / I0(beta)``."""
     from .special import i0
 
@@ -585,6 +590,8 @@ def _random_(self, *args, generator=None, **kw):
     else:
         from_, to = (list(args) + [None, None])[:2]
         from_, to = kw.get("from", from_), kw.get("to", to)
+        if from_ is None and to is not None:
+            from_ = 0
     low, high = _random_bounds(self.dtype, from_, to)
     return _fill(self, _gen(self, generator).integers(low, high, tuple(self.shape)), "random_")
 

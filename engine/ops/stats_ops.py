@@ -129,3 +129,12 @@ op("renorm", "RenormBackward0", ("self",), _renorm_fwd, _renorm_bwd, save={"self
 # ---- poisson: the draws come in as a second, gradient-free input (the kernel stays a pure copy) -------
 op("poisson", "PoissonBackward0", ("self", "sample"), lambda xp, rate, sample: xp.asarray(sample, copy=True),
    lambda F, g, s: (g * 0.0, None), promote=False, nondiff=("sample",))
+
+
+# ---- histogram: no derivative in PyTorch; a tensor that requires grad gives a NotImplemented node ------
+def _histogram_bwd(F, g, s):
+    raise RuntimeError("derivative for aten::histogram is not implemented")
+
+
+op("histogram", "NotImplemented", ("self", "counts"), lambda xp, a, counts: xp.asarray(counts, copy=True),
+   _histogram_bwd, promote=False, nondiff=("counts",))

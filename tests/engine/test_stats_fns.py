@@ -179,7 +179,17 @@ def test_histogram_counts_edges_weights_and_density():
     assert h.hist.tolist() == [1.0, 1.0, 2.0]
     h = engine.histogram(t64(X), t64([-2.0, -0.5, 0.0, 0.3, 2.0]))
     assert h.hist.tolist() == np.histogram(np.array(X), [-2.0, -0.5, 0.0, 0.3, 2.0])[0].tolist()
-    assert h.hist.dtype is engine.float64
+    assert h.hist.dtype is engine.float64 and h.hist.grad_fn is None
+
+
+def test_histogram_of_a_tensor_that_requires_grad_has_no_derivative():
+    x = f64(5, seed=24)
+    h = engine.histogram(x, 3)
+    assert h.hist.grad_fn.name() == "NotImplemented" and h.hist.grad_fn.next_functions[0][0].variable is x
+    with pytest.raises(RuntimeError, match="derivative for aten::histogram is not implemented"):
+        h.hist.sum().backward()
+    with engine.no_grad():
+        assert engine.histogram(x, 3).hist.grad_fn is None
 
 
 # ---- inner / ger / vdot / renorm -----------------------------------------------------------------------
@@ -256,6 +266,10 @@ def test_random_fills_draw_from_the_device_generator():
     r = engine.zeros(500).random_(2, 5)
     assert set(r.tolist()) == {2.0, 3.0, 4.0}
     assert set(engine.zeros(200, dtype=engine.int64).random_(3).tolist()) == {0, 1, 2}
+    assert set(engine.zeros(200, dtype=engine.int64).random_(to=2).tolist()) == {0, 1}
+    assert set(engine.zeros(200, dtype=engine.int64).random_(-2, to=0).tolist()) == {-2, -1}
+    top = engine.zeros(2000).random_()
+    assert top.numpy().min() >= 0 and top.numpy().max() <= 2 ** 24 and top.numpy().max() > 2 ** 20
     assert set(engine.zeros(100, dtype=engine.bool).random_().tolist()) == {False, True}
     g = engine.zeros(2000, dtype=engine.int64).geometric_(0.5)
     assert g.numpy().min() >= 1 and abs(g.numpy().mean() - 2.0) < 0.15
