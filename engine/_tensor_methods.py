@@ -349,3 +349,7 @@ _bind_shape_methods(Tensor)
 # ---- quantile, cummax, cov, histogram, renorm, random_/exponential_/..., get_device, is_cpu (engine/_stats_fns.py)
 from ._stats_fns import bind_methods as _bind_stats_methods  # noqa: E402
 _bind_stats_methods(Tensor)
+
+# ---- tan, fmax, copysign, gcd, bitwise ops and operators, aliases and in-place forms (engine/_elementwise_fns.py)
+from ._elementwise_fns import bind_methods as _bind_elementwise_methods  # noqa: E402
+_bind_elementwise_methods(Tensor)

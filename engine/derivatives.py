@@ -1057,6 +1057,7 @@ from .ops import index_ops as _index_op_rows  # noqa: E402,F401
 from .ops import erfinv as _erfinv_rows  # noqa: E402,F401
 from .ops import gamma_ops as _gamma_op_rows  # noqa: E402,F401
 from .ops import special_ops as _special_op_rows  # noqa: E402,F401
+from .ops import elementwise_more as _elementwise_more_rows  # noqa: E402,F401
 from .ops import moments as _moment_rows  # noqa: E402,F401
 from .ops import pool_more as _pool_more_rows  # noqa: E402,F401
 from .ops import shape_more as _shape_more_rows  # noqa: E402,F401

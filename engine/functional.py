@@ -1439,3 +1439,8 @@ __all__ += _shape_all
 from ._stats_fns import *  # noqa: E402,F401,F403
 from ._stats_fns import __all__ as _stats_all  # noqa: E402
 __all__ += _stats_all
+
+# tan, fmax/fmin, copysign, float_power, gcd, bitwise ops, constants, torch.<name>_ (engine/_elementwise_fns.py)
+from ._elementwise_fns import *  # noqa: E402,F401,F403
+from ._elementwise_fns import __all__ as _elementwise_all  # noqa: E402
+__all__ += _elementwise_all

@@ -574,6 +574,8 @@ def test_every_table_op_is_exercised():
         exercise_packed_ops()   # pack_padded_sequence
         from tests.engine.test_special import exercise_special_ops
         exercise_special_ops()   # lgamma, digamma, polygamma, mvlgamma
+        from tests.engine.test_elementwise_more import exercise_elementwise_ops
+        exercise_elementwise_ops()   # tan, fmax, copysign, logaddexp2, ldexp, rsub, eq_ ...
     seen = {e["op"] for e in tr.of_kind("op")}
     table = {n for n, o in OPS.items() if o.differentiable}
     assert table - seen == set()
