@@ -293,6 +293,21 @@ def test_defaults_group_keys_and_scalar_state(name):
     assert all(v._storage.category == "optimizer" for v in st.values())
 
 
+
+def test_scalar_state_is_float64_under_a_float64_default():
+    # PyTorch's _get_scalar_dtype(): step, mu_product, eta and mu follow a float64 default dtype
+    prev = engine.get_default_dtype()
+    engine.set_default_dtype(engine.float64)
+    try:
+        for name in SCALAR_STATE:
+            p = nn.Parameter(engine.ones(2))
+            opt = getattr(optim, name)([p])
+            p.grad = engine.ones(2)
+            opt.step()
+            assert [opt.state[p][k].dtype for k in SCALAR_STATE[name]] == [engine.float64] * len(SCALAR_STATE[name])
+    finally:
+        engine.set_default_dtype(prev)
+
 def test_pytorch_defaults():
     p = nn.Parameter(engine.ones(1))
     g = {name: getattr(optim, name)([p]).param_groups[0] for name in GROUP_KEYS}
