@@ -28,7 +28,7 @@ class ArrayFns:
     def __init__(self, xp):
         self.xp = xp
         for name in ("exp", "log", "log1p", "sqrt", "sin", "cos", "tanh", "sign", "abs", "matmul", "reshape",
-                     "broadcast_to", "expand_dims", "logical_and", "logical_or", "logical_not"):
+                     "broadcast_to", "expand_dims", "logical_and", "logical_or", "logical_not", "floor"):
             setattr(self, name, getattr(xp, name))
         if _backend._is_numpy(xp):
             self.matmul = np.matmul     # array_api_compat's matmul only forwards to it
@@ -253,7 +253,8 @@ class TensorFns:
         table = {"exp": E.exp, "log": E.log, "log1p": E.log1p, "sqrt": E.sqrt, "sin": E.sin, "cos": E.cos,
                  "tanh": E.tanh, "sign": E.sign, "abs": E.abs, "matmul": E.matmul, "erf": E.erf,
                  "reshape": E.reshape, "broadcast_to": E.broadcast_to, "logical_and": E.logical_and,
-                 "logical_not": E.logical_not, "logical_or": E.logical_or, "eq": E.eq, "gt": E.gt, "ge": E.ge, "lt": E.lt, "le": E.le}
+                 "logical_not": E.logical_not, "logical_or": E.logical_or, "eq": E.eq, "gt": E.gt, "ge": E.ge, "lt": E.lt, "le": E.le,
+                 "floor": E.floor}
         if name in table:
             return table[name]
         raise AttributeError(name)

@@ -1064,3 +1064,5 @@ from .ops import shape_more as _shape_more_rows  # noqa: E402,F401
 from .ops import embedding_bag as _embedding_bag_rows  # noqa: E402,F401
 from .ops import stats_ops as _stats_op_rows  # noqa: E402,F401
 from .ops import weight_norm as _weight_norm_rows  # noqa: E402,F401
+from .ops import sampling as _sampling_rows  # noqa: E402,F401
+from .ops import pdist as _pdist_rows  # noqa: E402,F401

@@ -424,3 +424,5 @@ from .pool_more import (adaptive_avg_pool3d, adaptive_max_pool1d, adaptive_max_p
                         adaptive_max_pool3d, adaptive_max_pool3d_with_indices, lp_pool1d, lp_pool2d, lp_pool3d,
                         max_pool1d_with_indices, max_unpool1d, max_unpool2d, max_unpool3d)
 from .embedding_bag import embedding_bag  # noqa: E402,F401
+from .sampling import affine_grid, grid_sample  # noqa: E402,F401
+from .pdist import pdist  # noqa: E402,F401

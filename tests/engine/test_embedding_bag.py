@@ -158,3 +158,8 @@ def test_other_backends_match_numpy(backend):
     with on_backend(backend):
         got = _run_all()
     assert_matches(backend, got, ref)
+
+
+def exercise_embedding_bag_ops():
+    """Runs the embedding_bag row once (for test_every_table_op_is_exercised)."""
+    F.embedding_bag(engine.tensor(IDX), f64(10, 3, seed=40), engine.tensor([0, 4]))

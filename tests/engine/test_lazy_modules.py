@@ -138,8 +138,7 @@ def test_lazy_convolution_errors():
     assert err(lambda: nn.LazyConv2d(4, 3, groups=2)(engine.randn(1, 5, 5, 5)), ValueError) == (
         "in_channels must be divisible by groups")
     assert err(lambda: nn.LazyConv1d(4, 3)(engine.randn(2, 3, 4, 5)), RuntimeError) == (
-        "Expected 2D (unbatched) or 3D (batched) input to LazyConv1d, but got input of size: "
-        "torch.Size([2, 3, 4, 5])")
+        "Expected 2D (unbatched) or 3D (batched) input to LazyConv1d, but got input of size: torch.Size([2, 3, 4, 5])")
     m = nn.LazyConv1d(4, 3, bias=False)
     assert repr(m) == "LazyConv1d(0, 4, kernel_size=(3,), stride=(1,), bias=False)"
     m(engine.randn(3, 8))                                                    # unbatched: channels first
@@ -147,8 +146,7 @@ def test_lazy_convolution_errors():
 
 
 NORMS = [("LazyBatchNorm1d", (4, 3)), ("LazyBatchNorm2d", (2, 3, 2, 2)), ("LazyBatchNorm3d", (2, 3, 2, 2, 2)),
-         ("LazyInstanceNorm1d", (2, 3, 4)), ("LazyInstanceNorm2d", (2, 3, 2, 2)),
-         ("LazyInstanceNorm3d", (2, 3, 2, 2, 2))]
+         ("LazyInstanceNorm1d", (2, 3, 4)), ("LazyInstanceNorm2d", (2, 3, 2, 2)), ("LazyInstanceNorm3d", (2, 3, 2, 2, 2))]
 OPTS = "eps=1e-05, momentum=0.2, affine=True, bias=True, track_running_stats=True)"
 
 

@@ -576,6 +576,12 @@ def test_every_table_op_is_exercised():
         exercise_special_ops()   # lgamma, digamma, polygamma, mvlgamma
         from tests.engine.test_elementwise_more import exercise_elementwise_ops
         exercise_elementwise_ops()   # tan, fmax, copysign, logaddexp2, ldexp, rsub, eq_ ...
+        from tests.engine.test_pool_more import exercise_pool_more_ops
+        exercise_pool_more_ops()   # max_unpool2d/3d, adaptive_max_pool3d, adaptive_avg_pool3d
+        from tests.engine.test_embedding_bag import exercise_embedding_bag_ops
+        exercise_embedding_bag_ops()
+        from tests.engine.test_grid_sample import exercise_sampling_ops
+        exercise_sampling_ops()   # grid_sampler_2d, affine_grid_generator, pdist
     seen = {e["op"] for e in tr.of_kind("op")}
     table = {n for n, o in OPS.items() if o.differentiable}
     assert table - seen == set()

@@ -255,3 +255,14 @@ def test_other_backends_match_numpy(backend):
     with on_backend(backend):
         got = _run_all()
     assert_matches(backend, got, ref)
+
+
+def exercise_pool_more_ops():
+    """Runs each op-table row of engine/ops/pool_more.py once (for test_every_table_op_is_exercised)."""
+    x = f64(1, 2, 4, 4, 4, seed=30)
+    o2, i2 = F.max_pool2d(x[0], 2, return_indices=True)
+    F.max_unpool2d(o2, i2, 2)
+    o3, i3 = F.max_pool3d(x, 2, return_indices=True)
+    F.max_unpool3d(o3, i3, 2)
+    F.adaptive_max_pool3d(x, (2, 3, 2))
+    F.adaptive_avg_pool3d(x, (3, 2, 2))
