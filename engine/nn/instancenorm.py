@@ -47,7 +47,7 @@ class _InstanceNorm(_NormBase):
             a, b = self._dims
             raise ValueError(f"expected {a}D or {b}D input (got {input.ndim}D input)")
 
-    def _apply(self, input):
+    def _normalize(self, input):     # not ``_apply``: that name is Module's (to/double/cuda)
         return instance_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
                              self.training or not self.track_running_stats,
                              self.momentum if self.momentum is not None else 0.0, self.eps)
@@ -63,8 +63,8 @@ class _InstanceNorm(_NormBase):
                           "warning by not passing in num_features, which is not used because affine=False",
                           stacklevel=2)
         if input.ndim == self._no_batch_dim:
-            return self._apply(input.unsqueeze(0)).squeeze(0)
-        return self._apply(input)
+            return self._normalize(input.unsqueeze(0)).squeeze(0)
+        return self._normalize(input)
 
 
 class InstanceNorm1d(_InstanceNorm):

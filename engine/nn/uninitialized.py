@@ -11,7 +11,8 @@ NOTE [ Uninitialized tensors ]
    reading its array (the ``_data`` slot) or its shape is what every op does, so those reads raise,
    naming the engine function the user called (``.shape`` read from user code or ``load_state_dict``
    gives the RuntimeError). ``size()``, ``dtype``, ``device``, ``requires_grad``, ``data``,
-   ``to``/``cuda``/``cpu``/``float``/``double``, ``detach`` (itself, so ``state_dict`` shows it) and
+   ``to``/``cuda``/``cpu``/``float``/``double`` (a buffer's give a placeholder, a parameter's an empty
+   Tensor, as PyTorch's), ``detach`` (itself, so ``state_dict`` shows it) and
    ``copy.deepcopy`` work, as in PyTorch.
 """
 from __future__ import annotations
@@ -64,7 +65,13 @@ class UninitializedTensorMixin:
 
     @data.setter
     def data(self, value):
+        if isinstance(value, UninitializedTensorMixin):          # Module.to: placeholder into placeholder
+            value = value._plain()
         Tensor.data.fset(self, value)
+
+    def _like(self, plain):
+        """A placeholder of this class on ``plain``'s device and dtype: what ``to``/``cuda``... give."""
+        return type(self)(self.requires_grad, plain.device, plain.dtype)
 
     def materialize(self, shape, device=None, dtype=None) -> None:
         """NOTE [ Uninitialized tensors ] 2: new memory of ``shape`` and the class it stands for."""
@@ -99,19 +106,19 @@ class UninitializedTensorMixin:
         return self
 
     def to(self, *args, **kwargs):
-        return self._plain().to(*args, **kwargs)
+        return self._like(self._plain().to(*args, **kwargs))
 
     def cuda(self, *args, **kwargs):
-        return self._plain().cuda(*args, **kwargs)
+        return self._like(self._plain().cuda(*args, **kwargs))
 
     def cpu(self):
-        return self._plain().cpu()
+        return self._like(self._plain().cpu())
 
     def float(self):
-        return self._plain().float()
+        return self._like(self._plain().float())
 
     def double(self):
-        return self._plain().double()
+        return self._like(self._plain().double())
 
     def is_floating_point(self) -> bool:
         return self.dtype.is_floating_point
@@ -136,6 +143,9 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
     """A ``Parameter`` whose shape is not known yet (a Lazy module's weight before its first forward)."""
 
     cls_to_become = Parameter
+
+    def _like(self, plain):
+        return plain                # PyTorch gives a plain (empty) Tensor here; Module.to sets it as .data
 
     def __new__(cls, requires_grad=True, device=None, dtype=None):
         from .. import functional as E

@@ -138,7 +138,8 @@ def test_lazy_convolution_errors():
     assert err(lambda: nn.LazyConv2d(4, 3, groups=2)(engine.randn(1, 5, 5, 5)), ValueError) == (
         "in_channels must be divisible by groups")
     assert err(lambda: nn.LazyConv1d(4, 3)(engine.randn(2, 3, 4, 5)), RuntimeError) == (
-        "Expected 2D (unbatched) or 3D (batched) input to LazyConv1d, but got input of size: torch.Size([2, 3, 4, 5])")
+        "Expected 2D (unbatched) or 3D (batched) input to LazyConv1d, but got input of size: "
+        "torch.Size([2, 3, 4, 5])")
     m = nn.LazyConv1d(4, 3, bias=False)
     assert repr(m) == "LazyConv1d(0, 4, kernel_size=(3,), stride=(1,), bias=False)"
     m(engine.randn(3, 8))                                                    # unbatched: channels first
@@ -146,7 +147,8 @@ def test_lazy_convolution_errors():
 
 
 NORMS = [("LazyBatchNorm1d", (4, 3)), ("LazyBatchNorm2d", (2, 3, 2, 2)), ("LazyBatchNorm3d", (2, 3, 2, 2, 2)),
-         ("LazyInstanceNorm1d", (2, 3, 4)), ("LazyInstanceNorm2d", (2, 3, 2, 2)), ("LazyInstanceNorm3d", (2, 3, 2, 2, 2))]
+         ("LazyInstanceNorm1d", (2, 3, 4)), ("LazyInstanceNorm2d", (2, 3, 2, 2)),
+         ("LazyInstanceNorm3d", (2, 3, 2, 2, 2))]
 OPTS = "eps=1e-05, momentum=0.2, affine=True, bias=True, track_running_stats=True)"
 
 
@@ -165,6 +167,19 @@ def test_lazy_norms(name, shape):
     np.testing.assert_allclose(y.detach().numpy(), eager(x).detach().numpy(), rtol=1e-6)
     for key in ("weight", "bias", "running_mean", "running_var", "num_batches_tracked"):
         np.testing.assert_allclose(m.state_dict()[key].numpy(), eager.state_dict()[key].numpy(), rtol=1e-6)
+
+
+def test_conversions_before_the_first_forward():
+    m = nn.LazyInstanceNorm2d().double()
+    assert type(m.running_mean) is UninitializedBuffer and m.running_mean.dtype is engine.float64
+    assert type(m.weight) is UninitializedParameter and m.weight.dtype is engine.float64
+    m(engine.randn(2, 3, 4, 4, dtype=engine.float64))
+    assert type(m) is nn.InstanceNorm2d and m.weight.dtype is engine.float64 and m.running_var.dtype is engine.float64
+    assert m.float().weight.dtype is engine.float32                          # InstanceNorm's own .to works too
+    b = UninitializedBuffer().to(engine.float64)
+    assert type(b) is UninitializedBuffer and b.dtype is engine.float64
+    p = UninitializedParameter().double()
+    assert type(p) is engine.Tensor and p.dtype is engine.float64 and p.numel() == 0
 
 
 def test_lazy_norm_without_affine_or_statistics():

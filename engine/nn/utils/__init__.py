@@ -11,3 +11,8 @@ from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: E402
 from .weight_norm import remove_weight_norm, weight_norm  # noqa: E402
 __all__ += ["parametrizations", "parametrize", "remove_spectral_norm", "spectral_norm", "remove_weight_norm",
             "weight_norm"]
+from . import stateless  # noqa: E402
+from .fusion import fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval, fuse_linear_bn_weights  # noqa: E402
+from .init import skip_init  # noqa: E402
+__all__ += ["stateless", "fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval", "fuse_linear_bn_weights",
+            "skip_init"]
