@@ -72,8 +72,9 @@ def test_register_moves_the_tensor_into_a_parametrization_list():
     opt = engine.optim.SGD(m.parameters(), lr=0.1)
     PZ.register_parametrization(m, "weight", Symmetric())
     assert type(m).__name__ == "ParametrizedLinear" and type(m).__mro__[1] is nn.Linear
-    assert repr(m) == ("ParametrizedLinear(\n  in_features=3, out_features=3, bias=True\n  (parametrizations): ModuleDict(\n"
-                       "    (weight): ParametrizationList(\n      (0): Symmetric()\n    )\n  )\n)")
+    assert repr(m) == ("ParametrizedLinear(\n  in_features=3, out_features=3, bias=True\n"
+                       "  (parametrizations): ModuleDict(\n    (weight): ParametrizationList(\n"
+                       "      (0): Symmetric()\n    )\n  )\n)")
     assert list(m.state_dict()) == ["bias", "parametrizations.weight.original"]
     assert [n for n, _ in m.named_parameters()] == ["bias", "parametrizations.weight.original"]
     assert m.parametrizations.weight.original is w0           # NOTE [ Parametrizations ] 3

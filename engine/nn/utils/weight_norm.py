@@ -15,13 +15,20 @@ def norm_except_dim(v, pow=2, dim=0):
     """The ``pow``-norm of ``v`` over every dim but ``dim``, shaped 1 everywhere but ``dim``
     (``dim=-1``: the norm of the whole tensor)."""
     if dim == -1:
-        return E.norm(v, pow)
+        return _norm(v, pow, None, "NormBackward0")
     nd = v.ndim
     if dim == 0:
-        return E.norm(v.contiguous().view(v.shape[0], -1), pow, 1).view(v.shape[0], *([1] * (nd - 1)))
+        return _norm(v.contiguous().view(v.shape[0], -1), pow, 1).view(v.shape[0], *([1] * (nd - 1)))
     if dim == nd - 1:
-        return E.norm(v.contiguous().view(-1, v.shape[-1]), pow, 0).view(*([1] * (nd - 1)), v.shape[-1])
+        return _norm(v.contiguous().view(-1, v.shape[-1]), pow, 0).view(*([1] * (nd - 1)), v.shape[-1])
     return norm_except_dim(v.transpose(0, dim), pow, 0).transpose(0, dim)
+
+
+def _norm(x, p, dim, node="NormBackward1"):
+    """``x.norm(p, dim)`` as the Tensor method records it (NormBackward0/1, not LinalgVectorNormBackward0)."""
+    if p not in (2, 2.0):
+        return E.norm(x, p, dim)
+    return apply(OPS["norm"], [x], {"dim": None if dim is None else (dim,), "keepdim": False}, node_name=node)
 
 
 def _weight_norm_interface(v, g, dim=0):
