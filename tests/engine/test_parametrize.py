@@ -454,3 +454,32 @@ def test_legacy_spectral_norm_gradient_reaches_weight_orig():
         m._parameters["weight_orig"] = w
         return m(x)
     gradcheck(fn, [engine.tensor(W, dtype=D, requires_grad=True)])
+
+
+class Twice(nn.Module):
+    def forward(self, x):
+        return 2 * x
+
+    def right_inverse(self, x):
+        return x / 2
+
+
+def test_a_buffer_can_be_parametrized():
+    bn = nn.BatchNorm1d(3)
+    PZ.register_parametrization(bn, "running_mean", Twice())
+    assert list(bn.state_dict()) == ["weight", "bias", "running_var", "num_batches_tracked",
+                                     "parametrizations.running_mean.original"]
+    assert [n for n, _ in bn.named_buffers()] == ["running_var", "num_batches_tracked",
+                                                  "parametrizations.running_mean.original"]
+    bn.running_mean = engine.tensor([2.0, 4.0, 6.0])
+    assert bn.parametrizations.running_mean.original.tolist() == [1.0, 2.0, 3.0]
+    assert not bn.parametrizations.running_mean.original.requires_grad
+
+
+def test_recorded_leaves_carry_the_original_names():
+    m = nn.Sequential(P.weight_norm(nn.Linear(3, 2)))
+    with engine.record() as trace:
+        m(engine.randn(4, 3)).sum().backward()
+    leaves = sorted(e["tensor"]["name"] for e in trace.events if e["kind"] == "leaf")
+    assert leaves == ["0.bias", "0.parametrizations.weight.original0", "0.parametrizations.weight.original1"]
+    assert m[0].parametrizations.weight.original1.grad is not None
