@@ -27,7 +27,6 @@ from contextlib import contextmanager
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ..container import ModuleDict, ModuleList
-from ..module import Module
 from ..parameter import Parameter
 
 _cache_enabled = 0
