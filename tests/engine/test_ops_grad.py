@@ -574,6 +574,8 @@ def test_every_table_op_is_exercised():
         exercise_packed_ops()   # pack_padded_sequence
         from tests.engine.test_special import exercise_special_ops
         exercise_special_ops()   # lgamma, digamma, polygamma, mvlgamma
+        from tests.engine.test_stats_fns import exercise_stats_ops
+        exercise_stats_ops()   # cummax, cummin, vdot, renorm, poisson, histogram
         from tests.engine.test_elementwise_more import exercise_elementwise_ops
         exercise_elementwise_ops()   # tan, fmax, copysign, logaddexp2, ldexp, rsub, eq_ ...
         from tests.engine.test_pool_more import exercise_pool_more_ops

@@ -338,6 +338,13 @@ def test_scalar_tensor_and_predicates():
     assert engine.typename(engine.nn.Linear).endswith("Linear")
 
 
+def exercise_stats_ops():
+    """One call per row of engine/ops/stats_ops.py (test_ops_grad.test_every_table_op_is_exercised)."""
+    x = f64(3, 4, seed=25)
+    engine.cummax(x, 1), engine.cummin(x, 0), engine.vdot(x[0], x[1]), engine.renorm(x, 2, 0, 1.0)
+    engine.poisson(x.abs()), engine.histogram(x, 3)
+
+
 # ---- other backends ----------------------------------------------------------------------------------
 def _backend_run():
     x = engine.tensor(X, dtype=engine.float64, requires_grad=True)
