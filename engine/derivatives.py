@@ -1066,3 +1066,4 @@ from .ops import stats_ops as _stats_op_rows  # noqa: E402,F401
 from .ops import weight_norm as _weight_norm_rows  # noqa: E402,F401
 from .ops import sampling as _sampling_rows  # noqa: E402,F401
 from .ops import pdist as _pdist_rows  # noqa: E402,F401
+from .ops import ctc as _ctc_rows  # noqa: E402,F401

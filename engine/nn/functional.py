@@ -426,3 +426,4 @@ from .pool_more import (adaptive_avg_pool3d, adaptive_max_pool1d, adaptive_max_p
 from .embedding_bag import embedding_bag  # noqa: E402,F401
 from .sampling import affine_grid, grid_sample  # noqa: E402,F401
 from .pdist import pdist  # noqa: E402,F401
+from .ctc import ctc_loss  # noqa: E402,F401
