@@ -134,6 +134,10 @@ def _nondiff(t, fn):
 
 
 def pow(input, exponent):
+    if not isinstance(input, Tensor) and isinstance(exponent, Tensor):   # number ** tensor: one edge
+        input = _scalar_ok(input, "pow")
+        dt = _dtype.result_type([input, exponent])
+        return apply(_O["pow_number_base"], [exponent if exponent.dtype is dt else exponent.to(dt)], {"self": input})
     if isinstance(exponent, Tensor) or not isinstance(input, Tensor):
         _broadcast_check(input, exponent)
         return apply(_O["pow_tensor"], [_scalar_ok(input, "pow"), exponent],

@@ -51,6 +51,13 @@ POINTWISE_OPS = POINTWISE_OPS | frozenset((
     "xlogy_number_other", "xlogy_number_self", "lerp", "lerp_tensor", "addcmul", "addcdiv"))
 
 
+# tan, fmax, copysign, ... and the integer-only ops (engine/ops/elementwise_more.py)
+POINTWISE_OPS = POINTWISE_OPS | frozenset((
+    "tan", "fmax", "fmin", "copysign", "copysign_number", "logaddexp2", "ldexp", "nextafter", "rsub", "rsub_number",
+    "pow_number_base", "gcd", "lcm", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
+    "bitwise_left_shift", "bitwise_right_shift"))
+
+
 def is_pointwise(n) -> bool:
     return (n.op == "call_op" and n.target in POINTWISE_OPS) or \
         (n.op == "call_fn" and n.target in POINTWISE_FNS) or n.op == "operator"

@@ -114,6 +114,19 @@ op("nextafter", "NextafterBackward0", ("self", "other"), _nextafter_fwd,
    save={"other": (), "self": ()})
 
 
+# ---- a number to a tensor power: one edge, the number kept as an attribute (PyTorch's PowBackward2) ------
+def _pow_number_base_bwd(F, g, s):
+    """``g * result * log(base)``: NaN for a negative base; for base 0, 0 where the exponent is >= 0."""
+    base = s.self
+    if base == 0:
+        return (F.where(F.ge(s.exponent, 0.0), 0.0, g * s.result * -math.inf),)
+    return (g * s.result * (math.log(base) if base > 0 else math.nan),)
+
+
+op("pow_number_base", "PowBackward2", ("exponent",), lambda xp, b, self: self ** b, _pow_number_base_bwd,
+   save={"exponent": (), "result": ()})
+
+
 # ---- rsub: other - alpha * self ----------------------------------------------------------------------
 op("rsub", "RsubBackward0", ("self", "other"), lambda xp, a, b, alpha=1: b - a * alpha if alpha != 1 else b - a,
    lambda F, g, s: (-g * s.alpha if s.alpha != 1 else -g, g))

@@ -150,6 +150,21 @@ def test_float_power_is_a_float64_cast_then_pow():
     gradgradcheck(lambda t: engine.float_power(t, 2.5), [f64(3, low=0.5)])
 
 
+def test_number_to_a_tensor_power_has_one_edge():
+    for base, want_out, want_grad in ((2.0, [0.5, 1.0, 2.8284], [0.3466, 0.6931, 1.9605]),
+                                      (0.0, [math.inf, 1.0, 0.0], [-math.inf, 0.0, 0.0]),
+                                      (-2.0, [-0.5, 1.0, NAN], [NAN, NAN, NAN])):
+        x = leaf([-1.0, 0.0, 1.5])
+        out = base ** x
+        assert out.grad_fn.name() == "PowBackward2" and len(out.grad_fn.next_functions) == 1
+        assert out.grad_fn._saved_exponent is x and out.grad_fn._saved_self == base
+        np.testing.assert_allclose(out.tolist(), want_out, atol=1e-4)
+        np.testing.assert_allclose(grads(out, x)[0], want_grad, atol=1e-4)
+    assert (2 ** engine.tensor([1, 2])).tolist() == [2, 4] and (2.5 ** engine.tensor([1, 2])).tolist() == [2.5, 6.25]
+    gradcheck(lambda t: 1.7 ** t, [f64(5)])
+    gradgradcheck(lambda t: engine.pow(0.5, t), [f64(5)])
+
+
 # ---- logaddexp2, ldexp, nextafter --------------------------------------------------------------------------
 def test_logaddexp2_values_and_gradients():
     a = engine.tensor([1.0, 100.0, -100.0, math.inf, -math.inf, math.inf])
@@ -436,6 +451,7 @@ CASES = {
     "nextafter": lambda a, b: engine.nextafter(a, b),
     "rsub": lambda a, b: engine.rsub(a, b, alpha=2),
     "rsub_number": lambda a, b: engine.rsub(a * b, 1.5),
+    "pow_number_base": lambda a, b: 1.5 ** a + 0.0 ** b,
     "eq_": lambda a, b: (a * b).ge_(0.0) + (a * 1).lt_(b) * b,
     "div_floor_": lambda a, b: (a * 3).div_(b, rounding_mode="floor") + a,
 }
@@ -489,3 +505,4 @@ def exercise_elementwise_ops():
     for name in ("eq", "ne", "lt", "le", "gt", "ge"):
         getattr(x * 1, name + "_")(y), getattr(x * 1, name + "_")(1.0)
     (x * 1).div_(y, rounding_mode="trunc")
+    2.0 ** x
