@@ -586,6 +586,8 @@ def test_every_table_op_is_exercised():
         exercise_sampling_ops()   # grid_sampler_2d, affine_grid_generator, pdist
         from tests.engine.test_ctc import exercise_ctc_ops
         exercise_ctc_ops()
+        from tests.engine.test_parametrize import exercise_weight_norm_ops
+        exercise_weight_norm_ops()   # weight_norm_interface
     seen = {e["op"] for e in tr.of_kind("op")}
     table = {n for n, o in OPS.items() if o.differentiable}
     assert table - seen == set()

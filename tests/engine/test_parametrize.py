@@ -483,3 +483,9 @@ def test_recorded_leaves_carry_the_original_names():
     leaves = sorted(e["tensor"]["name"] for e in trace.events if e["kind"] == "leaf")
     assert leaves == ["0.bias", "0.parametrizations.weight.original0", "0.parametrizations.weight.original1"]
     assert m[0].parametrizations.weight.original1.grad is not None
+
+
+def exercise_weight_norm_ops():
+    """For test_ops_grad's coverage check: the fused weight-norm row, forward and through create_graph."""
+    v, g = f64(4, 3, seed=20), f64(4, 1, seed=21, low=0.5)
+    engine.autograd.grad(_weight_norm(v, g, 0).sum(), [v, g], create_graph=True)
