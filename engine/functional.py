@@ -105,7 +105,14 @@ def div(input, other, *, rounding_mode=None):
 divide = true_divide = div
 
 
-# remainder and fmod (RemainderBackward0/1, FmodBackward0/1) are in engine/_elementwise_fns.py
+def remainder(input, other):
+    """``input - floor(input / other) * other``: the sign follows the divisor, as Python's ``%``."""
+    return sub(input, mul(div(input, other, rounding_mode="floor"), other))
+
+
+def fmod(input, other):
+    """``input - trunc(input / other) * other``: the sign follows the dividend, as C's fmod."""
+    return sub(input, mul(div(input, other, rounding_mode="trunc"), other))
 
 
 def _int_div(input, other, rounding_mode):

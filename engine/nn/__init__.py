@@ -99,3 +99,5 @@ __all__ += ["UninitializedBuffer", "UninitializedParameter", "LazyBatchNorm1d", 
             "LazyConvTranspose3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d", "LazyLinear"]
 from .ctc import CTCLoss  # noqa: E402
 __all__ += ["CTCLoss"]
+from .pool_more import FractionalMaxPool2d  # noqa: E402
+__all__ += ["FractionalMaxPool2d"]

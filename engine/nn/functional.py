@@ -427,3 +427,4 @@ from .embedding_bag import embedding_bag  # noqa: E402,F401
 from .sampling import affine_grid, grid_sample  # noqa: E402,F401
 from .pdist import pdist  # noqa: E402,F401
 from .ctc import ctc_loss  # noqa: E402,F401
+from .pool_more import fractional_max_pool2d, fractional_max_pool2d_with_indices  # noqa: E402,F401

@@ -190,6 +190,50 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
 
 
+def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    """Max pooling over pseudo-random windows (NOTE [ Fractional max pooling ] in engine/ops/pool_more.py):
+    always (values, int64 indices). ``_random_samples`` (N, C, 2) fixes the windows; by default they are
+    drawn from the input device's generator."""
+    if output_size is None and output_ratio is None:
+        raise ValueError("fractional_max_pool2d requires specifying either an output_size or an output_ratio")
+    if output_size is None:
+        if not isinstance(output_ratio, (int, float)) and len(tuple(output_ratio)) > 2:
+            raise ValueError("fractional_max_pool2d requires output_ratio to either be a single Int or tuple of Ints.")
+        ratio = _tuple(output_ratio, 2) if not isinstance(output_ratio, float) else (output_ratio, output_ratio)
+        output_size = [int(input.shape[-2] * ratio[0]), int(input.shape[-1] * ratio[1])]
+    kh, kw = _tuple(kernel_size, 2)
+    oh, ow = _tuple(output_size, 2)
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"fractional_max_pool2d(): Expected 3D or 4D tensor, but got: {list(input.shape)}")
+    if _random_samples is None:
+        n_batch = 1 if input.ndim == 3 else input.shape[0]
+        _random_samples = E.rand(n_batch, input.shape[-3], 2, dtype=input.dtype, device=input.device)
+    h, w = input.shape[-2:]
+    if oh + kh - 1 > h:
+        raise RuntimeError(f"fractional_max_pool2d(): pool height {kh} too large relative to input height {h}")
+    if ow + kw - 1 > w:
+        raise RuntimeError(f"fractional_max_pool2d(): pool width {kw} too large relative to input width {w}")
+    if _random_samples.dtype is not input.dtype:
+        raise RuntimeError("Expect _random_samples to have the same dtype as input")
+    if input.ndim == 4 and _random_samples.shape[0] < input.shape[0]:
+        raise RuntimeError("Expect _random_samples.size(0) no less then input batch size.")
+    if _random_samples.shape[1] != input.shape[-3] or _random_samples.shape[2] != 2:
+        raise RuntimeError(f"Expect _random_samples to have shape (N, {input.shape[-3]}, 2), got "
+                           f"{list(_random_samples.shape)}")
+    res, aux = apply(OPS["fractional_max_pool2d"], [input, _random_samples],
+                     {"kernel_size": (kh, kw), "output_size": (oh, ow)}, return_aux=True)
+    return res, aux["result1"]
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                          _random_samples=None):
+    """Max pooling over pseudo-random windows to ``output_size`` (or ``output_ratio`` of the input)."""
+    out, idx = fractional_max_pool2d_with_indices(input, kernel_size, output_size, output_ratio,
+                                                  _random_samples=_random_samples)
+    return (out, idx) if return_indices else out
+
+
 def _check_nonempty(fn, input):
     for i in range(1, input.ndim):
         if input.shape[i] == 0:
@@ -312,8 +356,35 @@ class AdaptiveAvgPool3d(Module):
         return f"output_size={self.output_size}"
 
 
+class FractionalMaxPool2d(Module):
+    """Max pooling over pseudo-random windows (Graham's fractional max pooling) to ``output_size`` or to
+    ``output_ratio`` of the input size."""
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices: bool = False,
+                 _random_samples=None):
+        super().__init__()
+        self.kernel_size = _tuple(kernel_size, 2)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = _tuple(output_size, 2) if output_size is not None else None
+        self.output_ratio = (None if output_ratio is None else
+                             (output_ratio, output_ratio) if isinstance(output_ratio, (int, float))
+                             else tuple(output_ratio))
+        if output_size is None and output_ratio is None:
+            raise ValueError("FractionalMaxPool2d requires specifying either an output size, or a pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not (0 < self.output_ratio[0] < 1 and 0 < self.output_ratio[1] < 1):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input):
+        return fractional_max_pool2d(input, self.kernel_size, self.output_size, self.output_ratio,
+                                     self.return_indices, _random_samples=self._random_samples)
+
+
 __all__ = ["max_unpool1d", "max_unpool2d", "max_unpool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d",
            "adaptive_max_pool1d", "adaptive_max_pool1d_with_indices", "adaptive_max_pool3d",
            "adaptive_max_pool3d_with_indices", "adaptive_avg_pool3d", "max_pool1d_with_indices", "MaxUnpool1d",
            "MaxUnpool2d", "MaxUnpool3d", "LPPool1d", "LPPool2d", "LPPool3d", "AdaptiveMaxPool1d",
-           "AdaptiveMaxPool3d", "AdaptiveAvgPool3d"]
+           "AdaptiveMaxPool3d", "AdaptiveAvgPool3d", "fractional_max_pool2d", "fractional_max_pool2d_with_indices",
+           "FractionalMaxPool2d"]

@@ -145,3 +145,57 @@ def _adaptive_avg3d_bwd(F, g, s):
 
 op("adaptive_avg_pool3d", "AdaptiveAvgPool3DBackward0", ("self",), _adaptive_avg3d_fwd, _adaptive_avg3d_bwd,
    save={"self": ()}, promote=False)
+
+
+# ---- fractional max pooling (NOTE [ Fractional max pooling ]) --------------------------------------------
+# NOTE [ Fractional max pooling ]
+# 1. Each plane gets its own windows: along a dim of size n pooled to o outputs with window k, window i
+#    starts at trunc((i + u) a) - trunc(u a), a = (n - k) / (o - 1), the last one at n - k, where u is the
+#    plane's sample in [0, 1) (``_random_samples[b, c]``: index 0 for the width, 1 for the height). The
+#    arithmetic runs in the input's dtype, as PyTorch's kernel, so the same samples give the same windows.
+# 2. Within a window the first maximum wins; ``result1`` is its int64 position in the H*W plane. The node
+#    keeps ``self`` and ``result1``; backward scatter-adds at ``result1`` (NOTE [ Pooling ] 2).
+def fractional_starts(samples, size, out, k, dtype):
+    """(P, out) int64 window starts for the (P,) samples (NOTE [ Fractional max pooling ] 1)."""
+    u = np.asarray(samples, dtype=dtype)
+    seq = np.zeros((u.shape[0], out), dtype=np.int64)
+    if out > 1:
+        alpha = dtype(size - k) / dtype(out - 1)
+        i = np.arange(out, dtype=dtype)[None, :]
+        seq = (np.trunc((i + u[:, None]) * alpha).astype(np.int64)
+               - np.trunc(u * alpha).astype(np.int64)[:, None])
+    if out > 0:
+        seq[:, -1] = size - k
+    return seq
+
+
+def _frac_fwd(xp, x, random_samples, kernel_size, output_size):
+    (kh, kw), (oh, ow) = kernel_size, output_size
+    lead, p = _lead(tuple(x.shape), 2)
+    h, w = x.shape[-2:]
+    dt = np.float64 if "64" in str(x.dtype) else np.float32
+    c = x.shape[-3]
+    u = _backend.to_numpy(xp, random_samples)[:max(p // c, 1), :c].reshape(p, 2)
+    rows = fractional_starts(u[:, 1], h, oh, kh, dt)[:, :, None] + np.arange(kh)[None, None, :]    # (P, oh, kh)
+    cols = fractional_starts(u[:, 0], w, ow, kw, dt)[:, :, None] + np.arange(kw)[None, None, :]    # (P, ow, kw)
+    pos = (rows[:, :, None, :, None] * w + cols[:, None, :, None, :]).reshape(p, oh * ow, kh * kw)
+    flat = (pos + (np.arange(p) * h * w)[:, None, None]).reshape(-1)
+    vals = xp.reshape(xp.take(xp.reshape(x, (-1,)), _backend.from_numpy(xp, flat)), (p, oh * ow, kh * kw))
+    which = xp.argmax(vals, axis=2)                                  # the first maximum of each window
+    out = xp.max(vals, axis=2)
+    at = xp.reshape(xp.reshape(xp.arange(p * oh * ow, dtype=xp.int64), (p, oh * ow)) * (kh * kw) + which, (-1,))
+    idx = xp.take(_backend.from_numpy(xp, pos.reshape(-1)), at)
+    return xp.reshape(out, lead + (oh, ow)), {"result1": xp.reshape(idx, lead + (oh, ow))}
+
+
+def _frac_bwd(F, g, s):
+    shape = tuple(s.shapes[0])
+    _, p = _lead(shape, 2)
+    g2 = F.reshape(g, (p, -1))
+    idx = F.reshape(s.result1, (p, -1))
+    gx = F.scatter_add((p, shape[-2] * shape[-1]), (F.iota(p, 0, 2, g2), idx), g2, g2)
+    return F.reshape(gx, shape), None
+
+
+op("fractional_max_pool2d", "FractionalMaxPool2DBackward0", ("self", "random_samples"), _frac_fwd, _frac_bwd,
+   save={"self": (), "result1": ()}, aux=("result1",), promote=False, nondiff=("random_samples",))

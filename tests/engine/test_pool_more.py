@@ -233,6 +233,39 @@ def test_upsampling_modules_and_nll_loss2d():
     assert float(loss(logp, t).item()) == float(F.nll_loss(logp, t).item())
 
 
+# ---- fractional max pooling --------------------------------------------------------------------------
+def test_fractional_windows_follow_the_samples():
+    from engine.ops.pool_more import fractional_starts
+    # a = (9 - 2) / (4 - 1) = 7/3; starts trunc((i + u) a) - trunc(u a), the last at 9 - 2
+    assert fractional_starts([0.0, 0.7], 9, 4, 2, np.float64).tolist() == [[0, 2, 4, 7], [0, 2, 5, 7]]
+    x = f64(2, 3, 9, 11, seed=31)
+    u = engine.tensor(np.random.default_rng(32).uniform(0, 1, (2, 3, 2)))
+    out, idx = F.fractional_max_pool2d(x, (3, 2), output_size=(4, 5), return_indices=True, _random_samples=u)
+    xs, us = x.detach().numpy(), u.numpy()
+    for b, c in itertools.product(range(2), range(3)):
+        rows = fractional_starts(us[b, c, 1:2], 9, 4, 3, np.float64)[0]
+        cols = fractional_starts(us[b, c, 0:1], 11, 5, 2, np.float64)[0]
+        for i, j in itertools.product(range(4), range(5)):
+            win = xs[b, c, rows[i]:rows[i] + 3, cols[j]:cols[j] + 2]
+            assert out.detach().numpy()[b, c, i, j] == win.max()
+            r, q = np.unravel_index(np.argmax(win), win.shape)
+            assert idx.numpy()[b, c, i, j] == (rows[i] + r) * 11 + cols[j] + q
+    assert out.grad_fn.name() == "FractionalMaxPool2DBackward0" and out.grad_fn._saved_result1 is idx
+    gradcheck(lambda a: F.fractional_max_pool2d(a, 2, output_size=(3, 4), _random_samples=u), [f64(2, 3, 5, 6, seed=33)])
+
+
+def test_fractional_module_ratio_and_default_samples():
+    engine.manual_seed(0)
+    x = f64(1, 2, 8, 10, seed=34)
+    pool = nn.FractionalMaxPool2d(3, output_ratio=0.5)
+    assert repr(pool) == "FractionalMaxPool2d()" and tuple(pool(x).shape) == (1, 2, 4, 5)
+    fixed = nn.FractionalMaxPool2d(2, output_size=3, _random_samples=engine.zeros(1, 2, 2, dtype=engine.float64))
+    assert "_random_samples" in dict(fixed.named_buffers())
+    np.testing.assert_array_equal(fixed(x).detach().numpy(), fixed(x).detach().numpy())
+    with pytest.raises(ValueError, match="only one of output_size and output_ratio may be specified"):
+        nn.FractionalMaxPool2d(2, output_size=3, output_ratio=0.5)
+
+
 # ---- other backends: the same results as on NumPy ----------------------------------------------------
 def _run_all():
     engine.manual_seed(0)
@@ -243,7 +276,9 @@ def _run_all():
     aa = F.adaptive_avg_pool3d(x, (3, 2, 3))
     lp = F.lp_pool2d(F.relu(x[:, 0]) + 0.1, 2, 2)
     m1 = F.adaptive_max_pool1d(x[0, 0, 0], 3)
-    outs = [u, am, ai, aa, lp, m1]
+    fr = F.fractional_max_pool2d(x[:, :, 0], 2, output_size=(3, 2), _random_samples=engine.full((2, 2, 2), 0.4,
+                                                                                               dtype=x.dtype))
+    outs = [u, am, ai, aa, lp, m1, fr]
     total = sum((o.sum() for o in outs if o.dtype.is_floating_point), engine.zeros(()))
     total.backward()
     return outs + [x.grad]
@@ -266,3 +301,4 @@ def exercise_pool_more_ops():
     F.max_unpool3d(o3, i3, 2)
     F.adaptive_max_pool3d(x, (2, 3, 2))
     F.adaptive_avg_pool3d(x, (3, 2, 2))
+    F.fractional_max_pool2d(x[0], 2, output_size=(3, 3))
