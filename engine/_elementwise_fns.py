@@ -169,6 +169,49 @@ def rsub(input, other, alpha=1):
     return apply(_O["rsub_number"], [input], {"other": other, **(attrs or {})})
 
 
+# ---- fmod, remainder ---------------------------------------------------------------------------------
+def _zero_divisor(input, other):
+    """Integer modulo by zero is PyTorch's error (a float one gives NaN)."""
+    if _dtype.result_type([input, other]).is_floating_point:
+        return
+    if bool(E.any(E.eq(other, 0)).item()) if isinstance(other, Tensor) else other == 0:
+        raise RuntimeError("ZeroDivisionError")
+
+
+def _modulo(name, input, other, inplace=None):
+    other = _number(name, other)
+    E._broadcast_check(input, other)
+    if inplace is not None:
+        _cast_check(input, other)
+    _zero_divisor(input, other)
+    if isinstance(other, Tensor):
+        return apply(_O[name], [input, other], inplace=inplace)
+    if inplace is None:
+        dt = _dtype.result_type([input, other])
+        input = input if dt is input.dtype else input.to(dt)
+    return apply(_O[name + "_number"], [input], {"other": other}, inplace=inplace)
+
+
+def fmod(input, other):
+    """C's modulo: the result takes the sign of ``input``. FmodBackward1 (a tensor ``other``, keeping both
+    for its gradient ``-trunc(input / other)``) or FmodBackward0 (a number: nothing kept)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"fmod() received an invalid combination of arguments - got ({type(input).__name__}, "
+                        f"{type(other).__name__}), but expected one of:\n"
+                        " * (Tensor input, Tensor other, *, Tensor out = None)\n"
+                        " * (Tensor input, Number other, *, Tensor out = None)\n")
+    return _modulo("fmod", input, other)
+
+
+def remainder(input, other):
+    """Python's modulo (``%``): the result takes the sign of ``other``. RemainderBackward1 (a tensor
+    ``other``, keeping both for its gradient ``-floor(input / other)``) or RemainderBackward0 (a number).
+    A number ``input`` is composed as ``input - floor(input / other) * other``."""
+    if not isinstance(input, Tensor):
+        return E.sub(input, E.mul(E.div(input, other, rounding_mode="floor"), other))
+    return _modulo("remainder", input, other)
+
+
 # ---- integer only: gcd, lcm, bitwise (NOTE [ Integer-only kernels ] in engine/ops/elementwise_more.py) --
 _KERNEL = {"gcd": "gcd_cpu", "lcm": "lcm_cpu", "bitwise_and": "bitwise_and_cpu", "bitwise_or": "bitwise_or_cpu",
            "bitwise_xor": "bitwise_xor_cpu", "bitwise_not": "bitwise_not_cpu", "bitwise_left_shift": "lshift_cpu",
@@ -226,7 +269,7 @@ def _invert(self):
     return bitwise_not(self)
 
 
-__all__ = ["pi", "e", "inf", "nan", "newaxis", "tan", "positive", "absolute", "fmax", "fmin", "copysign",
+__all__ = ["pi", "e", "inf", "nan", "newaxis", "fmod", "remainder", "tan", "positive", "absolute", "fmax", "fmin", "copysign",
            "float_power", "logaddexp2", "ldexp", "nextafter", "rsub", "gcd", "lcm", "bitwise_and", "bitwise_or",
            "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift"]
 
@@ -379,6 +422,13 @@ def _bitwise_not_(self):
     return apply(_O["bitwise_not"], [self], inplace=self)
 
 
+def _modulo_(name):
+    def f(self, other):
+        return _modulo(name, self, other, inplace=self)
+    f.__name__ = name + "_"
+    return f
+
+
 def _reflected(fn):
     return lambda self, other: fn(other, self)
 
@@ -427,6 +477,10 @@ def bind_methods(cls):
                           ("bitwise_xor", True), ("bitwise_left_shift", False), ("bitwise_right_shift", False)):
         setattr(cls, name + "_", _integer_(name, bool_ok))
     cls.bitwise_not_ = _bitwise_not_
+    cls.fmod, cls.remainder = fmod, remainder
+    cls.fmod_ = _modulo_("fmod")
+    cls.remainder_ = cls.__imod__ = _modulo_("remainder")
+    cls.__ifloordiv__ = lambda self, other: self.floor_divide_(other)
     # operators: & | ^ ~ << >> are bitwise (logical on bool tensors), as in PyTorch
     cls.__pos__ = positive
     cls.__and__ = cls.__rand__ = bitwise_and

@@ -63,6 +63,9 @@ class ArrayFns:
         from .ops.gamma_ops import polygamma_array
         return polygamma_array(self.xp, n, x)
 
+    def trunc(self, x):
+        return self.xp.trunc(x)
+
     def i0(self, x):
         from .ops.special_ops import i0_array
         return i0_array(self.xp, x)
@@ -270,6 +273,9 @@ class TensorFns:
 
     def polygamma(self, n, x):
         return self.E.polygamma(n, x)
+
+    def trunc(self, x):
+        return self.E.trunc(x)
 
     def i0(self, x):
         from . import special

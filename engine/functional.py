@@ -105,14 +105,7 @@ def div(input, other, *, rounding_mode=None):
 divide = true_divide = div
 
 
-def remainder(input, other):
-    """``input - floor(input / other) * other``: the sign follows the divisor, as Python's ``%``."""
-    return sub(input, mul(div(input, other, rounding_mode="floor"), other))
-
-
-def fmod(input, other):
-    """``input - trunc(input / other) * other``: the sign follows the dividend, as C's fmod."""
-    return sub(input, mul(div(input, other, rounding_mode="trunc"), other))
+# remainder and fmod (RemainderBackward0/1, FmodBackward0/1) are in engine/_elementwise_fns.py
 
 
 def _int_div(input, other, rounding_mode):

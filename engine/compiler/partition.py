@@ -54,7 +54,8 @@ POINTWISE_OPS = POINTWISE_OPS | frozenset((
 # tan, fmax, copysign, ... and the integer-only ops (engine/ops/elementwise_more.py)
 POINTWISE_OPS = POINTWISE_OPS | frozenset((
     "tan", "fmax", "fmin", "copysign", "copysign_number", "logaddexp2", "ldexp", "nextafter", "rsub", "rsub_number",
-    "pow_number_base", "gcd", "lcm", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
+    "pow_number_base", "fmod", "fmod_number", "remainder", "remainder_number",
+    "gcd", "lcm", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
     "bitwise_left_shift", "bitwise_right_shift"))
 
 

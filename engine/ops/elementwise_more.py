@@ -66,8 +66,8 @@ def _copysign_self(F, g, s):
 op("copysign", "CopysignBackward0", ("self", "other"), lambda xp, a, b: xp.copysign(a, b),
    lambda F, g, s: (_copysign_self(F, g, s) if s.needs[0] else None, _zeros(F, g) if s.needs[1] else None),
    save={"self": ("self",), "result": ("self",)}, float_op=True)
-op("copysign_number", "CopysignBackward1", ("self",),
-   lambda xp, a, other: xp.copysign(a, xp.asarray(other, dtype=a.dtype)),
+op("copysign_number", "CopysignBackward1", ("self",),   # the number's sign read on the host (-0.0, -nan too)
+   lambda xp, a, other: -xp.abs(a) if math.copysign(1.0, other) < 0 else xp.abs(a),
    lambda F, g, s: (_copysign_self(F, g, s),), save={"self": (), "result": ()}, float_op=True)
 
 
@@ -125,6 +125,39 @@ def _pow_number_base_bwd(F, g, s):
 
 op("pow_number_base", "PowBackward2", ("exponent",), lambda xp, b, self: self ** b, _pow_number_base_bwd,
    save={"exponent": (), "result": ()})
+
+
+# ---- fmod and remainder: C's and Python's modulo ---------------------------------------------------------
+def _fmod_fwd(xp, a, b):
+    """The sign of the dividend: ``copysign(|a| mod |b|, a)`` (the array API has no fmod)."""
+    if not hasattr(b, "shape"):
+        b = xp.asarray(b, dtype=a.dtype)
+    r = xp.remainder(xp.abs(a), xp.abs(b))
+    if xp.isdtype(a.dtype, "real floating"):
+        return xp.copysign(r, a)
+    return xp.where(a < 0, -r, r)
+
+
+def _remainder_fwd(xp, a, b):
+    """The sign of the divisor, PyTorch's way: fmod, then ``+ b`` where the signs differ (-0.0 stays)."""
+    if not hasattr(b, "shape"):
+        b = xp.asarray(b, dtype=a.dtype)
+    if not xp.isdtype(a.dtype, "real floating"):
+        return xp.remainder(a, b)
+    mod = _fmod_fwd(xp, a, b)
+    return xp.where(xp.logical_and(mod != 0, (b < 0) != (mod < 0)), mod + b, mod)
+
+
+op("fmod", "FmodBackward1", ("self", "other"), _fmod_fwd,
+   lambda F, g, s: (g if s.needs[0] else None, -g * F.trunc(s.self / s.other) if s.needs[1] else None),
+   save={"other": ("other",), "self": ("other",)})
+op("fmod_number", "FmodBackward0", ("self",), lambda xp, a, other: _fmod_fwd(xp, a, other),
+   lambda F, g, s: (g,))
+op("remainder", "RemainderBackward1", ("self", "other"), _remainder_fwd,
+   lambda F, g, s: (g if s.needs[0] else None, -g * F.floor(s.self / s.other) if s.needs[1] else None),
+   save={"other": ("other",), "self": ("other",)})
+op("remainder_number", "RemainderBackward0", ("self",), lambda xp, a, other: _remainder_fwd(xp, a, other),
+   lambda F, g, s: (g,))
 
 
 # ---- rsub: other - alpha * self ----------------------------------------------------------------------

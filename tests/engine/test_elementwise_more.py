@@ -37,7 +37,7 @@ sign_ square_ erf_ erfc_ i0_ clip_ float_power float_power_ fmax fmin copysign c
 nextafter nextafter_ gcd gcd_ lcm lcm_ bitwise_and bitwise_or bitwise_xor bitwise_not bitwise_and_ bitwise_or_
 bitwise_xor_ bitwise_not_ bitwise_left_shift bitwise_right_shift bitwise_left_shift_ bitwise_right_shift_
 __lshift__ __rshift__ __rlshift__ __rrshift__ __iand__ __ior__ __ixor__ __ilshift__ __irshift__ __rand__
-__rxor__ __ror__ __ipow__""".split()
+__rxor__ __ror__ __ipow__ __imod__ __ifloordiv__ fmod_ remainder_""".split()
 
 
 def test_pytorch_names_exist():
@@ -248,6 +248,52 @@ def test_positive_absolute_negative():
         engine.tensor([True]).negative_()
 
 
+# ---- fmod and remainder ----------------------------------------------------------------------------------------
+def test_fmod_and_remainder_nodes_values_and_gradients():
+    x, y = leaf([5.5, -5.5, 3.0, -0.0]), leaf([2.0, 2.0, -2.0, 1.0])
+    f = engine.fmod(x, y)
+    assert f.grad_fn.name() == "FmodBackward1" and f.grad_fn._saved_self is x and f.grad_fn._saved_other is y
+    assert f.tolist() == [1.5, -1.5, 1.0, 0.0] and math.copysign(1, f.tolist()[3]) == -1
+    assert grads(f, x, y) == [[1.0, 1.0, 1.0, 1.0], [-2.0, 2.0, 1.0, 0.0]]
+    x, y = leaf([5.5, -5.5, 3.0, -0.0]), leaf([2.0, 2.0, -2.0, 1.0])
+    r = x % y
+    assert r.grad_fn.name() == "RemainderBackward1" and r.tolist() == [1.5, 0.5, -1.0, 0.0]
+    assert math.copysign(1, r.tolist()[3]) == -1                      # -0.0 stays, as PyTorch's
+    assert grads(r, x, y) == [[1.0, 1.0, 1.0, 1.0], [-2.0, 3.0, 2.0, 0.0]]
+    only_x = engine.fmod(leaf([1.0]), engine.tensor([2.0])).grad_fn
+    assert only_x._saved_self is None and only_x._saved_other is None   # self's gradient needs neither
+    assert engine.fmod(x, 2.5).grad_fn.name() == "FmodBackward0" and (x % 2.5).grad_fn.name() == "RemainderBackward0"
+    big = engine.tensor([5.0, -5.0, math.inf, 3.0])
+    den = engine.tensor([0.0, math.inf, 2.0, math.inf])
+    assert str(engine.remainder(big, den).tolist()) == "[nan, inf, nan, 3.0]"
+    assert str(engine.fmod(big, den).tolist()) == "[nan, -5.0, nan, 3.0]"
+    i = engine.tensor([5, -5])
+    assert engine.fmod(i, engine.tensor([3, 3])).tolist() == [2, -2] and (i % 3).tolist() == [2, 1]
+    assert engine.fmod(i, 1.5).tolist() == [0.5, -0.5] and (7 % engine.tensor([3, -3])).tolist() == [1, -2]
+    for bad in (lambda: engine.fmod(i, engine.tensor([0, 3])), lambda: i % 0):
+        with pytest.raises(RuntimeError, match="^ZeroDivisionError$"):
+            bad()
+    with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type Long$"):
+        engine.tensor([5]).fmod_(1.5)
+    with pytest.raises(TypeError, match=r"^fmod\(\) received an invalid combination of arguments - got \(float, "):
+        engine.fmod(2.0, x)
+    a = engine.tensor([5, -5])
+    b = a
+    a %= 3
+    assert a is b and a.tolist() == [2, 1]
+    c = engine.tensor([5.0])
+    d = c
+    c //= 2
+    assert c is d and c.tolist() == [2.0]
+    m = x * 1
+    assert m.remainder_(y) is m and m.grad_fn.name() == "RemainderBackward1"
+    m = x * 1
+    assert m.fmod_(y) is m and m.grad_fn.name() == "FmodBackward1"
+    gradcheck(engine.fmod, [f64(3, 4), f64(4, low=0.5, seed=1)])
+    gradcheck(engine.remainder, [f64(3, 4), f64(4, low=0.5, seed=1)])
+    gradgradcheck(lambda a, b: engine.remainder(a, b) * a, [f64(3, 4), f64(4, low=0.5, seed=1)])
+
+
 # ---- aliases and in-place arithmetic ---------------------------------------------------------------------------
 def test_comparison_aliases_and_isfinite_as_methods():
     a, b = engine.tensor([1.0, 2.0, 3.0]), engine.tensor([2.0, 2.0, 2.0])
@@ -452,6 +498,8 @@ CASES = {
     "rsub": lambda a, b: engine.rsub(a, b, alpha=2),
     "rsub_number": lambda a, b: engine.rsub(a * b, 1.5),
     "pow_number_base": lambda a, b: 1.5 ** a + 0.0 ** b,
+    "fmod": lambda a, b: engine.fmod(a * 3, b) + engine.fmod(a, -0.7),
+    "remainder": lambda a, b: (a * 3) % b + a % 0.7,
     "eq_": lambda a, b: (a * b).ge_(0.0) + (a * 1).lt_(b) * b,
     "div_floor_": lambda a, b: (a * 3).div_(b, rounding_mode="floor") + a,
 }
@@ -462,6 +510,7 @@ INTEGER_CASES = {
     "shifts": lambda i, j: (i << (j % 70 - 3)) + (i >> (j % 70 - 3)),
     "bool_ops": lambda i, j: ((i > 0) & (j > 0)) ^ ~(i > j),
     "eq_int": lambda i, j: i.clone().eq_(j),
+    "modulo": lambda i, j: engine.fmod(i, j + 100) + engine.remainder(i, j - 100) + i % 7,
 }
 
 
@@ -506,3 +555,4 @@ def exercise_elementwise_ops():
         getattr(x * 1, name + "_")(y), getattr(x * 1, name + "_")(1.0)
     (x * 1).div_(y, rounding_mode="trunc")
     2.0 ** x
+    engine.fmod(x, y), engine.fmod(x, 1.5), engine.remainder(x, y), engine.remainder(x, 1.5)
