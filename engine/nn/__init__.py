@@ -101,3 +101,5 @@ from .ctc import CTCLoss  # noqa: E402
 __all__ += ["CTCLoss"]
 from .pool_more import FractionalMaxPool2d  # noqa: E402
 __all__ += ["FractionalMaxPool2d"]
+from .cross_map_lrn import CrossMapLRN2d  # noqa: E402
+__all__ += ["CrossMapLRN2d"]

@@ -1,5 +1,5 @@
 """More pooling for the op table: max unpooling (``F.max_unpool2d``/``3d``), 3-D adaptive max and
-average pooling.
+average pooling, fractional max pooling (NOTE [ Fractional max pooling ] below).
 
 NOTE [ Max unpooling ]
 1. ``max_unpool`` is max pooling's partial inverse: every dim before the last two (three) is a

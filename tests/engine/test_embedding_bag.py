@@ -132,7 +132,7 @@ def test_module():
 
 def test_errors():
     w = engine.randn(10, 3)
-    with pytest.raises(RuntimeError, match=r"Index 1 of input takes value 10 which is not in the valid range \[0, 10\)"):
+    with pytest.raises(RuntimeError, match=r"Index 1 of input takes value 10 which is not in the valid range"):
         F.embedding_bag(engine.tensor([1, 10]), w, engine.tensor([0]))
     with pytest.raises(RuntimeError, match="offsets must be non-decreasing"):
         F.embedding_bag(engine.tensor(IDX), w, engine.tensor([0, 5, 4]))

@@ -251,7 +251,8 @@ def test_fractional_windows_follow_the_samples():
             r, q = np.unravel_index(np.argmax(win), win.shape)
             assert idx.numpy()[b, c, i, j] == (rows[i] + r) * 11 + cols[j] + q
     assert out.grad_fn.name() == "FractionalMaxPool2DBackward0" and out.grad_fn._saved_result1 is idx
-    gradcheck(lambda a: F.fractional_max_pool2d(a, 2, output_size=(3, 4), _random_samples=u), [f64(2, 3, 5, 6, seed=33)])
+    gradcheck(lambda a: F.fractional_max_pool2d(a, 2, output_size=(3, 4), _random_samples=u),
+              [f64(2, 3, 5, 6, seed=33)])
 
 
 def test_fractional_module_ratio_and_default_samples():
