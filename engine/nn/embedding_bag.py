@@ -97,22 +97,25 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
 
 
 def _check_bags(input, offsets, num):
-    """PyTorch's checks of the indices and offsets, in its words where it has them."""
+    """PyTorch's checks of the indices and offsets, in its words where it has them (read on the host, so
+    no op lands in a recorded trace)."""
     n = input.shape[0]
     if input.numel():
-        bad = E.nonzero((input < 0) | (input >= num)).reshape(-1)
-        if bad.numel():
-            i = int(bad[0].item())
-            raise RuntimeError(f"Index {i} of input takes value {int(input[i].item())} which is not in the valid "
-                               f"range [0, {num})")
-    if offsets.numel():
-        first, last = int(offsets[0].item()), int(offsets[-1].item())
-        if first != 0:
+        lo, hi = int(E.min(input).item()), int(E.max(input).item())
+        if lo < 0 or hi >= num:
+            values = input.tolist()
+            i = next(k for k, v in enumerate(values) if not 0 <= v < num)
+            raise RuntimeError(f"Index {i} of input takes value {values[i]} which is not in the valid range "
+                               f"[0, {num})")
+    starts = offsets.tolist()
+    if starts:
+        if starts[0] != 0:
             raise RuntimeError(f"offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
-                               f"position 0. However, got {first}\n[ torch.LongTensor{{}} ]")
-        if last > n:
-            raise RuntimeError(f"offsets[-1] can not be greater than input's length {n} but got offsets[-1] of {last}")
-        if offsets.numel() > 1 and bool(E.any(offsets[1:] < offsets[:-1]).item()):
+                               f"position 0. However, got {starts[0]}\n[ torch.LongTensor{{}} ]")
+        if starts[-1] > n:
+            raise RuntimeError(f"offsets[-1] can not be greater than input's length {n} but got offsets[-1] of "
+                               f"{starts[-1]}")
+        if any(b < a for a, b in zip(starts, starts[1:])):
             raise RuntimeError("offsets must be non-decreasing: each bag starts where the one before it ends or later")
 
 
