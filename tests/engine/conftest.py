@@ -195,6 +195,15 @@ def assert_matches(name, got, ref, **tol):
             np.testing.assert_allclose(host(g), host(r), err_msg=f"item {k}", **{**tolerance(name, r.dtype), **tol})
 
 
+def matches_numpy(name, run, **tol):
+    """``run()`` on NumPy, then inside ``on_backend(name)``: the tensors it returns (a tensor, or a
+    list or tuple with None allowed) must agree (:func:`assert_matches`)."""
+    ref = run()
+    with on_backend(name):
+        got = run()
+    assert_matches(name, got, ref, **tol)
+
+
 @pytest.fixture
 def recorded():
     """``with recorded() as trace`` inside a test; same as engine.record()."""

@@ -9,7 +9,6 @@ import pytest
 
 import engine
 from engine import linalg as L
-from engine._device import cpu_namespace
 
 from tests.engine.conftest import BACKENDS, assert_matches, f64, gradcheck, gradgradcheck, on_backend
 
