@@ -212,6 +212,57 @@ def remainder(input, other):
     return _modulo("remainder", input, other)
 
 
+# ---- angle, frexp and the complex-number API on real tensors ---------------------------------------------
+def angle(input):
+    """The argument of each (real) number: pi below zero, 0 at or above (and at -0.0), NaN kept; integers
+    give the default float dtype. AngleBackward0 keeps the input; its gradient is 0 for real inputs."""
+    _need_tensor("angle", input)
+    return apply(_O["angle"], [input])
+
+
+def frexp(input):
+    """``(mantissa, exponent)`` with ``input = mantissa * 2**exponent`` and ``0.5 <= |mantissa| < 1``, as
+    ``torch.return_types.frexp``. The exponent is int64 (glassgrad's only integer dtype; PyTorch's is int32).
+    FrexpBackward0 keeps the exponent: the mantissa's gradient is ``grad / 2**exponent``."""
+    _need_tensor("frexp", input)
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    mantissa, aux = apply(_O["frexp"], [input], return_aux=True)
+    return _FrexpResult(mantissa, aux["exponent"])
+
+
+def _frexp_result():
+    from . import return_types
+    found = getattr(return_types, "frexp", None)
+    return found if found is not None else return_types._make("frexp", ("mantissa", "exponent"))
+
+
+_FrexpResult = _frexp_result()
+
+
+def conj(input):
+    """A real tensor is its own conjugate: ``input`` itself (as PyTorch's conj, conj_physical, resolve_conj,
+    resolve_neg and real on real tensors)."""
+    _need_tensor("conj", input)
+    return input
+
+
+conj_physical = resolve_conj = resolve_neg = real = conj
+
+
+def imag(input):
+    """PyTorch's error: a real tensor has no imaginary part to view."""
+    raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+
+
+def is_conj(input):
+    """False: glassgrad's tensors are real."""
+    return False
+
+
+is_neg = is_conj
+
+
 # ---- integer only: gcd, lcm, bitwise (NOTE [ Integer-only kernels ] in engine/ops/elementwise_more.py) --
 _KERNEL = {"gcd": "gcd_cpu", "lcm": "lcm_cpu", "bitwise_and": "bitwise_and_cpu", "bitwise_or": "bitwise_or_cpu",
            "bitwise_xor": "bitwise_xor_cpu", "bitwise_not": "bitwise_not_cpu", "bitwise_left_shift": "lshift_cpu",
@@ -269,7 +320,8 @@ def _invert(self):
     return bitwise_not(self)
 
 
-__all__ = ["pi", "e", "inf", "nan", "newaxis", "fmod", "remainder", "tan", "positive", "absolute", "fmax", "fmin", "copysign",
+__all__ = ["pi", "e", "inf", "nan", "newaxis", "fmod", "remainder", "angle", "frexp", "conj", "conj_physical",
+           "resolve_conj", "resolve_neg", "real", "imag", "is_conj", "is_neg", "tan", "positive", "absolute", "fmax", "fmin", "copysign",
            "float_power", "logaddexp2", "ldexp", "nextafter", "rsub", "gcd", "lcm", "bitwise_and", "bitwise_or",
            "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift"]
 
@@ -336,7 +388,7 @@ def _div_(self, other, *, rounding_mode=None):
     if rounding_mode is None:
         return apply(_O["div"], [self, other], inplace=self)
     if rounding_mode not in ("floor", "trunc"):
-        raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
                          f"'{rounding_mode}'")
     if self.dtype.is_floating_point:      # DivBackward2: a zero gradient
         return apply(_O["div_rounding"], [self, other], {"rounding_mode": rounding_mode}, inplace=self)
@@ -478,9 +530,19 @@ def bind_methods(cls):
         setattr(cls, name + "_", _integer_(name, bool_ok))
     cls.bitwise_not_ = _bitwise_not_
     cls.fmod, cls.remainder = fmod, remainder
+    cls.angle, cls.frexp = angle, frexp
+    for name in ("conj", "conj_physical", "resolve_conj", "resolve_neg", "is_conj", "is_neg"):
+        setattr(cls, name, globals()[name])
+    cls.conj_physical_ = conj
+    cls.real = property(conj)
+    cls.imag = property(imag)
     cls.fmod_ = _modulo_("fmod")
     cls.remainder_ = cls.__imod__ = _modulo_("remainder")
     cls.__ifloordiv__ = lambda self, other: self.floor_divide_(other)
+    # ``//`` is floor_divide, as in PyTorch (a NotImplemented node); div(rounding_mode=) is DivBackward2
+    from ._math_fns import floor_divide
+    cls.__floordiv__ = floor_divide
+    cls.__rfloordiv__ = _reflected(floor_divide)
     # operators: & | ^ ~ << >> are bitwise (logical on bool tensors), as in PyTorch
     cls.__pos__ = positive
     cls.__and__ = cls.__rand__ = bitwise_and

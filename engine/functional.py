@@ -94,12 +94,12 @@ def div(input, other, *, rounding_mode=None):
     if rounding_mode is not None and not _dtype.result_type([_scalar_ok(input, "div"), _scalar_ok(other, "div")]) \
             .is_floating_point:
         return _int_div(input, other, rounding_mode)
-    out = _binary("div", input, other)
-    if rounding_mode == "floor":
-        return _nondiff(out, lambda xp, a: xp.floor(a))
-    if rounding_mode == "trunc":
-        return _nondiff(out, lambda xp, a: xp.trunc(a))
-    return out
+    if rounding_mode is not None:   # DivBackward2, a zero gradient (engine/ops/elementwise_more.py)
+        if rounding_mode not in ("floor", "trunc"):
+            raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                             f"'{rounding_mode}'")
+        return _binary("div_rounding", input, other, rounding_mode=rounding_mode)
+    return _binary("div", input, other)
 
 
 divide = true_divide = div

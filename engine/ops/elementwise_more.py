@@ -160,6 +160,36 @@ op("remainder_number", "RemainderBackward0", ("self",), lambda xp, a, other: _re
    lambda F, g, s: (g,))
 
 
+# ---- angle and frexp ---------------------------------------------------------------------------------------
+op("angle", "AngleBackward0", ("self",),   # of a real number: pi below zero (not at -0.0), NaN kept, else 0
+   lambda xp, a: xp.where(a < 0, xp.full_like(a, math.pi), xp.where(xp.isnan(a), a, xp.zeros_like(a))),
+   lambda F, g, s: (_zeros(F, g),), save={"self": ()}, float_op=True)
+
+
+def _frexp_fwd(xp, a):
+    """``a = mantissa * 2**exponent`` with ``0.5 <= |mantissa| < 1``; 0, inf and NaN give themselves and 0.
+    The power of two is applied in two halves so neither overflows (float32's largest has exponent 128)."""
+    finite = xp.logical_and(xp.isfinite(a), a != 0)
+    mag = xp.where(finite, xp.abs(a), xp.ones_like(a))
+    e = xp.floor(xp.log2(mag)) + 1.0
+    half = xp.floor(e / 2.0)
+    two = xp.asarray(2.0, dtype=a.dtype)
+    m = mag / xp.pow(two, half) / xp.pow(two, e - half)
+    big, small = m >= 1.0, m < 0.5          # log2's rounding near a power of two
+    e = xp.where(big, e + 1.0, xp.where(small, e - 1.0, e))
+    m = xp.where(big, m / 2.0, xp.where(small, m * 2.0, m))
+    m = xp.where(finite, xp.copysign(m, a), a)
+    return m, {"exponent": xp.astype(xp.where(finite, e, xp.zeros_like(e)), xp.int64)}
+
+
+def _frexp_bwd(F, g, s):
+    return (g / 2.0 ** F.astype(s.exponent, F.dtype(g)),)
+
+
+op("frexp", "FrexpBackward0", ("self",), _frexp_fwd, _frexp_bwd, save={"exponent": ()}, aux=("exponent",),
+   promote=False)
+
+
 # ---- rsub: other - alpha * self ----------------------------------------------------------------------
 op("rsub", "RsubBackward0", ("self", "other"), lambda xp, a, b, alpha=1: b - a * alpha if alpha != 1 else b - a,
    lambda F, g, s: (-g * s.alpha if s.alpha != 1 else -g, g))

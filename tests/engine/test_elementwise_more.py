@@ -29,7 +29,8 @@ def grads(out, *inputs):
 TORCH_NAMES = """tan tan_ pi e inf nan newaxis rsub positive absolute negative_ fmax fmin copysign float_power
 logaddexp2 ldexp ldexp_ nextafter gcd gcd_ lcm lcm_ bitwise_and bitwise_or bitwise_xor bitwise_not
 bitwise_left_shift bitwise_right_shift greater greater_equal less less_equal not_equal multiply divide subtract
-true_divide negative logical_xor""".split() + list(_TORCH_INPLACE)
+true_divide negative logical_xor fmod remainder angle frexp conj conj_physical resolve_conj resolve_neg real imag
+is_conj is_neg""".split() + list(_TORCH_INPLACE)
 TENSOR_NAMES = """tan tan_ isfinite greater greater_equal less less_equal not_equal greater_ greater_equal_ less_
 less_equal_ not_equal_ multiply_ divide_ subtract_ true_divide_ negative_ positive absolute absolute_ logical_xor
 logical_and_ logical_or_ logical_not_ logical_xor_ eq_ ne_ lt_ le_ gt_ ge_ exp2_ expm1_ log1p_ rsqrt_ reciprocal_
@@ -37,7 +38,8 @@ sign_ square_ erf_ erfc_ i0_ clip_ float_power float_power_ fmax fmin copysign c
 nextafter nextafter_ gcd gcd_ lcm lcm_ bitwise_and bitwise_or bitwise_xor bitwise_not bitwise_and_ bitwise_or_
 bitwise_xor_ bitwise_not_ bitwise_left_shift bitwise_right_shift bitwise_left_shift_ bitwise_right_shift_
 __lshift__ __rshift__ __rlshift__ __rrshift__ __iand__ __ior__ __ixor__ __ilshift__ __irshift__ __rand__
-__rxor__ __ror__ __ipow__ __imod__ __ifloordiv__ fmod_ remainder_""".split()
+__rxor__ __ror__ __ipow__ __imod__ __ifloordiv__ fmod_ remainder_ angle frexp conj conj_physical conj_physical_ resolve_conj resolve_neg
+is_conj is_neg real imag""".split()
 
 
 def test_pytorch_names_exist():
@@ -294,6 +296,45 @@ def test_fmod_and_remainder_nodes_values_and_gradients():
     gradgradcheck(lambda a, b: engine.remainder(a, b) * a, [f64(3, 4), f64(4, low=0.5, seed=1)])
 
 
+# ---- angle, frexp, the complex API on real tensors --------------------------------------------------------------
+def test_angle_of_real_numbers():
+    x = leaf([-1.5, 0.0, -0.0, 2.0, NAN])
+    out = engine.angle(x)
+    assert out.grad_fn.name() == "AngleBackward0" and out.grad_fn._saved_self is x
+    assert str(out.tolist()) == f"[{math.pi}, 0.0, 0.0, 0.0, nan]".replace(str(math.pi), str(float(np.float32(math.pi))))
+    assert grads(out, x) == [[0.0] * 5]
+    assert engine.tensor([-1, 0, 2]).angle().dtype is engine.float32
+
+
+@pytest.mark.parametrize("dtype", [engine.float32, engine.float64])
+def test_frexp_matches_numpy_and_differentiates(dtype):
+    np_dt = np.float32 if dtype is engine.float32 else np.float64
+    rng = np.random.default_rng(3)
+    vals = np.concatenate([rng.standard_normal(50) * 10.0 ** rng.integers(-30, 30, 50),
+                           [8.0, -0.3, 0.0, -0.0, 1.0, 0.5, 1e-40, 3.4e38, np.inf, -np.inf, np.nan]]).astype(np_dt)
+    m, e = engine.frexp(engine.tensor(vals, dtype=dtype))
+    wm, we = np.frexp(vals)
+    np.testing.assert_array_equal(m.numpy(), wm)
+    np.testing.assert_array_equal(e.numpy()[np.isfinite(vals)], we[np.isfinite(vals)])
+    assert e.dtype is engine.int64 and tuple(engine.frexp(engine.tensor([3.0]))) is not None
+    assert repr(engine.frexp(engine.tensor([3.0]))).startswith("torch.return_types.frexp(\nmantissa=tensor([0.7500])")
+    y = leaf([8.0, -0.3], dtype)
+    mant, ex = y.frexp()
+    assert mant.grad_fn.name() == "FrexpBackward0" and mant.grad_fn._saved_exponent._storage is ex._storage
+    assert grads(mant, y) == [[0.0625, 2.0]]
+    with pytest.raises(RuntimeError, match=r"^torch.frexp\(\) only supports floating-point dtypes$"):
+        engine.frexp(engine.tensor([1, 2]))
+
+
+def test_complex_api_on_real_tensors_is_the_identity():
+    x = leaf([1.0, -2.0])
+    assert x.conj() is x and engine.conj(x) is x and x.conj_physical() is x and x.resolve_conj() is x
+    assert x.resolve_neg() is x and engine.real(x) is x and x.real is x and x.conj_physical_() is x
+    assert not x.is_conj() and not x.is_neg() and not engine.is_conj(x)
+    with pytest.raises(RuntimeError, match="^imag is not implemented for tensors with non-complex dtypes.$"):
+        x.imag
+
+
 # ---- aliases and in-place arithmetic ---------------------------------------------------------------------------
 def test_comparison_aliases_and_isfinite_as_methods():
     a, b = engine.tensor([1.0, 2.0, 3.0]), engine.tensor([2.0, 2.0, 2.0])
@@ -332,6 +373,26 @@ def test_in_place_arithmetic_aliases():
     assert p.grad_fn.name() == "PowBackward1"
     c = engine.tensor([0.5, -1.0, 2.0])
     assert c.clip_(0, 1) is c and c.tolist() == [0.5, 0.0, 1.0]
+
+
+def test_div_with_a_rounding_mode_is_divbackward2_and_floordiv_is_floor_divide():
+    x, y = leaf([5.5, -5.5]), leaf([2.0, 2.0])
+    out = engine.div(x, y, rounding_mode="trunc")
+    assert out.grad_fn.name() == "DivBackward2" and out.tolist() == [2.0, -2.0]
+    assert out.grad_fn._saved_rounding_mode == "trunc" and out.grad_fn._saved_self is x
+    assert grads(out, x, y) == [[0.0, 0.0], [0.0, 0.0]]
+    s = engine.div(x, 2, rounding_mode="floor")
+    assert s.tolist() == [2.0, -3.0] and [f is None for f, _ in s.grad_fn.next_functions] == [False, True]
+    assert [f is None for f, _ in engine.div(2.0, y, rounding_mode="floor").grad_fn.next_functions] == [True, False]
+    with pytest.raises(RuntimeError, match="^div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
+                                         "found 'round'$"):
+        engine.div(x, 2, rounding_mode="round")
+    f = x // 2
+    assert f.grad_fn.name() == "NotImplemented" and f.tolist() == [2.0, -3.0]
+    with pytest.raises(RuntimeError, match="^derivative for aten::floor_divide is not implemented$"):
+        f.sum().backward()
+    assert (engine.tensor([7, -7]) // 2).tolist() == [3, -4] and (7 // engine.tensor([2, -2])).tolist() == [3, -4]
+    assert engine.div(engine.tensor([7, -7]), 2, rounding_mode="trunc").tolist() == [3, -3]
 
 
 def test_every_torch_in_place_function_matches_its_method():
@@ -500,6 +561,7 @@ CASES = {
     "pow_number_base": lambda a, b: 1.5 ** a + 0.0 ** b,
     "fmod": lambda a, b: engine.fmod(a * 3, b) + engine.fmod(a, -0.7),
     "remainder": lambda a, b: (a * 3) % b + a % 0.7,
+    "angle_frexp": lambda a, b: engine.angle(a) * b + engine.frexp(a * 100).mantissa * b,
     "eq_": lambda a, b: (a * b).ge_(0.0) + (a * 1).lt_(b) * b,
     "div_floor_": lambda a, b: (a * 3).div_(b, rounding_mode="floor") + a,
 }
@@ -553,6 +615,7 @@ def exercise_elementwise_ops():
     engine.logaddexp2(x, y), engine.ldexp(x, y), engine.nextafter(x, y), engine.rsub(x, y), engine.rsub(x, 2.0)
     for name in ("eq", "ne", "lt", "le", "gt", "ge"):
         getattr(x * 1, name + "_")(y), getattr(x * 1, name + "_")(1.0)
-    (x * 1).div_(y, rounding_mode="trunc")
+    (x * 1).div_(y, rounding_mode="trunc"), engine.div(x, y, rounding_mode="floor")
     2.0 ** x
     engine.fmod(x, y), engine.fmod(x, 1.5), engine.remainder(x, y), engine.remainder(x, 1.5)
+    engine.angle(x), engine.frexp(x)
