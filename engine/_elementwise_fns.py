@@ -321,9 +321,9 @@ def _invert(self):
 
 
 __all__ = ["pi", "e", "inf", "nan", "newaxis", "fmod", "remainder", "angle", "frexp", "conj", "conj_physical",
-           "resolve_conj", "resolve_neg", "real", "imag", "is_conj", "is_neg", "tan", "positive", "absolute", "fmax", "fmin", "copysign",
-           "float_power", "logaddexp2", "ldexp", "nextafter", "rsub", "gcd", "lcm", "bitwise_and", "bitwise_or",
-           "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift"]
+           "resolve_conj", "resolve_neg", "real", "imag", "is_conj", "is_neg", "tan", "positive", "absolute", "fmax",
+           "fmin", "copysign", "float_power", "logaddexp2", "ldexp", "nextafter", "rsub", "gcd", "lcm", "bitwise_and",
+           "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift"]
 
 
 # ---- in-place forms ---------------------------------------------------------------------------------
