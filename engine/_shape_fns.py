@@ -199,24 +199,25 @@ def _unsafe(input, sizes, dim):
 
 
 def unsafe_split(input, split_size, dim=0):
+    """``split`` whose parts autograd does not track as views (UnsafeSplitBackward0 each)."""
     return _unsafe(input, [p.shape[_wrap_dim(dim, input.ndim)] for p in E.split(input.detach(), split_size, dim)],
                    dim)
 
 
 def unsafe_chunk(input, chunks, dim=0):
+    """``chunk`` whose parts autograd does not track as views (UnsafeSplitBackward0 each)."""
     return _unsafe(input, [p.shape[_wrap_dim(dim, input.ndim)] for p in E.chunk(input.detach(), chunks, dim)],
                    dim)
 
 
 def is_same_size(input, other) -> builtins.bool:
+    """Whether the two tensors have the same shape."""
     return tuple(input.shape) == tuple(other.shape)
 
 
 # ---- in-place shape changes (NOTE [ In-place shape changes ]) ------------------------------------------
 def _rebind(self, out, opname):
-    from .autograd import grad_mode
-    if grad_mode.is_grad_enabled() and self.grad_fn is None and self._requires_grad:
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    """``self`` becomes ``out`` (a view of it): its array, its node, one more version."""
     self._data = out._data
     if out.grad_fn is not None:
         old = self.grad_fn, self._output_nr

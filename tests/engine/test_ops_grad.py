@@ -588,6 +588,8 @@ def test_every_table_op_is_exercised():
         exercise_ctc_ops()
         from tests.engine.test_parametrize import exercise_weight_norm_ops
         exercise_weight_norm_ops()   # weight_norm_interface
+        from tests.engine.test_shape_more import exercise_shape_ops
+        exercise_shape_ops()   # unfold, take, index_put, put, masked_scatter, *_scatter, block_diag ...
     seen = {e["op"] for e in tr.of_kind("op")}
     table = {n for n, o in OPS.items() if o.differentiable}
     assert table - seen == set()

@@ -361,3 +361,9 @@ def test_graph_free_functions_on_other_backends(backend):
         got = [out.tolist(), inv.tolist(), counts.tolist(), rows.tolist(), cols.tolist(), idx.tolist()]
     assert got == [[1, 2, 3, 1], [0, 0, 1, 1, 2, 3], [2, 2, 1, 1], [1, 2], [1, 3],
                    [[0, 1, 1, 2, 2, 2], [0, 0, 1, 0, 1, 2]]]
+
+
+def exercise_shape_ops():
+    """One call per row of engine/ops/shape_more.py, with its backward (for test_ops_grad's table check)."""
+    for fn in BACKEND_CASES.values():
+        _run(fn)
