@@ -89,6 +89,8 @@ class Tensor:
             if d is None:
                 d = _engine_dtype(storage.xp, array.dtype)
         else:
+            if isinstance(array, np.generic):   # a NumPy reduction's scalar: held as a 0-d array, so it is writable
+                array = np.asarray(array)
             if storage is None:
                 storage = Storage(array, device_of_array(array), _xp_of(array), base)
             d = _engine_dtype(storage.xp, array.dtype)

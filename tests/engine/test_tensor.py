@@ -362,3 +362,23 @@ def test_a_gpu_generator_made_after_manual_seed_takes_that_seed():
         assert g.initial_seed() == 9 and R.default_generator.initial_seed() == 9
     finally:
         R._generators.pop("cuda:7", None)
+
+
+def test_in_place_ops_on_reduction_results():
+    # NumPy reduces to a scalar object; the tensor holds a 0-d array, so in-place ops work as in PyTorch
+    x = engine.arange(1.0, 4.0)
+    s = engine.sum(x)
+    assert isinstance(s._data, np.ndarray) and s._data.shape == ()
+    s.mul_(2)
+    assert s.item() == 12.0 and s._version == 1
+    m = x.mean()
+    m.add_(1)
+    assert m.item() == 3.0
+    d = engine.dot(x, x)
+    d.sub_(4.0)
+    assert d.item() == 10.0
+    y = engine.ones(2, 3, requires_grad=True)
+    z = (y * 2).sum() * 1
+    z.mul_(3)
+    z.backward()
+    assert y.grad.tolist() == [[6.0] * 3] * 2
