@@ -17,6 +17,9 @@ OPS: dict[str, OpDef] = {}
 
 
 def op(name, node, args, fwd, bwd=None, save=None, **kw):
+    """Add row ``name`` to the table (a name is taken once: a second row would silently replace the first)."""
+    if name in OPS:
+        raise ValueError(f"op table row {name!r} is defined twice")
     OPS[name] = OpDef(name, node, args, fwd, bwd, save, **kw)
     return OPS[name]
 

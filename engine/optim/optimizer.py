@@ -144,12 +144,13 @@ class Optimizer:
     @staticmethod
     def _step_tensor(p) -> Tensor:
         """PyTorch's per-parameter ``step`` counter: a scalar tensor (float32, or float64 when that is
-        the default dtype), optimizer state."""
-        from .. import _dtype, functional as E
-        dt = E.float64 if _dtype.get_default_dtype() is E.float64 else E.float32
-        step = E.tensor(0.0, dtype=dt, device=p.device)
-        step._storage.set_base("optimizer")
-        return step
+        the default dtype), optimizer state from its first event. It lives on the CPU whatever the
+        parameter's device, as PyTorch keeps it (without ``capturable``), so counting a step never
+        waits for the GPU."""
+        import numpy as np
+        from .. import _dtype
+        dt = np.float64 if _dtype.get_default_dtype() is _dtype.float64 else np.float32
+        return Optimizer._state_tensor(np.zeros((), dtype=dt))
 
     @staticmethod
     def _count_step(st) -> float:
