@@ -199,9 +199,24 @@ op("rsub_number", "RsubBackward1", ("self",),
 
 
 # ---- div_(other, rounding_mode=...) on floating tensors: a zero gradient, as PyTorch's DivBackward2 ------
+def floor_divide_floating(xp, a, b):
+    """PyTorch's floating floor division (c10's div_floor_floating): ``(a - fmod(a, b)) / b`` rounded, so
+    ``1.0 // 0.1`` is 9 as in Python, not the 10 that ``floor(a / b)`` gives; a zero divisor gives ``a / b``."""
+    if not hasattr(a, "shape"):
+        a = xp.asarray(a, dtype=b.dtype)
+    if not hasattr(b, "shape"):
+        b = xp.asarray(b, dtype=a.dtype)
+    mod = _fmod_fwd(xp, a, b)
+    div = (a - mod) / b
+    div = xp.where(xp.logical_and(mod != 0, (b < 0) != (mod < 0)), div - 1.0, div)
+    low = xp.floor(div)
+    low = xp.where(div - low > 0.5, low + 1.0, low)
+    out = xp.where(div != 0, low, xp.copysign(xp.zeros_like(div), a / b))
+    return xp.where(b == 0, a / b, out)
+
+
 def _div_rounding_fwd(xp, a, b, rounding_mode):
-    q = a / b
-    return xp.floor(q) if rounding_mode == "floor" else xp.trunc(q)
+    return floor_divide_floating(xp, a, b) if rounding_mode == "floor" else xp.trunc(a / b)
 
 
 op("div_rounding", "DivBackward2", ("self", "other"), _div_rounding_fwd,

@@ -223,7 +223,8 @@ def _not_implemented(name):
 
 def _floor_divide_fwd(xp, a, b):
     if xp.isdtype(a.dtype, "real floating"):
-        return xp.floor(a / b)
+        from .elementwise_more import floor_divide_floating   # PyTorch's rounding (1.0 // 0.1 is 9)
+        return floor_divide_floating(xp, a, b)
     return xp.floor_divide(a, b)
 
 

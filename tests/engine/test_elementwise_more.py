@@ -396,6 +396,18 @@ def test_div_with_a_rounding_mode_is_divbackward2_and_floordiv_is_floor_divide()
     assert engine.div(engine.tensor([7, -7]), 2, rounding_mode="trunc").tolist() == [3, -3]
 
 
+def test_floor_division_rounds_as_pytorch():
+    a = engine.tensor([1.0, -1.0, 7.5, -7.5, 5.0, 0.0, -0.0, 1.0, math.inf, 3.0, 1e30])
+    b = engine.tensor([0.1, 0.1, 2.0, 2.0, 0.0, 3.0, 3.0, -0.0, 2.0, math.inf, 1e-30])
+    want = "[9.0, -10.0, 3.0, -4.0, inf, 0.0, -0.0, -inf, nan, 0.0, inf]"
+    assert str((a // b).tolist()) == want and str(engine.div(a, b, rounding_mode="floor").tolist()) == want
+    c = a.clone()
+    assert str(c.div_(b, rounding_mode="floor").tolist()) == want
+    assert (engine.tensor([1.0]) // 0.1).tolist() == [9.0] and (1.0 // engine.tensor([0.1])).tolist() == [9.0]
+    signs = engine.div(engine.tensor([0.0, -0.0]), engine.tensor([-3.0, -3.0]), rounding_mode="floor").tolist()
+    assert [math.copysign(1, v) for v in signs] == [-1, 1]
+
+
 def test_every_torch_in_place_function_matches_its_method():
     args = {"logit_": (), "xlogy_": (engine.tensor([2.0, 3.0]),), "nan_to_num_": (), "clamp_": (0.1, 0.6),
             "clip_": (0.1, 0.6), "gcd_": (engine.tensor([4, 6]),), "lcm_": (engine.tensor([4, 6]),),
@@ -567,6 +579,8 @@ CASES = {
     "angle_frexp": lambda a, b: engine.angle(a) * b + engine.frexp(a * 100).mantissa * b,
     "eq_": lambda a, b: (a * b).ge_(0.0) + (a * 1).lt_(b) * b,
     "div_floor_": lambda a, b: (a * 3).div_(b, rounding_mode="floor") + a,
+    "floor_divide": lambda a, b: (a.detach() * 3 // b.detach()) * b + (1.0 // b.detach()) * a
+    + (a.detach() / 0.1 // 0.1) * b,
 }
 INTEGER_CASES = {
     "gcd": lambda i, j: engine.gcd(i, j),
