@@ -22,7 +22,8 @@ def _short(dt):
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     """``out[n, :, i, j]`` is ``input[n]`` read at the point ``grid[n, i, j] = (x, y)`` (-1 to 1 across
     the image), with ``bilinear`` or ``nearest`` interpolation and ``zeros``, ``border`` or ``reflection``
-    outside. 4-D input (N, C, H, W) and grid (N, H_out, W_out, 2)."""
+    outside. 4-D input (N, C, H, W) with grid (N, H_out, W_out, 2), or 5-D input (N, C, D, H, W) with grid
+    (N, D_out, H_out, W_out, 3) (trilinear where 4-D is bilinear)."""
     if mode not in ("bilinear", "nearest", "bicubic"):
         raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', "
                          f"but got: '{mode}'")
@@ -38,19 +39,21 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if grid.shape[-1] != input.ndim - 2:
         raise RuntimeError(f"grid_sampler(): expected grid to have size {input.ndim - 2} in last dimension, but got "
                            f"grid with sizes {list(grid.shape)}")
-    if input.ndim != 4:
-        raise NotImplementedError(f"glassgrad's grid_sample takes 4-D input (N, C, H, W), not {input.ndim}-D")
+    if input.ndim not in (4, 5):
+        raise RuntimeError(f"grid_sampler(): expected 4D or 5D input and grid with same number of dimensions, but "
+                           f"got input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
     for d in range(2, input.ndim):
         if input.shape[d] == 0:
             raise RuntimeError(f"grid_sampler(): expected input to have non-empty spatial dimensions, but input has "
                                f"sizes {list(input.shape)} with dimension {d} being empty")
     if not input.dtype.is_floating_point:
-        raise NotImplementedError(f"\"grid_sampler_2d_cpu_kernel_impl\" not implemented for '{_short(input.dtype)}'")
+        raise NotImplementedError(f"\"grid_sampler_{input.ndim - 2}d_cpu_kernel_impl\" not implemented for "
+                                  f"'{_short(input.dtype)}'")
     if grid.dtype is not input.dtype:
         raise RuntimeError(f"expected scalar type {_short(input.dtype)} but found {_short(grid.dtype)}")
     if mode == "bicubic":
         raise NotImplementedError("glassgrad's grid_sample has modes 'bilinear' and 'nearest', not 'bicubic'")
-    return apply(OPS["grid_sampler_2d"], [input, grid],
+    return apply(OPS[f"grid_sampler_{input.ndim - 2}d"], [input, grid],
                  {"interpolation_mode": _MODES[mode], "padding_mode": _PADDING[padding_mode],
                   "align_corners": bool(align_corners)})
 

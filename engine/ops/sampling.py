@@ -1,5 +1,5 @@
-"""The op-table rows behind ``F.grid_sample`` (GridSampler2DBackward0) and ``F.affine_grid``
-(AffineGridGeneratorBackward0).
+"""The op-table rows behind ``F.grid_sample`` (GridSampler2DBackward0, GridSampler3DBackward0 for volumes)
+and ``F.affine_grid`` (AffineGridGeneratorBackward0).
 
 NOTE [ Grid sampling ]
 1. ``grid[n, i, j] = (x, y)`` names a point of image ``n`` in coordinates from -1 to 1: with
@@ -11,6 +11,8 @@ NOTE [ Grid sampling ]
 3. ``bilinear`` mixes the four pixels around the point with weights ``(1 - tx)(1 - ty)``, ``tx (1 - ty)``,
    ``(1 - tx) ty``, ``tx ty`` (``tx = ix - floor(ix)``); a neighbour outside the image adds nothing.
    ``nearest`` takes the pixel at ``ix`` and ``iy`` rounded half to even; its grid gradient is zero.
+   Volumes (5-D input, grid (x, y, z)) are the same one dim up: eight neighbours, weights the products
+   of one factor per dim (trilinear), though PyTorch still calls the mode ``bilinear``.
 4. Backward: the input's gradient scatter-adds each output gradient into the pixels it read, with their
    weights; the grid's gradient is ``sum_c g * d out / d ix`` times ``d ix / d x`` (the scale of rule 1
    and the signs of rule 2). Everything is written once against ``F`` (NOTE [ One formula, two
@@ -25,6 +27,8 @@ NOTE [ Affine grids ]
    ``g[n].T @ base``, and ``base`` is rebuilt from the size.
 """
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 
@@ -91,82 +95,108 @@ def _round_half_even(F, x):
 
 
 # ---- the pixels each output reads (NOTE [ Grid sampling ] 3) ---------------------------------------------
-def _taps(F, grid, h, w, mode, padding_mode, align_corners):
-    """[(flat pixel index (N, P) int64, weight (N, P), d weight / d ix, d weight / d iy)] and the
-    coordinate derivatives (dix, diy), each (N, P)."""
-    n = F.shape(grid)[0]
-    gx = F.reshape(F.index(grid, (Ellipsis, 0)), (n, -1))
-    gy = F.reshape(F.index(grid, (Ellipsis, 1)), (n, -1))
-    ix, dix = source_index(F, gx, w, padding_mode, align_corners)
-    iy, diy = source_index(F, gy, h, padding_mode, align_corners)
+def _taps(F, grid, sizes, mode, padding_mode, align_corners):
+    """The pixels each output reads, for ``sizes`` the spatial sizes ((H, W) or (D, H, W)): a list of
+    (valid, flat index (N, P) int64, weight (N, P), [d weight / d coordinate, per grid component]) and
+    [d coordinate / d grid component]. Grid component 0 is x (the last dim), 1 is y, 2 is z."""
+    n, k = F.shape(grid)[0], len(sizes)
+    dim_size = [sizes[k - 1 - c] for c in range(k)]                      # component c indexes this size
+    coords, dcoords = [], []
+    for c in range(k):
+        u, du = source_index(F, F.reshape(F.index(grid, (Ellipsis, c)), (n, -1)), dim_size[c], padding_mode,
+                             align_corners)
+        coords.append(u)
+        dcoords.append(du)
     if mode == NEAREST:
-        corners = [(_round_half_even(F, ix), _round_half_even(F, iy), None, None, None)]
+        corners = [([_round_half_even(F, u) for u in coords], None, None)]
     else:
-        x0, y0 = F.floor(ix), F.floor(iy)
-        tx, ty = ix - x0, iy - y0
-        sx, sy = 1.0 - tx, 1.0 - ty
-        corners = [(x0, y0, sx * sy, -sy, -sx), (x0 + 1.0, y0, tx * sy, sy, -tx),
-                   (x0, y0 + 1.0, sx * ty, -ty, sx), (x0 + 1.0, y0 + 1.0, tx * ty, ty, tx)]
+        low = [F.floor(u) for u in coords]
+        frac = [u - lo for u, lo in zip(coords, low)]
+        corners = []
+        for bits in itertools.product((0, 1), repeat=k):
+            pos = [lo + 1.0 if b else lo for lo, b in zip(low, bits)]
+            factors = [t if b else 1.0 - t for t, b in zip(frac, bits)]
+            weight = factors[0]
+            for f in factors[1:]:
+                weight = weight * f
+            dws = []
+            for c in range(k):
+                dw = None
+                for e in range(k):
+                    if e != c:
+                        dw = factors[e] if dw is None else dw * factors[e]
+                dw = _ones_like(F, frac[c]) if dw is None else dw
+                dws.append(dw if bits[c] else -dw)
+            corners.append((pos, weight, dws))
     taps = []
-    for xc, yc, wt, dwx, dwy in corners:
-        valid = F.logical_and(F.logical_and(F.ge(xc, 0.0), F.le(xc, float(w - 1))),
-                              F.logical_and(F.ge(yc, 0.0), F.le(yc, float(h - 1))))
-        flat = F.astype(F.where(valid, yc * float(w) + xc, 0.0), _dtype.int64)
-        if wt is None:
-            wt = _ones_like(F, xc)
-        taps.append((valid, flat, F.where(valid, wt, 0.0), dwx, dwy))
-    return taps, dix, diy
+    for pos, wt, dws in corners:
+        valid, flat, stride = None, None, 1
+        for c in range(k):
+            inside = F.logical_and(F.ge(pos[c], 0.0), F.le(pos[c], float(dim_size[c] - 1)))
+            valid = inside if valid is None else F.logical_and(valid, inside)
+            flat = pos[c] * float(stride) if flat is None else flat + pos[c] * float(stride)
+            stride *= dim_size[c]
+        flat = F.astype(F.where(valid, flat, 0.0), _dtype.int64)
+        wt = _ones_like(F, pos[0]) if wt is None else wt
+        taps.append((valid, flat, F.where(valid, wt, 0.0), dws))
+    return taps, dcoords
 
 
 def _gather(F, x3, flat):
-    """x3 (N, C, HW) read at flat (N, P): (N, C, P)."""
+    """x3 (N, C, S) read at flat (N, P): (N, C, P)."""
     n, c = F.shape(x3)[:2]
     return F.index(x3, (F.iota(n, 0, 3, flat), F.iota(c, 1, 3, flat), F.expand_dims(flat, axis=1)))
 
 
 def _grid_fwd(xp, input, grid, interpolation_mode=BILINEAR, padding_mode=ZEROS, align_corners=False):
     F = array_fns(xp)
-    n, c, h, w = input.shape
-    ho, wo = grid.shape[1], grid.shape[2]
-    x3 = xp.reshape(input, (n, c, h * w))
-    taps, _, _ = _taps(F, grid, h, w, interpolation_mode, padding_mode, align_corners)
+    n, c = input.shape[:2]
+    spatial = tuple(input.shape[2:])
+    x3 = xp.reshape(input, (n, c, -1))
+    taps, _ = _taps(F, grid, spatial, interpolation_mode, padding_mode, align_corners)
     out = None
-    for _valid, flat, wt, _dx, _dy in taps:
+    for _valid, flat, wt, _dws in taps:
         term = xp.reshape(wt, (n, 1, -1)) * _gather(F, x3, flat)
         out = term if out is None else out + term
-    return xp.reshape(out, (n, c, ho, wo))
+    return xp.reshape(out, (n, c) + tuple(grid.shape[1:-1]))
 
 
 def _grid_bwd(F, g, s):
-    n, c, h, w = s.shapes[0]
-    ho, wo = s.shapes[1][1:3]
-    g3 = F.reshape(g, (n, c, ho * wo))
-    taps, dix, diy = _taps(F, s.grid, h, w, s.interpolation_mode, s.padding_mode, s.align_corners)
+    shape, gshape = tuple(s.shapes[0]), tuple(s.shapes[1])
+    n, c, spatial = shape[0], shape[1], shape[2:]
+    size = 1
+    for d in spatial:
+        size *= d
+    k = len(spatial)
+    g3 = F.reshape(g, (n, c, -1))
+    taps, dcoords = _taps(F, s.grid, spatial, s.interpolation_mode, s.padding_mode, s.align_corners)
     gin = ggrid = None
     if s.needs[0]:
-        for _valid, flat, wt, _dx, _dy in taps:
+        for _valid, flat, wt, _dws in taps:
             vals = g3 * F.expand_dims(wt, axis=1)
             idx = (F.iota(n, 0, 3, flat), F.iota(c, 1, 3, flat), F.expand_dims(flat, axis=1))
-            part = F.scatter_add((n, c, h * w), idx, vals, vals)
+            part = F.scatter_add((n, c, size), idx, vals, vals)
             gin = part if gin is None else gin + part
-        gin = F.reshape(gin, (n, c, h, w))
+        gin = F.reshape(gin, shape)
     if len(s.needs) > 1 and s.needs[1]:
         if s.interpolation_mode == NEAREST:
-            ggrid = F.zeros(s.shapes[1], g)
+            ggrid = F.zeros(gshape, g)
         else:
-            x3 = F.reshape(s.input, (n, c, h * w))
-            gx = gy = None
-            for valid, flat, _wt, dwx, dwy in taps:
-                v = F.sum(g3 * _gather(F, x3, flat), axis=1)          # (N, P): g . input at this tap
-                v = F.where(valid, v, 0.0)
-                gx = v * dwx if gx is None else gx + v * dwx
-                gy = v * dwy if gy is None else gy + v * dwy
-            gx, gy = F.reshape(gx * dix, (n, ho, wo, 1)), F.reshape(gy * diy, (n, ho, wo, 1))
-            ggrid = F.concat([gx, gy], axis=3)
+            x3 = F.reshape(s.input, (n, c, size))
+            parts = [None] * k
+            for valid, flat, _wt, dws in taps:
+                v = F.where(valid, F.sum(g3 * _gather(F, x3, flat), axis=1), 0.0)     # (N, P): g . input here
+                for comp in range(k):
+                    term = v * dws[comp]
+                    parts[comp] = term if parts[comp] is None else parts[comp] + term
+            ggrid = F.concat([F.reshape(parts[comp] * dcoords[comp], gshape[:-1] + (1,)) for comp in range(k)],
+                             axis=k + 1)
     return gin, ggrid
 
 
 op("grid_sampler_2d", "GridSampler2DBackward0", ("input", "grid"), _grid_fwd, _grid_bwd,
+   save={"input": (), "grid": ()}, promote=False)
+op("grid_sampler_3d", "GridSampler3DBackward0", ("input", "grid"), _grid_fwd, _grid_bwd,
    save={"input": (), "grid": ()}, promote=False)
 
 

@@ -89,6 +89,27 @@ def test_grid_sample_second_order_and_nearest():
     gradcheck(lambda a: F.grid_sample(a, g, mode="nearest", align_corners=True), [x])
 
 
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("padding", ["zeros", "border", "reflection"])
+def test_volumes_of_depth_one_sample_as_images(mode, padding):
+    """With align_corners a depth of 1 maps every z to that one slice: 5-D sampling is the 4-D one."""
+    x = f64(2, 3, 4, 5, seed=13)
+    g = _grid(2, 3, 4, seed=14)
+    z = engine.tensor(np.random.default_rng(15).uniform(-1, 1, (2, 1, 3, 4, 1)))
+    g3 = engine.cat([g.detach().unsqueeze(1), z], -1)
+    out = F.grid_sample(x.unsqueeze(2), g3, mode=mode, padding_mode=padding, align_corners=True)
+    assert out.grad_fn.name() == "GridSampler3DBackward0" and tuple(out.shape) == (2, 3, 1, 3, 4)
+    want = F.grid_sample(x, g, mode=mode, padding_mode=padding, align_corners=True)
+    np.testing.assert_allclose(out.detach().numpy()[:, :, 0], want.detach().numpy(), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("padding", ["zeros", "reflection"])
+def test_volume_gradients(padding):
+    x = f64(1, 2, 2, 3, 3, seed=16)
+    g = engine.tensor(np.random.default_rng(17).uniform(-1.2, 1.2, (1, 2, 1, 2, 3)), requires_grad=True)
+    gradcheck(lambda a, b: F.grid_sample(a, b, padding_mode=padding, align_corners=False), [x, g])
+
+
 def test_identity_affine_grid_reproduces_the_image():
     x = f64(2, 3, 4, 5, seed=7)
     theta = engine.tensor([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]] * 2, dtype=engine.float64)
@@ -158,6 +179,8 @@ def _run_all():
                             ("nearest", "border", False), ("bilinear", "border", True))]
     outs.append(F.grid_sample(x, F.affine_grid(theta, (2, 3, 3, 3), align_corners=False), align_corners=False))
     outs.append(F.pdist(x[0, 0], 1.5))
+    g3 = engine.tensor(rng.uniform(-1.2, 1.2, (2, 1, 2, 2, 3)), requires_grad=True)
+    outs.append(F.grid_sample(x.reshape(2, 3, 2, 2, 5), g3, padding_mode="reflection", align_corners=False))
     sum(((k + 1) * o).sum() for k, o in enumerate(outs)).backward()
     return outs + [x.grad, g.grad, theta.grad]
 
@@ -171,9 +194,11 @@ def test_other_backends_match_numpy(backend):
 
 
 def exercise_sampling_ops():
-    """Runs the grid_sampler_2d, affine_grid_generator and pdist rows once (for
+    """Runs the grid_sampler_2d/3d, affine_grid_generator and pdist rows once (for
     test_every_table_op_is_exercised)."""
     theta = f64(1, 2, 3, seed=50)
     F.grid_sample(f64(1, 2, 3, 3, seed=51), F.affine_grid(theta, (1, 2, 3, 3), align_corners=False),
                   align_corners=False)
     F.pdist(f64(4, 3, seed=52))
+    F.grid_sample(f64(1, 1, 2, 2, 2, seed=53), F.affine_grid(f64(1, 3, 4, seed=54), (1, 1, 2, 2, 2),
+                                                             align_corners=True), align_corners=True)
