@@ -30,6 +30,20 @@ def check_lr(lr) -> None:
         raise ValueError(f"Invalid learning rate: {lr}")
 
 
+def check_adam_args(lr, eps, betas, weight_decay, check_learning_rate=True) -> None:
+    """The Adam family's constructor checks, in PyTorch's order and words."""
+    if check_learning_rate:
+        check_lr(lr)
+    if not 0.0 <= eps:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    if not 0.0 <= betas[0] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+    if not 0.0 <= betas[1] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+    if not 0.0 <= weight_decay:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+
+
 def lr_value(group) -> float:
     lr = group["lr"]
     return float(lr.item()) if isinstance(lr, Tensor) else lr
