@@ -10,7 +10,7 @@ import pytest
 import engine
 import engine.nn as nn
 import engine.nn.functional as F
-from tests.engine.conftest import BACKENDS, assert_matches, gradcheck, on_backend
+from tests.engine.conftest import BACKENDS, gradcheck, matches_numpy
 
 
 def _brute_force(lp, target, blank):
@@ -122,10 +122,7 @@ def _run_all():
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_other_backends_match_numpy(backend):
-    ref = _run_all()
-    with on_backend(backend):
-        got = _run_all()
-    assert_matches(backend, got, ref)
+    matches_numpy(backend, _run_all)
 
 
 def exercise_ctc_ops():

@@ -13,7 +13,7 @@ import engine
 import engine.nn as nn
 import engine.nn.functional as F
 
-from tests.engine.conftest import BACKENDS, assert_matches, f64, gradcheck, on_backend
+from tests.engine.conftest import BACKENDS, f64, gradcheck, matches_numpy
 
 
 def _bins(n, o):
@@ -287,10 +287,7 @@ def _run_all():
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_other_backends_match_numpy(backend):
-    ref = _run_all()
-    with on_backend(backend):
-        got = _run_all()
-    assert_matches(backend, got, ref)
+    matches_numpy(backend, _run_all)
 
 
 def exercise_pool_more_ops():

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import engine
-from tests.engine.conftest import assert_matches, f64, gradcheck, gradgradcheck, on_backend, BACKENDS
+from tests.engine.conftest import BACKENDS, f64, gradcheck, gradgradcheck, matches_numpy
 
 NAN = float("nan")
 
@@ -361,7 +361,4 @@ def _backend_run():
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_other_backends_match_numpy(backend):
-    ref = _backend_run()
-    with on_backend(backend):
-        got = _backend_run()
-    assert_matches(backend, got, ref)
+    matches_numpy(backend, _backend_run)
