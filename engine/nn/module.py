@@ -270,6 +270,58 @@ class Module:
             raise AttributeError(f"{type(mod).__name__} has no parameter `{name}`")
         return mod._parameters[name]
 
+    def get_buffer(self, target: str):
+        mod_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(mod_path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{type(mod).__name__} has no attribute `{name}`")
+        if name not in mod._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return mod._buffers[name]
+
+    def set_submodule(self, target: str, module, strict: bool = False) -> None:
+        """Put ``module`` at the dotted path ``target`` (with ``strict``, only where one already is)."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        parent_path, _, name = target.rpartition(".")
+        parent = self.get_submodule(parent_path)
+        if strict and name not in parent._modules:
+            raise AttributeError(f"{type(parent).__name__} has no attribute `{name}`")
+        if not isinstance(module, Module):
+            raise TypeError(f"`module` is not an nn.Module, found {type(module)}")
+        setattr(parent, name, module)
+
+    # ---- extra state (NOTE [ State dict hooks and extra state ]) -----------------------
+    def get_extra_state(self):
+        """What a subclass adds to its state dict under ``_extra_state`` (override with set_extra_state)."""
+        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be called.")
+
+    def set_extra_state(self, state) -> None:
+        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be called.")
+
+    def _has_extra_state(self) -> bool:
+        return type(self).get_extra_state is not Module.get_extra_state
+
+    def _hook_table(self, name: str) -> OrderedDict:
+        return self.__dict__.setdefault(name, OrderedDict())
+
+    def register_state_dict_pre_hook(self, hook):
+        """``hook(module, prefix, keep_vars)`` runs before this module writes its state dict entries."""
+        return self._add_hook(self._hook_table("_state_dict_pre_hooks"), set(), hook, False, False)
+
+    def register_state_dict_post_hook(self, hook):
+        """``hook(module, state_dict, prefix, local_metadata)`` runs after; it may change the dict in place."""
+        return self._add_hook(self._hook_table("_state_dict_hooks"), set(), hook, False, False)
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+        error_msgs)`` runs before this module's entries are loaded; it may change the dict in place."""
+        return self._add_hook(self._hook_table("_load_state_dict_pre_hooks"), set(), hook, False, False)
+
+    def register_load_state_dict_post_hook(self, hook):
+        """``hook(module, incompatible_keys)`` runs after loading; clearing its lists removes those errors."""
+        return self._add_hook(self._hook_table("_load_state_dict_post_hooks"), set(), hook, False, False)
+
     # ---- traversal ---------------------------------------------------------------------
     def named_modules(self, memo=None, prefix: str = "", remove_duplicate: bool = True):
         if memo is None:
@@ -427,6 +479,22 @@ class Module:
     def type(self, dst_type):
         return self._apply(lambda t: t.to(dst_type))
 
+    def half(self):
+        """Raises Tensor.half()'s error: glassgrad has no float16."""
+        return self._apply(lambda t: t.half() if t.dtype.is_floating_point else t)
+
+    def bfloat16(self):
+        return self._apply(lambda t: t.bfloat16() if t.dtype.is_floating_point else t)
+
+    def to_empty(self, *, device=None, recurse: bool = True):
+        """Parameters and buffers become new uninitialised tensors of the same shapes on ``device``."""
+        from .. import functional as E
+        return self._apply(lambda t: E.empty_like(t, device=device))
+
+    def share_memory(self):
+        """A no-op here (one process): returns the module, as PyTorch's does."""
+        return self
+
     # ---- state dict --------------------------------------------------------------------
     def state_dict(self, *args, destination=None, prefix: str = "", keep_vars: bool = False):
         """An OrderedDict of every parameter and persistent buffer, by qualified name.
@@ -442,15 +510,22 @@ class Module:
                 keep_vars = args[2]
         if destination is None:
             destination = OrderedDict()
+        for hook in list(self.__dict__.get("_state_dict_pre_hooks", {}).values()):
+            hook(self, prefix, keep_vars)
         for name, p in self._parameters.items():
             if p is not None:
                 destination[prefix + name] = p if keep_vars else p.detach()
         for name, b in self._buffers.items():
             if b is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = b if keep_vars else b.detach()
+        if self._has_extra_state():
+            destination[prefix + "_extra_state"] = self.get_extra_state()
         for name, m in self._modules.items():
             if m is not None:
                 m.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+        for hook in list(self.__dict__.get("_state_dict_hooks", {}).values()):
+            if hook(self, destination, prefix, {}) is not None:
+                raise RuntimeError("state_dict post-hook must return None")
         return destination
 
     def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
@@ -463,8 +538,17 @@ class Module:
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         missing, unexpected, errors = [], [], []
         expected = set()
+        state_dict = OrderedDict(state_dict)      # pre-hooks may edit it; the caller's stays as given
         for mprefix, m in self.named_modules():
             base = mprefix + "." if mprefix else ""
+            for hook in list(m.__dict__.get("_load_state_dict_pre_hooks", {}).values()):
+                hook(m, state_dict, base, {}, strict, missing, unexpected, errors)
+            if m._has_extra_state():
+                expected.add(base + "_extra_state")
+                if base + "_extra_state" in state_dict:
+                    m.set_extra_state(state_dict[base + "_extra_state"])
+                else:
+                    missing.append(base + "_extra_state")
             local = {**{k: v for k, v in m._parameters.items() if v is not None},
                      **{k: v for k, v in m._buffers.items()
                         if v is not None and k not in m._non_persistent_buffers_set}}
@@ -505,6 +589,11 @@ class Module:
         for key in state_dict.keys():
             if key not in expected:
                 unexpected.append(key)
+        result = _IncompatibleKeys(missing, unexpected)
+        for _, m in self.named_modules():
+            for hook in list(m.__dict__.get("_load_state_dict_post_hooks", {}).values()):
+                if hook(m, result) is not None:
+                    raise RuntimeError("load_state_dict post-hook must return None")
         if strict:
             if unexpected:
                 errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
@@ -514,7 +603,7 @@ class Module:
         if errors:
             raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
                 type(self).__name__, "\n\t".join(errors)))
-        return _IncompatibleKeys(missing, unexpected)
+        return result
 
     # ---- printing ----------------------------------------------------------------------
     def extra_repr(self) -> str:
