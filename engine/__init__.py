@@ -36,6 +36,7 @@ from . import nn
 from .nn.activation_fns import (celu, celu_, clamp_max_, clamp_min_, hardshrink, prelu, relu_,  # noqa: F401
                                 rrelu, rrelu_, selu, selu_, threshold, threshold_)
 from .nn.utils.weight_norm import _weight_norm, _weight_norm_interface, norm_except_dim  # noqa: F401
+from .nn.functional import pdist  # noqa: F401  (torch.pdist is F.pdist)
 from . import optim
 from . import cuda
 from ._oom import OutOfMemoryError  # noqa: F401  (torch.OutOfMemoryError is torch.cuda.OutOfMemoryError)

@@ -291,7 +291,7 @@ class Module:
             raise TypeError(f"`module` is not an nn.Module, found {type(module)}")
         setattr(parent, name, module)
 
-    # ---- extra state (NOTE [ State dict hooks and extra state ]) -----------------------
+    # ---- extra state and state-dict hooks --------------------------------------------------
     def get_extra_state(self):
         """What a subclass adds to its state dict under ``_extra_state`` (override with set_extra_state)."""
         raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be called.")

@@ -109,3 +109,8 @@ def test_to_empty_half_and_share_memory():
     assert lin.share_memory() is lin
     with pytest.raises(TypeError, match="^Tensor.half\\(\\): glassgrad has no dtype float16"):
         nn.Linear(2, 2).half()
+
+
+def test_torch_pdist_is_the_functional_one():
+    x = engine.randn(4, 3, requires_grad=True)
+    assert engine.pdist is nn.functional.pdist and engine.pdist(x).grad_fn.name() == "PdistBackward0"
