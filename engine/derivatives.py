@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from . import _backend
 from ._dispatch import OpDef
 
 OPS: dict[str, OpDef] = {}
+_ndarray = np.ndarray
 
 
 def op(name, node, args, fwd, bwd=None, save=None, **kw):
@@ -328,7 +331,7 @@ op("permute", "PermuteBackward0", ("self",), lambda xp, a, dims: xp.permute_dims
    lambda F, g, s: (F.permute(g, _inverse(s.dims)),), promote=False, view=True)
 op("transpose", "TransposeBackward0", ("self",), lambda xp, a, dims: xp.permute_dims(a, dims),
    lambda F, g, s: (F.permute(g, s.dims),), promote=False, view=True)
-op("t", "TBackward0", ("self",), lambda xp, a, dims: xp.permute_dims(a, dims),
+op("t", "TBackward0", ("self",), lambda xp, a, dims: a.T if type(a) is _ndarray else xp.permute_dims(a, dims),
    lambda F, g, s: (F.permute(g, s.dims),), promote=False, view=True)
 op("squeeze", "SqueezeBackward1", ("self",), lambda xp, a, shape: xp.reshape(a, shape),
    lambda F, g, s: (F.reshape(g, s.shapes[0]),), promote=False, view=True)
@@ -469,6 +472,11 @@ def _softmax_fwd(xp, a, dim):
 
 def _log_softmax_fwd(xp, a, dim):
     sh = a - xp.max(a, axis=dim, keepdims=True)
+    if type(sh) is _ndarray:      # the same values, two temporaries fewer
+        lse = np.exp(sh).sum(axis=dim, keepdims=True)
+        np.log(lse, out=lse)
+        sh -= lse
+        return sh
     return sh - xp.log(xp.sum(xp.exp(sh), axis=dim, keepdims=True))
 
 
@@ -561,8 +569,11 @@ def _nll_pick(xp, x, target, ignore_index, axis=-1):
 
 
 def _nll_fwd(xp, x, target, reduction="mean", ignore_index=-100, axis=-1):
-    picked, valid, _ = _nll_pick(xp, x, target, ignore_index, axis)
-    total = xp.sum(xp.astype(valid, x.dtype))
+    if type(x) is _ndarray and x.ndim == 2 and axis == -1:
+        picked, total = _np_nll_pick(x, target, ignore_index)
+    else:
+        picked, valid, _ = _nll_pick(xp, x, target, ignore_index, axis)
+        total = xp.sum(xp.astype(valid, x.dtype))
     if reduction == "none":
         out = -picked
     elif reduction == "sum":
@@ -570,6 +581,35 @@ def _nll_fwd(xp, x, target, reduction="mean", ignore_index=-100, axis=-1):
     else:
         out = -xp.sum(picked) / total
     return out, {"total_weight": total}
+
+
+def _np_nll_pick(x, target, ignore_index):
+    """``_nll_pick`` and the count of counted targets for a 2-D NumPy ``x``: one fancy index
+    when no target is ignored (the usual case), the same values as the general form."""
+    rows = np.arange(x.shape[0])
+    valid = target != ignore_index
+    if valid.all():
+        return x[rows, target], np.asarray(x.shape[0], dtype=x.dtype)
+    picked = np.zeros(x.shape[0], dtype=x.dtype)
+    picked[valid] = x[rows[valid], target[valid]]
+    return picked, np.sum(valid, dtype=x.dtype)
+
+
+def _np_nll_bwd(g, s):
+    """``_nll_bwd`` for 2-D NumPy input: ``-g`` (scaled as the reduction says) written at each
+    counted target of zeros, instead of a one-hot mask; the same values."""
+    shape, target = s.shapes[0], s.target
+    if s.reduction == "mean":
+        g = g / s.total_weight
+    v = -g
+    out = np.zeros(shape, dtype=v.dtype)
+    rows = np.arange(shape[0])
+    valid = target != s.ignore_index
+    if valid.all():
+        out[rows, target] = v
+    else:
+        out[rows[valid], target[valid]] = v[valid] if v.ndim else v
+    return out
 
 
 def _nll_grad_parts(F, g, s, axis=-1):
@@ -589,6 +629,8 @@ def _nll_grad_parts(F, g, s, axis=-1):
 
 
 def _nll_bwd(F, g, s):
+    if type(g) is _ndarray and not F.differentiable and len(s.shapes[0]) == 2:
+        return _np_nll_bwd(g, s), None
     hit, g = _nll_grad_parts(F, g, s)
     return F.where(hit, -g, 0.0), None
 
