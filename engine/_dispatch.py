@@ -46,6 +46,8 @@ from .autograd import grad_mode
 from .autograd.engine import edge_of
 from .autograd.graph import Node
 
+_new_id = _events.new_id
+
 
 class OpDef:
     __slots__ = ("name", "node", "args", "fwd", "bwd", "save", "promote", "float_op",
@@ -349,10 +351,12 @@ class OpNode(Node):
     _promote_to = None
 
     def __init__(self, op, name, inputs, needs, attrs):
-        super().__init__()
+        self.id = _new_id()                  # Node.__init__, inlined
+        self._saved = {}
+        self.num_outputs = 1
         self._op = op
         self._name = name
-        self._attrs = {**op.defaults, **attrs}
+        self._attrs = {**op.defaults, **attrs} if op.defaults else dict(attrs)
         self._needs = needs
         self._in_meta = [(tuple(t._data.shape), t.dtype) if isinstance(t, Tensor) else None for t in inputs]
         if op.nondiff:  # NOTE [ Dispatch ] 6

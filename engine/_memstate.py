@@ -26,6 +26,8 @@ from ._device import CPU as _CPU
 # lock, so its log is appended and replayed under one lock (NOTE [ Deferred allocator model ] 5).
 _lock = _allocator.LOCK
 allocator_hooks: list = [_allocator.hook]   # objects with alloc(storage) / free(storage)
+_model = _allocator.hook
+_only_model = [_model]      # on_alloc/on_free append to its log themselves (AllocatorHook.alloc/free, inlined)
 
 _FIELDS = ("allocated", "peak", "count", "count_peak", "bytes_allocated", "bytes_freed", "n_allocated", "n_freed")
 
@@ -76,8 +78,14 @@ def on_alloc(st) -> None:
             pbc[cat] = now
         if allocated > d.peak:
             d.peak = allocated
-        for h in allocator_hooks:
-            h.alloc(st)
+        if allocator_hooks == _only_model:        # the usual case: the model's log, appended inline
+            log = _model._log
+            log.append((key, st.id, n))
+            if len(log) >= _model.LOG_LIMIT:
+                _model.flush()
+        else:
+            for h in allocator_hooks:
+                h.alloc(st)
         reserved = reserved_now(key) if _events.active else 0
     if _events.active:
         _events.emit("alloc", storage=st.id, bytes=n, device=key, category=cat, reserved=reserved)
@@ -95,8 +103,14 @@ def on_free(st) -> None:
         d.n_freed += 1
         bc = d.by_cat
         bc[cat] = bc.get(cat, 0) - n
-        for h in allocator_hooks:
-            h.free(st)
+        if allocator_hooks == _only_model:
+            log = _model._log
+            log.append((key, st.id, -1))
+            if len(log) >= _model.LOG_LIMIT:
+                _model.flush()
+        else:
+            for h in allocator_hooks:
+                h.free(st)
         reserved = reserved_now(key) if _events.active else 0
     if _events.active:
         _events.emit("free", storage=st.id, bytes=n, device=key, category=cat, reserved=reserved)

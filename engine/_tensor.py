@@ -74,9 +74,17 @@ class Tensor:
     gives int64, and ``.half()`` and the like raise).
     """
 
+    # Set for every tensor. The rarely set ones (_grad, _accum, _retains_grad, _hooks, _gg_name,
+    # _is_param) are class defaults below: _wrap skips them, and a tensor that sets one gets it in
+    # its __dict__.
     __slots__ = ("_data", "_storage", "dtype", "grad_fn", "_output_nr", "_requires_grad",
-                 "_grad", "_accum", "_retains_grad", "_hooks", "_base", "_gg_name", "_id",
-                 "_is_param", "_vc", "__weakref__", "__dict__")
+                 "_base", "_id", "_vc", "__weakref__", "__dict__")
+    _grad = None
+    _accum = None          # weakref to the AccumulateGrad of a leaf that requires grad
+    _retains_grad = False
+    _hooks = None
+    _gg_name = None
+    _is_param = False
 
     # ---- construction -------------------------------------------------------
     @classmethod
@@ -100,14 +108,8 @@ class Tensor:
         t.grad_fn = None
         t._output_nr = 0
         t._requires_grad = False
-        t._grad = None
-        t._accum = None
-        t._retains_grad = False
-        t._hooks = None
         t._base = base_tensor
-        t._gg_name = None
         t._id = _events.new_id()
-        t._is_param = False
         t._vc = None
         if grad_mode._inference_blocks and grad_mode.is_inference_mode_enabled():
             t._inference = True

@@ -16,6 +16,8 @@ from ._tensor import Tensor, _wrap_dim
 from .derivatives import _SLOT, OPS
 from .ops.conv import Geom
 
+_ndarray = np.ndarray
+
 bool = _dtype.bool_  # noqa: A001
 int64 = long = _dtype.int64
 float32 = _dtype.float32
@@ -621,11 +623,14 @@ def transpose(input, dim0, dim1):
 swapaxes = swapdims = transpose
 
 
+_T_DIMS = ((), (0,), (1, 0))
+
+
 def t(input):
-    if input.ndim > 2:
-        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
-    dims = tuple(reversed(range(input.ndim)))
-    return apply(_O["t"], [input], {"dims": dims})
+    n = len(input._data.shape)
+    if n > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {n}D")
+    return apply(_O["t"], [input], {"dims": _T_DIMS[n]})
 
 
 def squeeze(input, dim=None):
@@ -1078,13 +1083,17 @@ def mv(input, vec):
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     _dtype_check(mat1, mat2)
-    if mat1.shape[1] != mat2.shape[0]:
+    if mat1._data.shape[1] != mat2._data.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x{mat1.shape[1]} and "
                            f"{mat2.shape[0]}x{mat2.shape[1]})")
     if beta != 1 or alpha != 1:
         return add(mul(input, beta), mul(mm(mat1, mat2), alpha))
     # the backward forms mat2's gradient in mat2's layout (see _mm_mat2_grad in derivatives.py)
-    attrs = {"mat2_layout": "F"} if _backend.is_column_major(mat2._storage.xp, mat2._data) else None
+    m2 = mat2._data
+    if type(m2) is _ndarray:
+        attrs = {"mat2_layout": "F"} if m2.ndim == 2 and m2.flags.f_contiguous and not m2.flags.c_contiguous else None
+    else:
+        attrs = {"mat2_layout": "F"} if _backend.is_column_major(mat2._storage.xp, m2) else None
     return apply(_O["addmm"], [input, mat1, mat2], attrs)
 
 

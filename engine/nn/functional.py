@@ -15,7 +15,7 @@ gelu = E.gelu
 
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias``; 2-D input with bias is one addmm, as in PyTorch."""
-    if input.shape[-1] != weight.shape[-1]:
+    if input._data.shape[-1:] != weight._data.shape[-1:]:
         lead = 1
         for s in input.shape[:-1]:
             lead *= s
@@ -23,9 +23,10 @@ def linear(input, weight, bias=None):
                            f"{weight.shape[-1]}x{weight.shape[0]})")
     if bias is None:
         return E.matmul(input, E.t(weight))
-    if input.ndim == 2:
+    nd = len(input._data.shape)
+    if nd == 2:
         return E.addmm(bias, input, E.t(weight))
-    if input.ndim > 2:
+    if nd > 2:
         lead = tuple(input.shape[:-1])
         out = E.addmm(bias, E.reshape(input, -1, input.shape[-1]), E.t(weight))
         return E.view(out, lead + (weight.shape[0],))
