@@ -46,8 +46,6 @@ from .autograd import grad_mode
 from .autograd.engine import edge_of
 from .autograd.graph import Node
 
-_new_id = _events.new_id
-
 
 class OpDef:
     __slots__ = ("name", "node", "args", "fwd", "bwd", "save", "promote", "float_op",
@@ -351,7 +349,8 @@ class OpNode(Node):
     _promote_to = None
 
     def __init__(self, op, name, inputs, needs, attrs):
-        self.id = _new_id()                  # Node.__init__, inlined
+        self.id = _events.new_id()           # Node.__init__, inlined (in its order: a dying node
+        self.next_functions = ()             # drops its edges before its saved tensors)
         self._saved = {}
         self.num_outputs = 1
         self._op = op

@@ -59,25 +59,71 @@ def reserved_now(key: str) -> int:
     return _allocator.hook.reserved(key)
 
 
+# NOTE [ Deferred counters ]
+# 1. ``on_alloc``, ``on_free`` and ``on_move`` append one entry to ``_pending`` (and, for the
+#    default allocator hook, one to the model's log: NOTE [ Deferred allocator model ]) and
+#    return; the per-device counters are brought up to date by ``_replay``, which applies
+#    the entries in order, so every current and peak figure is the one the storages'
+#    history gives.
+# 2. Everything that reads or resets counters (``stats``, ``reset_peak``,
+#    ``reset_accumulated``, ``devices``) replays first; so does an append that finds
+#    ``PENDING_LIMIT`` entries waiting, which bounds the log.
+# 3. While a trace is recorded, each entry is replayed at once and its event carries the
+#    figures of that moment, as before; other allocator hooks also see every call at once.
+# 4. All of it runs under ``_lock``. A free that the garbage collector runs during a
+#    replay is appended and applied by the same loop before it returns.
+PENDING_LIMIT = 4096
+_pending: list = []        # (kind, device, bytes, category, new category); kind 0 alloc, 1 free, 2 move
+_replaying = False
+
+
+def _replay() -> None:
+    """Apply the pending entries to the counters (NOTE [ Deferred counters ] 1, 4)."""
+    global _pending, _replaying
+    if _replaying:
+        return
+    _replaying = True
+    try:
+        while _pending:
+            entries, _pending = _pending, []
+            for kind, key, n, cat, new in entries:
+                d = _devices.get(key) or _dev(key)
+                bc = d.by_cat
+                if kind == 0:
+                    allocated = d.allocated = d.allocated + n
+                    count = d.count = d.count + 1
+                    d.bytes_allocated += n
+                    d.n_allocated += 1
+                    if count > d.count_peak:
+                        d.count_peak = count
+                    if allocated > d.peak:
+                        d.peak = allocated
+                    now = bc[cat] = bc.get(cat, 0) + n
+                elif kind == 1:
+                    d.allocated -= n
+                    d.count -= 1
+                    d.bytes_freed += n
+                    d.n_freed += 1
+                    bc[cat] = bc.get(cat, 0) - n
+                    continue
+                else:
+                    bc[cat] = bc.get(cat, 0) - n
+                    now = bc[new] = bc.get(new, 0) + n
+                    cat = new
+                pbc = d.peak_by_cat
+                if now > pbc.get(cat, 0):
+                    pbc[cat] = now
+    finally:
+        _replaying = False
+
+
 def on_alloc(st) -> None:
     key = "cpu" if st.device is _CPU else str(st.device)
     cat = st.base if not st.saved or st.base != "other" else "activation"   # st.category, inlined
     n = st.nbytes
     with _lock:
-        d = _devices.get(key) or _dev(key)
-        allocated = d.allocated = d.allocated + n
-        count = d.count = d.count + 1
-        d.bytes_allocated += n
-        d.n_allocated += 1
-        if count > d.count_peak:
-            d.count_peak = count
-        bc = d.by_cat
-        now = bc[cat] = bc.get(cat, 0) + n
-        pbc = d.peak_by_cat
-        if now > pbc.get(cat, 0):
-            pbc[cat] = now
-        if allocated > d.peak:
-            d.peak = allocated
+        pending = _pending
+        pending.append((0, key, n, cat, None))
         if allocator_hooks == _only_model:        # the usual case: the model's log, appended inline
             log = _model._log
             log.append((key, st.id, n))
@@ -86,9 +132,13 @@ def on_alloc(st) -> None:
         else:
             for h in allocator_hooks:
                 h.alloc(st)
-        reserved = reserved_now(key) if _events.active else 0
-    if _events.active:
-        _events.emit("alloc", storage=st.id, bytes=n, device=key, category=cat, reserved=reserved)
+        if not _events.active:
+            if len(pending) >= PENDING_LIMIT:
+                _replay()
+            return
+        _replay()
+        reserved = reserved_now(key)
+    _events.emit("alloc", storage=st.id, bytes=n, device=key, category=cat, reserved=reserved)
 
 
 def on_free(st) -> None:
@@ -96,13 +146,8 @@ def on_free(st) -> None:
     cat = st.base if not st.saved or st.base != "other" else "activation"   # st.category, inlined
     n = st.nbytes
     with _lock:
-        d = _devices.get(key) or _dev(key)
-        d.allocated -= n
-        d.count -= 1
-        d.bytes_freed += n
-        d.n_freed += 1
-        bc = d.by_cat
-        bc[cat] = bc.get(cat, 0) - n
+        pending = _pending
+        pending.append((1, key, n, cat, None))
         if allocator_hooks == _only_model:
             log = _model._log
             log.append((key, st.id, -1))
@@ -111,28 +156,31 @@ def on_free(st) -> None:
         else:
             for h in allocator_hooks:
                 h.free(st)
-        reserved = reserved_now(key) if _events.active else 0
-    if _events.active:
-        _events.emit("free", storage=st.id, bytes=n, device=key, category=cat, reserved=reserved)
+        if not _events.active:
+            if len(pending) >= PENDING_LIMIT:
+                _replay()
+            return
+        _replay()
+        reserved = reserved_now(key)
+    _events.emit("free", storage=st.id, bytes=n, device=key, category=cat, reserved=reserved)
 
 
 def on_move(st, old: str, new: str) -> None:
     key = "cpu" if st.device is _CPU else str(st.device)
-    n = st.nbytes
     with _lock:
-        d = _devices.get(key) or _dev(key)
-        bc = d.by_cat
-        bc[old] = bc.get(old, 0) - n
-        now = bc[new] = bc.get(new, 0) + n
-        pbc = d.peak_by_cat
-        if now > pbc.get(new, 0):
-            pbc[new] = now
-    if _events.active:
-        _events.emit("category", storage=st.id, bytes=st.nbytes, device=key, old=old, new=new)
+        pending = _pending
+        pending.append((2, key, st.nbytes, old, new))
+        if not _events.active:
+            if len(pending) >= PENDING_LIMIT:
+                _replay()
+            return
+        _replay()
+    _events.emit("category", storage=st.id, bytes=st.nbytes, device=key, old=old, new=new)
 
 
 def stats(key: str) -> dict:
     with _lock:
+        _replay()
         d = _dev(key)
         out = {f: getattr(d, f) for f in _FIELDS}
         out["by_cat"] = dict(d.by_cat)
@@ -142,6 +190,7 @@ def stats(key: str) -> dict:
 
 def reset_peak(key: str) -> None:
     with _lock:
+        _replay()
         d = _dev(key)
         d.peak = d.allocated
         d.count_peak = d.count
@@ -151,6 +200,7 @@ def reset_peak(key: str) -> None:
 
 def reset_accumulated(key: str) -> None:
     with _lock:
+        _replay()
         d = _dev(key)
         d.bytes_allocated = d.bytes_freed = d.n_allocated = d.n_freed = 0
 
@@ -158,6 +208,7 @@ def reset_accumulated(key: str) -> None:
 def devices() -> list:
     """Device strings that have seen at least one storage."""
     with _lock:
+        _replay()
         return sorted(_devices)
 
 
