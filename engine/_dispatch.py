@@ -43,6 +43,7 @@ from ._fns import array_fns
 from ._tensor import _NP_DT, Tensor
 from ._trace_info import node_info, tensor_info
 from .autograd import grad_mode
+from .autograd.graph import SavedTensor
 from .autograd.engine import edge_of
 from .autograd.graph import Node
 
@@ -107,6 +108,7 @@ class push_op_hook:
         op_hooks.stack = self.old
         return False
 _ndarray = np.ndarray
+_grad_state = grad_mode._state
 
 
 def apply(op: OpDef, inputs: list, attrs: dict | None = None, inplace: Tensor | None = None,
@@ -149,7 +151,7 @@ def apply(op: OpDef, inputs: list, attrs: dict | None = None, inplace: Tensor | 
         # one tensor per aux array: what a node saves and what the caller gets share a storage
         aux = {k: Tensor._wrap(v) for k, v in aux.items()}
 
-    grad_on = grad_mode.is_grad_enabled()
+    grad_on = getattr(_grad_state, "enabled", True)    # grad_mode.is_grad_enabled(), inlined
     needs = tuple([isinstance(t, Tensor) and (t._requires_grad or t.grad_fn is not None) for t in inputs])
     any_needs = any(needs)
     save_inputs = inputs
@@ -326,9 +328,9 @@ def _save(op, node, inputs, needs, result, aux):
             if not want:
                 continue
         if name == "result":
-            node.save("result", result, is_output=True)
+            node._saved["result"] = SavedTensor(result, "result", node, True)     # node.save, inlined
         elif aux is not None and name in aux:
-            node.save(name, aux[name])
+            node._saved[name] = SavedTensor(aux[name], name, node, False)
         elif op.variadic and name == op.args[-1]:
             rest = inputs[len(op.args) - 1:]
             node._attrs[name + "#n"] = len(rest)
@@ -338,7 +340,7 @@ def _save(op, node, inputs, needs, result, aux):
         else:
             t = inputs[argpos[name]]
             if isinstance(t, Tensor):
-                node.save(name, t, is_output=(t is result))
+                node._saved[name] = SavedTensor(t, name, node, t is result)
             else:
                 node._attrs[name] = t
 

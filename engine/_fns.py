@@ -20,6 +20,7 @@ from . import _tensor as _tensor_mod
 _NP_DT = _tensor_mod._NP_DT
 _ndarray = _tensor_mod._ndarray
 _np_bool = np.dtype(bool)
+_add_reduce = np.add.reduce
 
 
 class ArrayFns:
@@ -125,17 +126,25 @@ class ArrayFns:
         return a <= b
 
     def sum(self, x, axis=None, keepdims=False):
+        if type(x) is _ndarray and x.dtype.kind == "f":
+            return _add_reduce(x, axis=axis, keepdims=keepdims)     # np.sum's reduction, without its wrappers
         return self.xp.sum(x, axis=axis, keepdims=keepdims)
 
     def sum_to(self, x, shape):
         """Sum a broadcast gradient back to ``shape``."""
         lead = len(x.shape) - len(shape)
         axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and x.shape[i + lead] != 1)
+        if type(x) is _ndarray:     # np.sum's own reduction, without its wrappers
+            if axes:
+                x = _add_reduce(x, axis=axes, keepdims=True)
+            return x.reshape(shape) if x.shape != tuple(shape) else x
         if axes:
             x = self.xp.sum(x, axis=axes, keepdims=True)
         return self.xp.reshape(x, shape) if tuple(x.shape) != tuple(shape) else x
 
     def permute(self, x, axes):
+        if type(x) is _ndarray:
+            return x.transpose(axes)
         return self.xp.permute_dims(x, tuple(axes))
 
     def mT(self, x):

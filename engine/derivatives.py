@@ -112,7 +112,13 @@ op("tanh", "TanhBackward0", ("self",), lambda xp, a: xp.tanh(a),
    lambda F, g, s: (g * (1.0 - s.result * s.result),), save={"result": ()}, float_op=True)
 op("sigmoid", "SigmoidBackward0", ("self",), lambda xp, a: 1.0 / (1.0 + xp.exp(-a)),
    lambda F, g, s: (g * s.result * (1.0 - s.result),), save={"result": ()}, float_op=True)
-op("relu", "ReluBackward0", ("self",), lambda xp, a: _backend.clamp_low(xp, xp.zeros((), dtype=a.dtype), a),  # keeps -0.0
+def _relu_fwd(xp, a):
+    if type(a) is _ndarray:
+        return np.maximum(a.dtype.type(0), a)    # clamp_low's NumPy form: a tie keeps a (-0.0 stays)
+    return _backend.clamp_low(xp, xp.zeros((), dtype=a.dtype), a)
+
+
+op("relu", "ReluBackward0", ("self",), _relu_fwd,  # keeps -0.0
    lambda F, g, s: (F.threshold_backward(g, s.result, 0),), save={"result": ()})
 op("erf", "ErfBackward0", ("self",), lambda xp, a: _erf(xp, a),
    lambda F, g, s: (g * (2.0 / math.sqrt(math.pi)) * F.exp(-(s.self * s.self)),), save={"self": ()},
@@ -442,7 +448,7 @@ op("bmm", "BmmBackward0", ("self", "mat2"), lambda xp, a, b: xp.matmul(a, b),
                     F.matmul(F.mT(s.self), g) if s.needs[1] else None),
    save={"mat2": ("self",), "self": ("mat2",)}, promote=False)
 def _addmm_fwd(xp, c, a, b, mat2_layout="C"):
-    out = xp.matmul(a, b)
+    out = np.matmul(a, b) if type(a) is _ndarray else xp.matmul(a, b)
     if c.dtype == out.dtype and (tuple(c.shape) == tuple(out.shape) or len(c.shape) <= 1):
         out += c            # in place: the matmul result is fresh (one pass, no temporary)
         return out
@@ -471,12 +477,13 @@ def _softmax_fwd(xp, a, dim):
 
 
 def _log_softmax_fwd(xp, a, dim):
-    sh = a - xp.max(a, axis=dim, keepdims=True)
-    if type(sh) is _ndarray:      # the same values, two temporaries fewer
-        lse = np.exp(sh).sum(axis=dim, keepdims=True)
+    if type(a) is _ndarray:       # the same values, two temporaries and the wrappers fewer
+        sh = a - np.maximum.reduce(a, axis=dim, keepdims=True)
+        lse = np.add.reduce(np.exp(sh), axis=dim, keepdims=True)
         np.log(lse, out=lse)
         sh -= lse
         return sh
+    sh = a - xp.max(a, axis=dim, keepdims=True)
     return sh - xp.log(xp.sum(xp.exp(sh), axis=dim, keepdims=True))
 
 

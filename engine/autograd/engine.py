@@ -252,7 +252,7 @@ def _drain(ready, buffers, deps, needed, capture, captured, claimed, accumulate,
                 if accumulate and (inputs is None or key_hits):
                     _accumulate(node, outs[0], create_graph, claimed, made)
                 continue
-            if all(o is None for o in outs):
+            if (outs[0] is None) if n_out <= 1 else all(o is None for o in outs):
                 _release(node, retain_graph)
                 _pass_on_nothing(node, deps, ready)
                 continue

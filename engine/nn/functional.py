@@ -1,12 +1,16 @@
 """``engine.nn.functional``: the neural-network functions, as torch.nn.functional."""
 from __future__ import annotations
 
+import numpy as np
+
 from .. import _backend, _dtype
 from .. import functional as E
 from .._dispatch import apply
 from .._tensor import Tensor, _wrap_dim
 from ..derivatives import OPS
 from ..random import generator_for
+
+_np_min, _np_max = np.minimum.reduce, np.maximum.reduce   # ndarray.min/max without their wrappers
 
 tanh = E.tanh
 sigmoid = E.sigmoid
@@ -132,7 +136,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 def _check_targets(target, c, ignore_index):
     if target.numel():
         host = _backend.to_numpy(target._storage.xp, target._data)
-        if host.min() < 0 or host.max() >= c:     # only then look for a bad one (ignore_index may be negative)
+        if _np_min(host, axis=None) < 0 or _np_max(host, axis=None) >= c:     # only then look for a bad one (ignore_index may be negative)
             bad = host[(host != ignore_index) & ((host < 0) | (host >= c))]
             if bad.size:
                 raise IndexError(f"Target {int(bad[0])} is out of bounds.")
