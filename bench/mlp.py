@@ -52,7 +52,7 @@ def build(sizes=SIZES, batch=BATCH, seed=0, device="cpu"):
 def run(cfg):
     sizes, batch = (SIZES, BATCH) if not cfg.quick else ((784, 256, 256, 10), 64)
     gg, npstep, _ = build(sizes, batch)
-    reps = max(3 * cfg.reps, 9)   # a step is ~12 ms: three times the usual runs cost little and steady the ratio
+    reps = max(5 * cfg.reps, 15)  # a step is ~12 ms: five times the usual runs cost under a second and steady the ratio
     t = interleaved({"glassgrad": gg, "numpy": npstep}, reps=reps, warmup=2)
     note = f"median of {reps} interleaved steps" if not cfg.quick else f"--quick: {'-'.join(map(str, sizes))}, batch {batch}"
     rows = [Row("glassgrad step", t["glassgrad"] * 1e3, "ms", note=note),
