@@ -270,8 +270,9 @@ class AllocatorHook:
 
     NOTE [ Deferred allocator model ]
     1. ``alloc``/``free`` only append ``(device, owner, nbytes)`` (``nbytes`` -1 for a free)
-       to a log; the models replay the log in order, so every figure they give is the one
-       they would give had they seen each call at once.
+       to a log (``_memstate`` appends the same entries itself while this is its only hook);
+       the models replay the log in order, so every figure they give is the one they would
+       give had they seen each call at once.
     2. Anything that reads a model (``model``, ``models``, ``reserved``, ``run``) replays
        the log first; so does an ``alloc`` or ``free`` that finds ``LOG_LIMIT`` entries
        waiting, which bounds the log's memory. While a trace is recorded every event
