@@ -169,6 +169,9 @@ class ArrayFns:
     def cumsum(self, x, axis):
         return self.xp.cumulative_sum(x, axis=axis)
 
+    def flip(self, x, axes):
+        return self.xp.flip(x, axis=axes) if axes else x
+
     def concat(self, xs, axis):
         return self.xp.concat(list(xs), axis=axis)
 
@@ -313,6 +316,9 @@ class TensorFns:
 
     def permute(self, x, axes):
         return self.E.permute(x, tuple(axes))
+
+    def flip(self, x, axes):
+        return self.E.flip(x, axes)
 
     def mT(self, x):
         return self.E.transpose(x, -2, -1)

@@ -40,6 +40,7 @@ for _name, _fn in _methods.items():
         setattr(Tensor, _name, _fn)
 
 Tensor.where = lambda self, condition, other: E.where(condition, self, other)
+Tensor.flip = lambda self, *dims: E.flip(self, dims[0] if len(dims) == 1 and not isinstance(dims[0], int) else dims)
 Tensor.floor_ = lambda self: E._inplace("floor", self)
 Tensor.ceil_ = lambda self: E._inplace("ceil", self)
 Tensor.round_ = lambda self, *, decimals=None: (E._inplace("round", self) if decimals is None

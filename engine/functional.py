@@ -760,17 +760,15 @@ def unbind(input, dim=0):
 
 
 def flip(input, dims):
-    xp = input._storage.xp
-    idx = [slice(None)] * input.ndim
-    perm = []
-    for d in ([dims] if isinstance(dims, int) else dims):
-        d = _wrap_dim(d, input.ndim)
-        perm.append(d)
-    out = input
-    for d in perm:
-        rev = arange(input.shape[d] - 1, -1, -1, device=input.device)
-        out = index_select(out, d, rev)
-    return out
+    """A copy with the order along each of ``dims`` reversed (one FlipBackward0 keeping ``dims``)."""
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    axes = tuple(_wrap_dim(d, builtins.max(input.ndim, 1)) for d in dims)
+    for i, a in enumerate(axes):
+        if a in axes[:i]:
+            raise RuntimeError(f"dim {a} appears multiple times in the list of dims")
+    if input.ndim == 0:
+        axes = ()
+    return apply(_O["flip"], [input], {"dims": dims, "axes": axes})
 
 
 def index_select(input, dim, index):

@@ -345,3 +345,13 @@ def _index_reduce_bwd(F, g, s):
 
 op("index_reduce", "IndexReduceBackward0", ("self", "index", "source"), _index_reduce_fwd, _index_reduce_bwd,
    save={"self": (), "index": (), "source": (), "result": ()}, promote=False, nondiff=("index",))
+
+
+# ---- flip: one FlipBackward0 that keeps only ``dims`` (a new, contiguous array) ------------------
+def _flip_fwd(xp, a, dims, axes):
+    return _clone_fwd(xp, xp.flip(a, axis=axes)) if axes else _clone_fwd(xp, a)
+
+
+op("flip", "FlipBackward0", ("self",),
+   _flip_fwd,
+   lambda F, g, s: (F.flip(g, s.axes),))

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import engine
-from tests.engine.conftest import BACKENDS, assert_matches, f64, gradcheck, gradgradcheck, on_backend
+from tests.engine.conftest import (BACKENDS, assert_matches, f64, gradcheck, gradgradcheck, matches_numpy,
+                                   on_backend)
 
 D = engine.float64
 
@@ -75,6 +76,33 @@ def test_fliplr_flipud_narrow_copy():
     c = engine.narrow_copy(x, 1, 1, 2)
     assert c.tolist() == [[2, 3], [5, 6]] and c._storage is not x._storage and c.is_contiguous()
     assert engine.is_same_size(x, engine.zeros(2, 3)) and not x.is_same_size(engine.zeros(3, 2))
+
+
+def test_flip_is_one_node_keeping_only_dims():
+    x = engine.tensor(np.arange(24.0).reshape(2, 3, 4), requires_grad=True)
+    y = engine.flip(x, (0, -1))
+    assert y.grad_fn.name() == "FlipBackward0" and y.grad_fn._saved_dims == (0, -1)
+    assert y.grad_fn.saved_tensors_info == [] and y.grad_fn.next_functions[0][0].name() == "AccumulateGrad"
+    assert y.tolist() == np.flip(np.arange(24.0).reshape(2, 3, 4), (0, 2)).tolist()
+    assert y._storage is not x._storage and y.is_contiguous()           # a copy, as PyTorch's
+    assert engine.fliplr(x).grad_fn._saved_dims == (1,) and engine.flipud(x).grad_fn._saved_dims == (0,)
+    assert x.flip(0, 1).tolist() == engine.flip(x, (0, 1)).tolist() == x.flip([0, 1]).tolist()
+    gradcheck(lambda a: engine.flip(a, (0, 2)) * engine.arange(24.0, dtype=engine.float64).reshape(2, 3, 4), [x])
+    gradgradcheck(lambda a: engine.flip(a, (1,)) ** 2, [x])
+    with pytest.raises(RuntimeError, match="dim 1 appears multiple times in the list of dims"):
+        engine.flip(x, (1, -2))
+    with pytest.raises(IndexError, match=r"Dimension out of range \(expected to be in range of \[-3, 2\], but got 3\)"):
+        engine.flip(x, (3,))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_flip_on_other_backends(backend):
+    def run():
+        x = engine.tensor(np.arange(12.0).reshape(3, 4), requires_grad=True)
+        y = engine.flip(x, (1,))
+        (y * engine.arange(12.0).reshape(3, 4)).sum().backward()
+        return [y.detach(), x.grad]
+    matches_numpy(backend, run)
 
 
 def test_constructors_from_shapes():
