@@ -117,52 +117,45 @@ def _replay() -> None:
         _replaying = False
 
 
-def on_alloc(st) -> None:
-    key = "cpu" if st.device is _CPU else str(st.device)
-    cat = st.base if not st.saved or st.base != "other" else "activation"   # st.category, inlined
-    n = st.nbytes
+def _append(kind: int, st, key: str, n: int, cat: str):
+    """Log one alloc (kind 0) or free (kind 1) for the counters and the allocator hooks (NOTE
+    [ Deferred counters ] 1, 3); returns the reserved bytes its event carries, or None when no
+    trace is recorded."""
     with _lock:
         pending = _pending
-        pending.append((0, key, n, cat, None))
+        pending.append((kind, key, n, cat, None))
         if allocator_hooks == _only_model:        # the usual case: the model's log, appended inline
             log = _model._log
-            log.append((key, st.id, n))
+            log.append((key, st.id, n if kind == 0 else -1))
             if len(log) >= _model.LOG_LIMIT:
                 _model.flush()
         else:
             for h in allocator_hooks:
-                h.alloc(st)
+                h.alloc(st) if kind == 0 else h.free(st)
         if not _events.active:
             if len(pending) >= PENDING_LIMIT:
                 _replay()
-            return
+            return None
         _replay()
-        reserved = reserved_now(key)
-    _events.emit("alloc", storage=st.id, bytes=n, device=key, category=cat, reserved=reserved)
+        return reserved_now(key)
+
+
+def on_alloc(st) -> None:
+    key = "cpu" if st.device is _CPU else str(st.device)
+    cat = st.base if not st.saved or st.base != "other" else "activation"   # st.category, inlined
+    n = st.nbytes
+    reserved = _append(0, st, key, n, cat)
+    if reserved is not None:
+        _events.emit("alloc", storage=st.id, bytes=n, device=key, category=cat, reserved=reserved)
 
 
 def on_free(st) -> None:
     key = "cpu" if st.device is _CPU else str(st.device)
     cat = st.base if not st.saved or st.base != "other" else "activation"   # st.category, inlined
     n = st.nbytes
-    with _lock:
-        pending = _pending
-        pending.append((1, key, n, cat, None))
-        if allocator_hooks == _only_model:
-            log = _model._log
-            log.append((key, st.id, -1))
-            if len(log) >= _model.LOG_LIMIT:
-                _model.flush()
-        else:
-            for h in allocator_hooks:
-                h.free(st)
-        if not _events.active:
-            if len(pending) >= PENDING_LIMIT:
-                _replay()
-            return
-        _replay()
-        reserved = reserved_now(key)
-    _events.emit("free", storage=st.id, bytes=n, device=key, category=cat, reserved=reserved)
+    reserved = _append(1, st, key, n, cat)
+    if reserved is not None:
+        _events.emit("free", storage=st.id, bytes=n, device=key, category=cat, reserved=reserved)
 
 
 def on_move(st, old: str, new: str) -> None:
