@@ -123,6 +123,8 @@ def contiguous_copy(xp, a):
 
 def is_column_major(xp, a) -> bool:
     """True for a 2-D array laid out column by column (a transposed contiguous matrix)."""
+    if type(a) is np.ndarray:
+        return a.ndim == 2 and a.flags.f_contiguous and not a.flags.c_contiguous
     if (_is_numpy(xp) or _is_cupy(xp)) and a.ndim == 2:
         return bool(a.flags.f_contiguous and not a.flags.c_contiguous)
     return False

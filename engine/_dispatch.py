@@ -43,9 +43,8 @@ from ._fns import array_fns
 from ._tensor import _NP_DT, Tensor
 from ._trace_info import node_info, tensor_info
 from .autograd import grad_mode
-from .autograd.graph import SavedTensor
 from .autograd.engine import edge_of
-from .autograd.graph import Node
+from .autograd.graph import Node, SavedTensor
 
 
 class OpDef:

@@ -113,9 +113,8 @@ op("tanh", "TanhBackward0", ("self",), lambda xp, a: xp.tanh(a),
 op("sigmoid", "SigmoidBackward0", ("self",), lambda xp, a: 1.0 / (1.0 + xp.exp(-a)),
    lambda F, g, s: (g * s.result * (1.0 - s.result),), save={"result": ()}, float_op=True)
 def _relu_fwd(xp, a):
-    if type(a) is _ndarray:
-        return np.maximum(a.dtype.type(0), a)    # clamp_low's NumPy form: a tie keeps a (-0.0 stays)
-    return _backend.clamp_low(xp, xp.zeros((), dtype=a.dtype), a)
+    """``clamp_low(0, a)``: a tie keeps ``a``, so -0.0 stays -0.0 (a NumPy zero without the wrapper)."""
+    return _backend.clamp_low(xp, a.dtype.type(0) if type(a) is _ndarray else xp.zeros((), dtype=a.dtype), a)
 
 
 op("relu", "ReluBackward0", ("self",), _relu_fwd,  # keeps -0.0

@@ -16,8 +16,6 @@ from ._tensor import Tensor, _wrap_dim
 from .derivatives import _SLOT, OPS
 from .ops.conv import Geom
 
-_ndarray = np.ndarray
-
 bool = _dtype.bool_  # noqa: A001
 int64 = long = _dtype.int64
 float32 = _dtype.float32
@@ -1087,11 +1085,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     if beta != 1 or alpha != 1:
         return add(mul(input, beta), mul(mm(mat1, mat2), alpha))
     # the backward forms mat2's gradient in mat2's layout (see _mm_mat2_grad in derivatives.py)
-    m2 = mat2._data
-    if type(m2) is _ndarray:
-        attrs = {"mat2_layout": "F"} if m2.ndim == 2 and m2.flags.f_contiguous and not m2.flags.c_contiguous else None
-    else:
-        attrs = {"mat2_layout": "F"} if _backend.is_column_major(mat2._storage.xp, m2) else None
+    attrs = {"mat2_layout": "F"} if _backend.is_column_major(mat2._storage.xp, mat2._data) else None
     return apply(_O["addmm"], [input, mat1, mat2], attrs)
 
 
