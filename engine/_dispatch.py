@@ -278,6 +278,9 @@ def _cast(xp, t: Tensor, target):
 
 
 def _write_inplace(op, target: Tensor, out, grad_on: bool) -> Tensor:
+    if grad_on and target.grad_fn is not None and getattr(target.grad_fn, "multi_view", False):
+        from .ops.linalg import multi_view_error
+        raise RuntimeError(multi_view_error(target))
     if grad_on and target.grad_fn is None and target._requires_grad:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     base = target._base

@@ -1112,6 +1112,7 @@ from .ops import elementwise_more as _elementwise_more_rows  # noqa: E402,F401
 from .ops import moments as _moment_rows  # noqa: E402,F401
 from .ops import pool_more as _pool_more_rows  # noqa: E402,F401
 from .ops import shape_more as _shape_more_rows  # noqa: E402,F401
+from .ops import split_views as _split_view_rows  # noqa: E402,F401
 from .ops import embedding_bag as _embedding_bag_rows  # noqa: E402,F401
 from .ops import stats_ops as _stats_op_rows  # noqa: E402,F401
 from .ops import weight_norm as _weight_norm_rows  # noqa: E402,F401

@@ -728,22 +728,26 @@ def narrow(input, dim, start, length):
 
 
 def split(input, split_size_or_sections, dim=0):
+    """Views of consecutive parts along ``dim``: one SplitBackward0 (an int size) or
+    SplitWithSizesBackward0 (a list) for all of them (NOTE [ Several outputs ] 4 in ops/linalg.py)."""
+    from .ops.linalg import apply_multi
     d = _wrap_dim(dim, input.ndim)
-    n = input.shape[d]
+    shape = tuple(input.shape)
+    n = shape[d]
     if isinstance(split_size_or_sections, int):
-        sizes = [split_size_or_sections] * (n // split_size_or_sections)
-        if n % split_size_or_sections:
-            sizes.append(n % split_size_or_sections)
+        k = split_size_or_sections
+        if k < 0:
+            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={k}")
+        if k == 0 and n != 0:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
+        name, attrs = "split", {"split_size": k, "dim": d, "self_sym_sizes": shape}
     else:
-        sizes = list(split_size_or_sections)
+        sizes = [int(s) for s in split_size_or_sections]
         if builtins.sum(sizes) != n:
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
                                f"dimension {d}), but got split_sizes={sizes}")
-    out, start = [], 0
-    for s in sizes:
-        out.append(narrow(input, d, start, s))
-        start += s
-    return tuple(out)
+        name, attrs = "split_with_sizes", {"split_sizes": tuple(sizes), "dim": d, "self_sym_sizes": shape}
+    return apply_multi(_O[name], [input], attrs, (), views=True)
 
 
 def chunk(input, chunks, dim=0):
@@ -753,8 +757,11 @@ def chunk(input, chunks, dim=0):
 
 
 def unbind(input, dim=0):
-    d = _wrap_dim(dim, input.ndim)
-    return tuple(_getitem(input, (slice(None),) * d + (i,)) for i in range(input.shape[d]))
+    """Views of each index along ``dim``, that dim removed: one UnbindBackward0 for all of them."""
+    from .ops.linalg import apply_multi
+    if input.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    return apply_multi(_O["unbind"], [input], {"dim": _wrap_dim(dim, input.ndim)}, (), views=True)
 
 
 def flip(input, dims):

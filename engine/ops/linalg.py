@@ -15,6 +15,11 @@ NOTE [ Several outputs ]
    or None when nothing reached that output.
 3. The op event names the first output. Selective checkpointing never caches such an op
    (``aux`` is set); ``engine.compile`` stops its capture at it (a graph break).
+4. ``split``/``chunk`` (SplitBackward0), ``split`` with sizes (SplitWithSizesBackward0) and
+   ``unbind`` (UnbindBackward0) run the same way with ``views=True``: every output is a view
+   sharing the input's storage, base and version counter, and the node is marked
+   ``multi_view``. As in PyTorch, an in-place write to such an output while grad mode is on
+   and it has that node as its grad_fn is refused (``multi_view_error``).
 """
 from __future__ import annotations
 
@@ -45,8 +50,9 @@ class MultiOutputNode(OpNode):
         return OpNode.apply(self, [Grads(grads)], F)
 
 
-def apply_multi(opdef, inputs, attrs, outs):
-    """Run ``opdef`` whose kernel returns one array per name in ``outs``; a tuple of tensors back."""
+def apply_multi(opdef, inputs, attrs, outs, views=False):
+    """Run ``opdef`` whose kernel returns one array per name in ``outs``; a tuple of tensors back.
+    With ``views``, the arrays are views of the first input (NOTE [ Several outputs ] 4)."""
     tensors = [t for t in inputs if isinstance(t, Tensor)]
     if len(tensors) > 1:
         _device_check(opdef, tensors)
@@ -56,12 +62,13 @@ def apply_multi(opdef, inputs, attrs, outs):
         _graph_break_if_capturing(hooks, opdef)
         _hooks_before(hooks, opdef, inputs, attrs, None)
     arrays = opdef.fwd(xp, *[t._data if isinstance(t, Tensor) else t for t in inputs], **attrs)
-    results = tuple(Tensor._wrap(a) for a in arrays)
+    results = tuple(_view_of(inputs[0], a) for a in arrays) if views else tuple(Tensor._wrap(a) for a in arrays)
     needs = tuple(isinstance(t, Tensor) and (t._requires_grad or t.grad_fn is not None) for t in inputs)
     node = None
     if grad_mode.is_grad_enabled() and any(needs) and opdef.differentiable:
         node = MultiOutputNode(opdef, opdef.node, inputs, needs, attrs)
         node.num_outputs = len(results)
+        node.multi_view = views
         for i, r in enumerate(results):
             if r.dtype.is_floating_point:
                 r.grad_fn, r._output_nr = node, i
@@ -77,6 +84,25 @@ def apply_multi(opdef, inputs, attrs, outs):
     if hooks:
         _hooks_after(hooks, opdef, inputs, attrs, results[0])
     return results
+
+
+def _view_of(src, array):
+    """``array`` (a view of ``src``'s array) as a view tensor: ``src``'s storage, base and version counter."""
+    t = Tensor._wrap(array, src._storage, base_tensor=src._base if src._base is not None else src)
+    t._vc = src._vc
+    return t
+
+
+def multi_view_error(t) -> str | None:
+    """PyTorch's refusal of an in-place write to an output of a node with several view outputs
+    (NOTE [ Several outputs ] 4), or None when ``t`` is not one."""
+    fn = t.grad_fn
+    if fn is None or not getattr(fn, "multi_view", False):
+        return None
+    return (f"Output {t._output_nr} of {fn.name()[:-len('Backward0')]} is a view and is being modified inplace. "
+            "This view is the output of a function that returns multiple views. Such functions do not allow "
+            "the output views to be modified inplace. You should replace the inplace operation by an "
+            "out-of-place one.")
 
 
 def _graph_break_if_capturing(hooks, opdef):

@@ -95,6 +95,67 @@ def test_flip_is_one_node_keeping_only_dims():
         engine.flip(x, (3,))
 
 
+def test_split_chunk_unbind_are_one_node_with_view_outputs():
+    x = engine.tensor(np.arange(12.0).reshape(4, 3), requires_grad=True)
+    y = x * 1.0
+    a, b = y.split(2)
+    assert a.grad_fn is b.grad_fn and a.grad_fn.name() == "SplitBackward0"
+    assert (a._output_nr, b._output_nr) == (0, 1) and a.grad_fn.num_outputs == 2
+    assert a.grad_fn._saved_split_size == 2 and a.grad_fn._saved_dim == 0
+    assert tuple(a.grad_fn._saved_self_sym_sizes) == (4, 3) and a.grad_fn.saved_tensors_info == []
+    assert a._base is y and a._storage is y._storage           # views: no new storage
+    c, d = engine.split(y, [1, 3])
+    assert c.grad_fn.name() == "SplitWithSizesBackward0" and tuple(c.grad_fn._saved_split_sizes) == (1, 3)
+    assert [p.grad_fn.name() for p in y.chunk(2)] == ["SplitBackward0"] * 2
+    u = y.unbind(1)
+    assert len(u) == 3 and u[0].grad_fn.name() == "UnbindBackward0" and u[0].grad_fn._saved_dim == 1
+    assert u[2].tolist() == [2.0, 5.0, 8.0, 11.0] and u[2]._storage is y._storage
+    assert [tuple(p.shape) for p in engine.arange(5.0).split(2)] == [(2,), (2,), (1,)]
+
+
+def test_split_and_unbind_gradients():
+    x = f64(5, 4)
+    gradcheck(lambda t: engine.split(t, 2)[0] * 3.0, [x])                 # parts without a gradient get zeros
+    gradcheck(lambda t: engine.split(t, [1, 3], 1)[1] ** 2, [x])
+    gradcheck(lambda t: engine.unbind(t, 1)[2] * engine.unbind(t, 1)[0], [x])
+    gradgradcheck(lambda t: engine.chunk(t, 3)[1] ** 3, [x])
+
+
+def test_in_place_on_an_output_of_several_views_is_refused_with_grad():
+    x = engine.tensor(np.arange(12.0).reshape(4, 3), requires_grad=True)
+    a, b = (x * 1.0).split(2)
+    for write in (lambda: b.add_(1.0), lambda: b.zero_(), lambda: b.mul_(2.0)):
+        with pytest.raises(RuntimeError, match=r"^Output 1 of Split is a view and is being modified inplace\. This "
+                           r"view is the output of a function that returns multiple views\. Such functions do not "
+                           r"allow the output views to be modified inplace\. You should replace the inplace "
+                           r"operation by an out-of-place one\.$"):
+            write()
+    with pytest.raises(RuntimeError, match="Output 0 of Unbind is a view"):
+        (x * 1.0).unbind()[0].add_(1.0)
+    w = engine.tensor(np.arange(6.0).reshape(2, 3))
+    w.split(2, 1)[0].add_(1.0)                                          # no grad: allowed, writes through
+    assert w.tolist() == [[1.0, 2.0, 2.0], [4.0, 5.0, 5.0]]
+    with engine.no_grad():
+        a.add_(1.0)
+    with pytest.raises(RuntimeError, match="split_size can only be 0 if dimension size is 0, but got dimension size of 4"):
+        x.split(0)
+    with pytest.raises(RuntimeError, match="split_with_sizes expects split_sizes to sum exactly to 4"):
+        x.split([1, 2])
+    with pytest.raises(IndexError, match="Dimension specified as 0 but tensor has no dimensions"):
+        engine.tensor(1.0).unbind()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_split_and_unbind_on_other_backends(backend):
+    def run():
+        x = engine.tensor(np.arange(12.0).reshape(3, 4), requires_grad=True)
+        a, b = x.split([1, 3], 1)
+        r = x.unbind(0)
+        (a.sum() * 2.0 + (b * b).sum() + r[1].sum()).backward()
+        return [a.detach(), b.detach(), r[2].detach(), x.grad]
+    matches_numpy(backend, run)
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_flip_on_other_backends(backend):
     def run():
