@@ -1347,8 +1347,14 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def masked_select(input, mask):
-    shape = tuple(np.broadcast_shapes(tuple(input.shape), tuple(mask.shape)))
-    return _getitem(expand(input, shape), (expand(mask, shape),))
+    """The elements of ``input`` (broadcast with ``mask``) where ``mask`` is true, as a 1-D copy:
+    one MaskedSelectBackward0 keeping ``self`` and ``mask``, as PyTorch's."""
+    if mask.dtype is not _dtype.bool_:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    msg = broadcast_mismatch(tuple(mask.shape), tuple(input.shape))     # PyTorch names the mask first
+    if msg:
+        raise RuntimeError(msg)
+    return apply(_O["masked_select"], [input, mask])
 
 
 def argsort(input, dim=-1, descending=False, stable=False):

@@ -5,6 +5,8 @@ tensors); everything else in that module is composed from existing ops and views
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..derivatives import OPS, _clone_fwd, _inverse, _rebuild_index
 from ..derivatives import op as _op
 
@@ -355,3 +357,20 @@ def _flip_fwd(xp, a, dims, axes):
 op("flip", "FlipBackward0", ("self",),
    _flip_fwd,
    lambda F, g, s: (F.flip(g, s.axes),))
+
+
+# ---- masked_select: MaskedSelectBackward0 keeps ``self`` and the mask, as PyTorch's ---------------
+def _masked_select_fwd(xp, a, mask):
+    shape = tuple(np.broadcast_shapes(tuple(a.shape), tuple(mask.shape)))
+    from .._backend import gather
+    return gather(xp, xp.broadcast_to(a, shape), (xp.broadcast_to(mask, shape),))
+
+
+def _masked_select_bwd(F, g, s):
+    shape = tuple(np.broadcast_shapes(tuple(s.shapes[0]), tuple(s.shapes[1])))
+    mask = F.broadcast_to(s.mask, shape)
+    return F.scatter_add(shape, (mask,), g, g), None     # summed back to self's shape by the node
+
+
+op("masked_select", "MaskedSelectBackward0", ("self", "mask"), _masked_select_fwd, _masked_select_bwd,
+   save={"self": (), "mask": ()}, promote=False, nondiff=("mask",))

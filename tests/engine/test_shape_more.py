@@ -145,14 +145,33 @@ def test_in_place_on_an_output_of_several_views_is_refused_with_grad():
         engine.tensor(1.0).unbind()
 
 
+def test_masked_select_keeps_self_and_the_mask():
+    x = engine.tensor(np.arange(12.0).reshape(3, 4), requires_grad=True)
+    m = (x.detach() % 3.0) == 0.0
+    y = engine.masked_select(x, m)
+    assert y.grad_fn.name() == "MaskedSelectBackward0" and y.tolist() == [0.0, 3.0, 6.0, 9.0]
+    saved = dict(y.grad_fn.saved_tensors_info)
+    assert set(saved) == {"self", "mask"} and saved["self"].nbytes == 12 * 8 and saved["mask"].nbytes == 12
+    assert y.grad_fn._saved_self is x and y._storage is not x._storage
+    xb = f64(4)
+    mb = engine.tensor([[True, False, True, False], [False, False, True, True]])
+    gradcheck(lambda t: engine.masked_select(t, mb) * engine.arange(4.0, dtype=engine.float64), [xb])  # broadcast self
+    gradgradcheck(lambda t: engine.masked_select(t, t.detach() > 0) ** 2, [xb])
+    with pytest.raises(RuntimeError, match="masked_select: expected BoolTensor for mask"):
+        engine.masked_select(x, x)
+    with pytest.raises(RuntimeError, match=r"The size of tensor a \(5\) must match the size of tensor b \(4\)"):
+        engine.masked_select(x, engine.ones(5, dtype=engine.bool))
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_split_and_unbind_on_other_backends(backend):
     def run():
         x = engine.tensor(np.arange(12.0).reshape(3, 4), requires_grad=True)
         a, b = x.split([1, 3], 1)
         r = x.unbind(0)
-        (a.sum() * 2.0 + (b * b).sum() + r[1].sum()).backward()
-        return [a.detach(), b.detach(), r[2].detach(), x.grad]
+        ms = engine.masked_select(x, x.detach() > 4.0)
+        (a.sum() * 2.0 + (b * b).sum() + r[1].sum() + (ms * ms).sum()).backward()
+        return [a.detach(), b.detach(), r[2].detach(), ms.detach(), x.grad]
     matches_numpy(backend, run)
 
 
