@@ -682,13 +682,16 @@ def broadcast_to(input, shape):
 def sum_to_size(input, *size):
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
-    shape = tuple(input.shape)
-    if shape == tuple(size):
+    shape, size = tuple(input.shape), tuple(int(s) for s in size)
+    if shape == size:
         return input
     lead = len(shape) - len(size)
+    if lead < 0 or builtins.any(s != 1 and s != shape[i + lead] for i, s in enumerate(size)):
+        raise RuntimeError(f"size {{[{', '.join(map(str, size))}]}} is not expandable to size "
+                           f"{{[{', '.join(map(str, shape))}]}}.")
     dims = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(size) if s == 1 and shape[i + lead] != 1)
     out = sum(input, dims, keepdim=True) if dims else input
-    return reshape(out, tuple(size))
+    return out if tuple(out.shape) == size else reshape(out, size)     # keepdim already gave it: no view
 
 
 def cat(tensors, dim=0):

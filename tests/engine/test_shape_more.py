@@ -145,6 +145,18 @@ def test_in_place_on_an_output_of_several_views_is_refused_with_grad():
         engine.tensor(1.0).unbind()
 
 
+def test_sum_to_size_nodes_and_error():
+    x = f64(4, 3)
+    y = x.sum_to_size(1, 3)
+    assert y.grad_fn.name() == "SumBackward1" and y.grad_fn.next_functions[0][0].name() == "AccumulateGrad"
+    z = x.sum_to_size(3)
+    assert z.grad_fn.name() == "ViewBackward0" and z.grad_fn.next_functions[0][0].name() == "SumBackward1"
+    assert x.sum_to_size(4, 3) is x
+    gradcheck(lambda t: t.sum_to_size([1, 3]) * 2.0, [x])
+    with pytest.raises(RuntimeError, match=r"^size \{\[2, 3\]\} is not expandable to size \{\[4, 3\]\}\.$"):
+        x.sum_to_size(2, 3)
+
+
 def test_masked_select_keeps_self_and_the_mask():
     x = engine.tensor(np.arange(12.0).reshape(3, 4), requires_grad=True)
     m = (x.detach() % 3.0) == 0.0
