@@ -29,13 +29,10 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
-    """``input / max(||input||_p, eps)`` along ``dim`` (ClampMinBackward0 then ExpandBackward0, as PyTorch).
-    Differs from PyTorch: for ``p != 2`` the norm is built from abs, pow and sum."""
+    """``input / max(||input||_p, eps)`` along ``dim``: LinalgVectorNormBackward0, ClampMinBackward0,
+    ExpandBackward0 and DivBackward0, as PyTorch."""
     d = _wrap_dim(dim, input.ndim)
-    if p in (2, 2.0):
-        norm = E.norm(input, 2, d, keepdim=True)
-    else:
-        norm = E.pow(E.sum(E.pow(E.abs(input), p), d, keepdim=True), 1.0 / p)
+    norm = E.norm(input, p, d, keepdim=True)
     denom = apply(OPS["clamp"], [norm], {"min": eps, "max": None}, node_name="ClampMinBackward0")
     res = E.div(input, E.expand(denom, tuple(input.shape)))
     if out is not None:

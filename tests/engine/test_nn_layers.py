@@ -1308,3 +1308,19 @@ def test_adaptive_max_pool2d_and_batchnorm3d_as_pytorch():
                                        "track_running_stats=True)")
     with pytest.raises(ValueError, match=r"^expected 5D input \(got 4D input\)$"):
         nn.BatchNorm3d(3)(engine.randn(2, 3, 4, 4))
+
+
+@pytest.mark.parametrize("p", [2.0, 1.0, 3.0, float("inf")])
+def test_normalize_graph_for_every_p(p):
+    x = engine.tensor(np.array([[1.0, -2.0, 3.0], [0.0, 0.0, 0.0]]), requires_grad=True)
+    y = F.normalize(x, p=p)
+    names, n = [], y.grad_fn
+    while n is not None:
+        names.append(n.name())
+        n = n.next_functions[-1][0] if n.next_functions else None
+    assert names == ["DivBackward0", "ExpandBackward0", "ClampMinBackward0", "LinalgVectorNormBackward0",
+                     "AccumulateGrad"]
+    ref = np.array([[1.0, -2.0, 3.0], [0.0, 0.0, 0.0]])
+    norm = np.maximum(np.linalg.norm(ref, ord=p, axis=1, keepdims=True), 1e-12)
+    np.testing.assert_allclose(y.detach().numpy(), ref / norm, rtol=1e-12)
+    gradcheck(lambda t: F.normalize(t, p=p, dim=0), [engine.tensor(np.array([[1.0, -2.0], [0.5, 3.0]]), requires_grad=True)])
