@@ -19,9 +19,13 @@ def _engine_defaults():
     """Each test starts with float32 default dtype, the CPU default device and seed 0.
 
     Earlier tests' cyclic garbage is collected first, so a collection cannot free old
-    storages in the middle of a test that checks exact alloc/free event sequences.
+    storages in the middle of a test that checks exact alloc/free event sequences. What
+    survives is then frozen (``gc.freeze``), so the next test's collection scans only the
+    objects made since: a full collection over the whole heap before every test used to
+    be three quarters of the suite's time.
     """
     gc.collect()
+    gc.freeze()
     engine.set_default_dtype(engine.float32)
     engine.set_default_device("cpu")
     engine.manual_seed(0)
