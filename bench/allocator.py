@@ -9,7 +9,7 @@ SIZES, BATCH = (8, 8, 8, 4), 4      # a tiny MLP: per-op overhead, and so the lo
 
 def record_log(steps: int):
     """The allocator log entries that ``steps`` tiny training steps append, and the step itself."""
-    from engine import _allocator
+    from engine.memory import allocator as _allocator
     from .mlp import build
     step, _, _ = build(SIZES, BATCH)
     for _ in range(3):
@@ -29,7 +29,7 @@ def record_log(steps: int):
 
 def replay(log) -> None:
     """Feed ``log`` to fresh models in ``LOG_LIMIT`` chunks, as the hook does."""
-    from engine import _allocator
+    from engine.memory import allocator as _allocator
     hook = _allocator.AllocatorHook()
     limit = hook.LOG_LIMIT
     for i in range(0, len(log), limit):

@@ -76,7 +76,7 @@ def run(cfg):
 
 
 def _untrimmed(reps: int) -> Row:
-    """The same ratio with NOTE [ Host allocator tuning ] (engine/_malloc.py) turned off."""
+    """The same ratio with NOTE [ Host allocator tuning ] (engine/memory/malloc.py) turned off."""
     import json
     import os
     import subprocess

@@ -10,16 +10,16 @@ import warnings as _warnings
 # formulas; PyTorch computes the same inf/nan silently, and so does glassgrad.
 _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"engine\.")
 
-from . import _malloc
+from .memory import malloc as _malloc
 _malloc.tune()  # NOTE [ Host allocator tuning ]
-from . import _dtype
-from ._device import device, get_default_device, set_default_device
-from ._dtype import dtype, get_default_dtype, promote_types, set_default_dtype
-from ._size import Size
+from .backend import dtypes as _dtype
+from .backend.device import device, get_default_device, set_default_device
+from .backend.dtypes import dtype, get_default_dtype, promote_types, set_default_dtype
+from .backend.size import Size
 from ._tensor import Tensor
 from ._legacy import BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor
-from ._print_options import set_printoptions
-from ._dtype_info import can_cast, finfo, iinfo, result_type
+from .backend.print_options import set_printoptions
+from .backend.dtype_info import can_cast, finfo, iinfo, result_type
 from . import _tensor_methods  # noqa: F401  (binds methods and operators)
 from .functional import *  # noqa: F401,F403
 from .functional import (abs, all, any, bool, double, float, float32, float64, int64, long, max,  # noqa: A004
@@ -39,7 +39,7 @@ from .nn.utils.weight_norm import _weight_norm, _weight_norm_interface, norm_exc
 from .nn.functional import pdist  # noqa: F401  (torch.pdist is F.pdist)
 from . import optim
 from . import cuda
-from ._oom import OutOfMemoryError  # noqa: F401  (torch.OutOfMemoryError is torch.cuda.OutOfMemoryError)
+from .memory.oom import OutOfMemoryError  # noqa: F401  (torch.OutOfMemoryError is torch.cuda.OutOfMemoryError)
 from . import accelerator
 from . import utils
 from . import memory
@@ -48,9 +48,7 @@ from . import special
 from .special import erfc, exp2, i0  # noqa: F401  (torch.erfc, torch.exp2, torch.i0)
 from . import amp
 from .amp import autocast
-from ._settings import (are_deterministic_algorithms_enabled, get_float32_matmul_precision, get_num_threads,
-                        is_deterministic_algorithms_warn_only_enabled, set_float32_matmul_precision, set_num_threads,
-                        use_deterministic_algorithms)
+from .backend.settings import are_deterministic_algorithms_enabled, get_float32_matmul_precision, get_num_threads, is_deterministic_algorithms_warn_only_enabled, set_float32_matmul_precision, set_num_threads, use_deterministic_algorithms
 
 __version__ = "0.1.0"
 

@@ -38,7 +38,9 @@ import threading
 
 import numpy as np
 
-from . import _dtype, _events, _oom
+from .backend import dtypes as _dtype
+from . import events as _events
+from .memory import oom as _oom
 from ._fns import array_fns
 from ._tensor import _NP_DT, Tensor
 from ._trace_info import node_info, tensor_info
@@ -493,7 +495,7 @@ def rebase_view(view: Tensor, fn: Node) -> None:
     4. The view itself now reads from the rebased base: its grad_fn becomes
        AsStridedBackward0 -> CopySlices.
     """
-    from ._backend import from_numpy
+    from .backend.gaps import from_numpy
     from .autograd.engine import edge_of
     import numpy as np
     base = view._base

@@ -12,7 +12,7 @@ from __future__ import annotations
 import builtins
 import math
 
-from . import _dtype
+from .backend import dtypes as _dtype
 from . import functional as E
 from ._dispatch import apply
 from ._tensor import Tensor

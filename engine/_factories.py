@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _backend, _dtype, _oom
-from ._device import as_device, namespace_for
+from .backend import gaps as _backend, dtypes as _dtype
+from .memory import oom as _oom
+from .backend.device import as_device, namespace_for
 from ._tensor import CANNOT_REQUIRE_GRAD, Tensor
 from .random import generator_for
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _backend, _dtype
+from .backend import gaps as _backend, dtypes as _dtype
 from . import _tensor as _tensor_mod
 
 _NP_DT = _tensor_mod._NP_DT

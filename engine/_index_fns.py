@@ -20,7 +20,7 @@ from __future__ import annotations
 import builtins
 import numbers
 
-from . import _backend, _dtype
+from .backend import gaps as _backend, dtypes as _dtype
 from . import functional as E
 from ._dispatch import apply
 from ._tensor import Tensor, _wrap_dim

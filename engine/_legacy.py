@@ -10,8 +10,8 @@ import numbers
 
 import numpy as np
 
-from . import _dtype
-from ._size import Size
+from .backend import dtypes as _dtype
+from .backend.size import Size
 
 _NAMES = {"FloatTensor": "float32", "DoubleTensor": "float64", "LongTensor": "int64", "IntTensor": "int64",
           "BoolTensor": "bool"}

@@ -16,7 +16,7 @@ import warnings
 
 import numpy as np
 
-from . import _dtype
+from .backend import dtypes as _dtype
 from . import functional as E
 from ._dispatch import apply
 from ._tensor import Tensor, _wrap_dim

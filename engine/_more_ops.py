@@ -6,7 +6,7 @@ import builtins
 
 import numpy as np
 
-from . import _dtype
+from .backend import dtypes as _dtype
 from ._dispatch import apply
 from ._tensor import Tensor, _wrap_dim
 from .derivatives import OPS

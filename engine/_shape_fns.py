@@ -24,7 +24,7 @@ import numbers
 
 import numpy as np
 
-from . import _dtype
+from .backend import dtypes as _dtype
 from . import functional as E
 from ._dispatch import _move_retain_grad, apply, bump_version
 from ._tensor import Tensor, VersionCounter, _wrap_dim

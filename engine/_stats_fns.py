@@ -19,7 +19,8 @@ import warnings
 
 import numpy as np
 
-from . import _dtype, return_types
+from . import return_types
+from .backend import dtypes as _dtype
 from . import functional as E
 from ._dispatch import apply, bump_version
 from ._tensor import Tensor, _wrap_dim
@@ -471,13 +472,13 @@ def _renorm_(self, p, dim, maxnorm):
 # ---- window functions -----------------------------------------------------------------------------
 def _window(name, n, periodic, dtype, device, requires_grad, make):
     """A window of length ``n`` built by ``make(m)`` over m = n (+1 if periodic) points, as PyTorch."""
-    from ._device import as_device
+    from .backend.device import as_device
     dt = dtype if dtype is not None else _dtype.get_default_dtype()
     dev = as_device(device) if device is not None else None
     if n < 0:
         raise RuntimeError(f"{name} requires non-negative window_length, got window_length={n}")
     if not dt.is_floating_point:
-        from ._device import get_default_device
+        from .backend.device import get_default_device
         where = str(dev if dev is not None else get_default_device())
         rg = "true" if requires_grad else "false (default)"
         raise RuntimeError(f"{name} expects floating point dtypes, got: TensorOptions(dtype={_cname(dt)}, "
@@ -548,7 +549,7 @@ _MANTISSA = {"float32": 24, "float64": 53}
 
 def _fill(self, host, opname):
     """Write host draws (float64 or int64) into ``self`` in place, as the other random fills do."""
-    from ._backend import from_numpy
+    from .backend.gaps import from_numpy
     if grad_mode.is_grad_enabled() and self.is_leaf and self.requires_grad:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     npdt = "bool" if self.dtype is _dtype.bool_ else self.dtype.name
@@ -676,7 +677,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
     """A tensor from ``obj``, sharing its memory when it can (a tensor of the asked dtype and device, or a
     NumPy array on the CPU) unless ``copy=True``; ``copy=False`` raises when it cannot share."""
     from . import _factories
-    from ._device import as_device
+    from .backend.device import as_device
     dev = as_device(device) if device is not None else None
     if isinstance(obj, Tensor):
         same = (dtype is None or dtype is obj.dtype) and (dev is None or dev == obj.device)

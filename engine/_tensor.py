@@ -7,10 +7,11 @@ import weakref
 
 import numpy as np
 
-from . import _backend, _dtype, _events
-from ._print_options import PRINT_OPTS
-from ._device import CPU as _CPU, _numpy as _numpy_ns, device_of_array, namespace_for
-from ._size import Size
+from .backend import gaps as _backend, dtypes as _dtype
+from . import events as _events
+from .backend.print_options import PRINT_OPTS
+from .backend.device import CPU as _CPU, _numpy as _numpy_ns, device_of_array, namespace_for
+from .backend.size import Size
 from ._storage import Storage
 from .autograd import grad_mode
 

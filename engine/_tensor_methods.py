@@ -1,9 +1,10 @@
 """Tensor methods and operators, bound to the functions in ``engine.functional``."""
 from __future__ import annotations
 
-from . import _dtype, _oom
+from .backend import dtypes as _dtype
+from .memory import oom as _oom
 from . import functional as E
-from ._device import as_device, namespace_for
+from .backend.device import as_device, namespace_for
 from ._tensor import Tensor
 from .autograd.function import Function
 
@@ -170,7 +171,7 @@ def _masked_fill_(self, mask, value):
 
 def _fill_random(self, kind, scale, shift, generator, opname):
     """Draw on the host, scale in place there, write into ``self``: no engine temporaries."""
-    from ._backend import from_numpy
+    from .backend.gaps import from_numpy
     from ._dispatch import bump_version
     from .random import generator_for
     if not self.dtype.is_floating_point:   # the factories raise PyTorch's error for integer dtypes
@@ -207,7 +208,7 @@ Tensor.normal_ = _normal_
 class _ToDevice(Function):
     @staticmethod
     def forward(ctx, x, device):
-        from ._backend import from_numpy, to_numpy
+        from .backend.gaps import from_numpy, to_numpy
         ctx.src = x.device
         xp = namespace_for(device)
         return Tensor._wrap(from_numpy(xp, to_numpy(x._storage.xp, x._data).copy()))

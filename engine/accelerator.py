@@ -1,7 +1,7 @@
 """``engine.accelerator``: the current accelerator, if any (CUDA through CuPy)."""
 from __future__ import annotations
 
-from ._device import cuda_is_available, device
+from .backend.device import cuda_is_available, device
 
 
 def is_available() -> bool:
@@ -14,5 +14,5 @@ def current_accelerator(check_available: bool = False):
 
 
 def device_count() -> int:
-    from ._device import cuda_device_count
+    from .backend.device import cuda_device_count
     return cuda_device_count()

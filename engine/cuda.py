@@ -1,12 +1,11 @@
 """``engine.cuda``: whether CuPy sees a GPU, the CUDA memory functions, the generator, and devices,
-events and streams (``engine/_cuda_runtime.py``)."""
+events and streams (``engine/backend/cuda_runtime.py``)."""
 from __future__ import annotations
 
 from . import amp  # noqa: F401  (engine.cuda.amp.autocast / GradScaler, as torch.cuda.amp)
-from ._cuda_runtime import (Event, Stream, current_stream, default_stream, device, get_device_capability,  # noqa: F401
-                            get_device_name, get_device_properties, mem_get_info, set_device, stream)
-from ._device import _cupy_module, _lazy_init_cuda, cuda_device_count, cuda_is_available
-from ._oom import OutOfMemoryError  # noqa: F401
+from .backend.cuda_runtime import Event, Stream, current_stream, default_stream, device, get_device_capability, get_device_name, get_device_properties, mem_get_info, set_device, stream  # noqa: F401
+from .backend.device import _cupy_module, _lazy_init_cuda, cuda_device_count, cuda_is_available
+from .memory.oom import OutOfMemoryError  # noqa: F401
 
 
 def is_available() -> bool:
@@ -19,7 +18,7 @@ def device_count() -> int:
 
 
 def current_device() -> int:
-    from ._device import _lazy_init_cuda
+    from .backend.device import _lazy_init_cuda
     _lazy_init_cuda()
     return int(__import__("cupy").cuda.runtime.getDevice())
 
@@ -32,7 +31,7 @@ def synchronize(device=None) -> None:
 
 def is_initialized() -> bool:
     """Whether CUDA work has started in this process (CuPy imported and a GPU seen)."""
-    from ._device import _cuda_started
+    from .backend.device import _cuda_started
     return bool(_cuda_started)
 
 

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from . import _backend
+from .backend import gaps as _backend
 from ._dispatch import OpDef
 
 OPS: dict[str, OpDef] = {}
@@ -125,7 +125,7 @@ op("erf", "ErfBackward0", ("self",), lambda xp, a: _erf(xp, a),
 
 
 def _erf(xp, a):
-    from ._backend import erf
+    from .backend.gaps import erf
     return erf(xp, a)
 
 
@@ -376,7 +376,7 @@ op("slice", "SliceBackward0", ("self",), _basic_get,
 
 
 def _index_fwd(xp, a, *index_arrays, template):
-    from ._backend import gather
+    from .backend.gaps import gather
     return gather(xp, a, _rebuild_index(template, index_arrays))
 
 
@@ -390,7 +390,7 @@ op("index", "IndexBackward0", ("self", "*indices"), _index_fwd, _index_bwd, save
 
 
 def _setitem_fwd(xp, a, value, *index_arrays, template):
-    from ._backend import index_fill
+    from .backend.gaps import index_fill
     out = xp.asarray(a, copy=True)
     idx = _rebuild_index(template, index_arrays)
     if not hasattr(value, "shape"):
@@ -1022,7 +1022,7 @@ def _full(F, x, term, sizes):
 
 
 def _einsum_fwd(xp, *arrays, terms, out, sizes):
-    from ._backend import einsum
+    from .backend.gaps import einsum
     sizes = dict(sizes)
     arrays = [a if tuple(a.shape) == tuple(sizes[c] for c in t) else xp.broadcast_to(a, tuple(sizes[c] for c in t))
               for a, t in zip(arrays, terms)]

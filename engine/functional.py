@@ -6,12 +6,13 @@ import collections
 
 import numpy as np
 
-from . import _backend, _dtype, return_types
+from . import return_types
+from .backend import gaps as _backend, dtypes as _dtype
 from ._dispatch import apply, broadcast_mismatch, bump_version
 from ._factories import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,  # noqa: F401
                          linspace, logspace, ones, ones_like, rand, rand_like, randint, randn, randn_like,
                          randperm, tensor, zeros, zeros_like)
-from ._size import Size
+from .backend.size import Size
 from ._tensor import Tensor, _wrap_dim
 from .derivatives import _SLOT, OPS
 from .ops.conv import Geom

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import math
 
-from . import _dtype, return_types
+from . import return_types
+from .backend import dtypes as _dtype
 from . import functional as E
 from ._dispatch import apply
 from ._tensor import Tensor, _wrap_dim
@@ -150,7 +151,7 @@ def inv(A):
 def _info(A, order):
     """LAPACK's info per matrix (0: fine), int64 shaped like A's batch dims, from ``order(matrix)``."""
     import numpy as np
-    from ._backend import from_numpy, to_numpy
+    from .backend.gaps import from_numpy, to_numpy
     h = to_numpy(A._storage.xp, A._data)
     flat = h.reshape((-1,) + h.shape[-2:])
     info = np.array([order(m) for m in flat], dtype=np.int64).reshape(h.shape[:-2])

@@ -17,7 +17,7 @@ class Generator:
     """``engine.Generator``: a seedable PCG64 stream for one device."""
 
     def __init__(self, device="cpu"):
-        from ._device import as_device
+        from .backend.device import as_device
         self.device = as_device(device)
         self._seed = 67280421310721
         self._bitgen = np.random.PCG64(self._seed)

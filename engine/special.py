@@ -7,7 +7,7 @@ import math
 
 from . import functional as E
 from ._dispatch import apply
-from ._dtype import get_default_dtype
+from .backend.dtypes import get_default_dtype
 from ._gamma_fns import digamma, polygamma
 from ._gamma_fns import lgamma as gammaln
 from ._gamma_fns import mvlgamma as multigammaln

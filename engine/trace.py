@@ -32,7 +32,8 @@ import json.scanner
 import threading
 import time
 
-from . import _events, _memstate
+from . import events as _events
+from .memory import state as _memstate
 
 FORMAT = "glassgrad-trace"
 VERSION = 1

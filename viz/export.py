@@ -178,7 +178,7 @@ def _device_numbers(devices) -> dict:
 
 def memory_snapshot(trace) -> dict:
     """The ``torch.cuda.memory._snapshot()`` dict for ``trace`` (see the module docstring)."""
-    from engine._allocator import CachingAllocatorModel
+    from engine.memory.allocator import CachingAllocatorModel
 
     frames: dict = {}         # storage id -> frames
     pending: list = []        # storages allocated since the last op event

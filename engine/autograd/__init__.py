@@ -97,7 +97,7 @@ def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, all
     gos = _as_list(grad_outputs)
     if grad_outputs is None or not gos or any(g is None for g in gos):
         raise RuntimeError("grad_outputs must be given (one batched tensor per output) when is_grads_batched=True")
-    from .._size import Size
+    from ..backend.size import Size
     for i, (g, o) in enumerate(zip(gos, _as_list(outputs))):
         if tuple(g.shape[1:]) != tuple(o.shape):
             raise RuntimeError(

@@ -31,7 +31,8 @@ import weakref
 
 import numpy as np
 
-from .. import _events, _oom
+from .. import events as _events
+from ..memory import oom as _oom
 from . import grad_mode
 from .graph import Node
 
@@ -47,7 +48,7 @@ _may_share = np.may_share_memory
 
 def _late_imports():
     global _Tensor, _shares_memory, _array_fns, _acc_helpers
-    from .._backend import contiguous_copy, is_whole_view, owns_memory, shares_memory
+    from ..backend.gaps import contiguous_copy, is_whole_view, owns_memory, shares_memory
     from .._fns import array_fns
     from .._tensor import Tensor
     _shares_memory, _array_fns, _Tensor = shares_memory, array_fns, Tensor
@@ -57,7 +58,7 @@ def _late_imports():
 
 def _numpy_xp():
     global _np_xp, _np_fns
-    from .._device import _numpy
+    from ..backend.device import _numpy
     from .._fns import array_fns
     _np_xp = _numpy()
     _np_fns = array_fns(_np_xp)

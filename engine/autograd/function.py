@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import weakref
 
-from .. import _events
+from .. import events as _events
 from . import grad_mode
 from .graph import Node
 

@@ -111,7 +111,7 @@ def _mismatch_msg(analytical, numerical, output_idx: int, input_idx: int) -> str
 
 def _allclose(a, b, rtol, atol) -> bool:
     E = _E()
-    from .._dtype import promote_types
+    from ..backend.dtypes import promote_types
     dt = promote_types(a.dtype, b.dtype)
     return bool(E.allclose(a.to(dtype=dt), b.to(device=a.device, dtype=dt), rtol, atol))
 

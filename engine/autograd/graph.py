@@ -27,7 +27,7 @@ import threading
 import types
 import weakref
 
-from .. import _events
+from .. import events as _events
 
 _hook_state = threading.local()
 _NO_ENTRIES = types.MappingProxyType({})

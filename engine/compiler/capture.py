@@ -27,7 +27,9 @@ import linecache
 import os
 import threading
 
-from .. import _dispatch, _dtype, _events
+from .. import _dispatch
+from ..backend import dtypes as _dtype
+from .. import events as _events
 from .._tensor import Tensor
 from .graph import Graph, Node
 

@@ -24,8 +24,8 @@ import sys
 import threading
 import warnings
 
-from .. import _events
-from .._dtype import get_default_dtype
+from .. import events as _events
+from ..backend.dtypes import get_default_dtype
 from .._fns import array_fns
 from .._tensor import Tensor
 from ..autograd import grad_mode

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .. import functional as E
-from .._size import Size
+from ..backend.size import Size
 from . import constraints
 from .dirichlet import Dirichlet
 from .distribution import Distribution

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .. import functional as E
-from .._size import Size
+from ..backend.size import Size
 from . import constraints
 from .distribution import Distribution
 from .utils import _back, _host, broadcast_all, host_generator, lazy_property, lgamma, logits_to_probs, \

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import functional as E
-from .._size import Size
+from ..backend.size import Size
 from ..autograd import no_grad
 from . import constraints
 from .distribution import Distribution

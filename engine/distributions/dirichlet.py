@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .. import functional as E
-from .._size import Size
+from ..backend.size import Size
 from ..nn import functional as F
 from . import constraints
 from .distribution import Distribution

@@ -14,7 +14,7 @@ from __future__ import annotations
 import warnings
 
 from .. import functional as E
-from .._size import Size
+from ..backend.size import Size
 from .._tensor import Tensor
 from ..autograd import no_grad
 from . import constraints

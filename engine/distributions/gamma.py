@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import functional as E
-from .._size import Size
+from ..backend.size import Size
 from ..autograd import Function
 from . import constraints
 from .distribution import Distribution

@@ -1,7 +1,7 @@
 """Independent(base_distribution, reinterpreted_batch_ndims): batch dimensions read as event dimensions."""
 from __future__ import annotations
 
-from .._size import Size
+from ..backend.size import Size
 from . import constraints
 from .distribution import Distribution
 from .utils import sum_rightmost

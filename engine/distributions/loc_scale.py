@@ -1,7 +1,7 @@
 """The location-scale families' shared part (Normal, Laplace): parameters, ``expand``, mean and mode."""
 from __future__ import annotations
 
-from .._size import Size
+from ..backend.size import Size
 from . import constraints
 from .distribution import Distribution
 from .utils import broadcast_all

@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import functional as E
 from .. import linalg
-from .._size import Size
+from ..backend.size import Size
 from . import constraints
 from .distribution import Distribution
 from .utils import lazy_property

@@ -1,7 +1,7 @@
 """OneHotCategorical(probs | logits): Categorical's draws as one-hot vectors."""
 from __future__ import annotations
 
-from .._size import Size
+from ..backend.size import Size
 from ..nn import functional as F
 from . import constraints
 from .categorical import Categorical

@@ -1,7 +1,7 @@
 """TransformedDistribution(base_distribution, transforms): the law of t_n(...t_1(x)) for x ~ base."""
 from __future__ import annotations
 
-from .._size import Size
+from ..backend.size import Size
 from ..autograd import no_grad
 from . import constraints
 from .distribution import Distribution

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 
 from .. import functional as E
-from .._backend import from_numpy
+from ..backend.gaps import from_numpy
 from .._dispatch import apply
 from .._tensor import Tensor, _wrap_dim
 from ..derivatives import OPS

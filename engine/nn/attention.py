@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 
-from .. import _dtype
+from ..backend import dtypes as _dtype
 from .. import functional as E
 from . import functional as F
 from . import init

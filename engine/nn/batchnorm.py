@@ -2,7 +2,7 @@
 in engine/ops/norm.py)."""
 from __future__ import annotations
 
-from .. import _dtype
+from ..backend import dtypes as _dtype
 from .. import functional as E
 from .._dispatch import apply
 from ..derivatives import OPS

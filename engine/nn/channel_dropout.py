@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 
-from .. import _dtype
+from ..backend import dtypes as _dtype
 from .. import functional as E
 from .._tensor import Tensor
 from ..random import generator_for
@@ -44,7 +44,7 @@ def _noise(input, p, per_channel):
     shape = (tuple(input.shape[:2]) + (1,) * (input.ndim - 2)) if per_channel else tuple(input.shape)
     keep = generator_for(input.device).uniform(shape, "float64") >= p
     np_dt = "float64" if input.dtype is _dtype.float64 else "float32"
-    from .._backend import from_numpy
+    from ..backend.gaps import from_numpy
     return keep.astype(np_dt), (lambda host: Tensor._wrap(from_numpy(input._storage.xp, host.astype(np_dt))))
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from .. import _dtype
+from ..backend import dtypes as _dtype
 from .. import functional as E
 from .._dispatch import apply
 from ..derivatives import OPS

@@ -2,7 +2,7 @@
 ``PairwiseDistance``, composed as PyTorch composes them."""
 from __future__ import annotations
 
-from .. import _dtype
+from ..backend import dtypes as _dtype
 from .. import functional as E
 from .._dispatch import apply
 from .._tensor import _wrap_dim

@@ -2,7 +2,7 @@
 materialising the rows one by one (NOTE [ Embedding bags ] in engine/ops/embedding_bag.py)."""
 from __future__ import annotations
 
-from .. import _dtype
+from ..backend import dtypes as _dtype
 from .. import functional as E
 from .._dispatch import apply
 from ..autograd.grad_mode import no_grad

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _backend, _dtype
+from ..backend import gaps as _backend, dtypes as _dtype
 from .. import functional as E
 from .._dispatch import apply
 from .._tensor import Tensor, _wrap_dim
@@ -79,7 +79,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
     gen = generator_for(input.device)
     keep = gen.uniform(tuple(input.shape), "float64") >= p
     xp = input._storage.xp
-    from .._backend import from_numpy
+    from ..backend.gaps import from_numpy
     if input.device.type == "cuda":
         mask = from_numpy(xp, keep)
         return apply(OPS["native_dropout"], [input, Tensor._wrap(mask)], {"p": p})

@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 
 from .. import functional as E
-from .._backend import from_numpy
+from ..backend.gaps import from_numpy
 from .._tensor import Tensor
 from ..random import generator_for
 

@@ -17,7 +17,7 @@ NOTE [ Lazy modules ]
 """
 from __future__ import annotations
 
-from .. import _dtype
+from ..backend import dtypes as _dtype
 from .. import functional as E
 from ..autograd.grad_mode import no_grad
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d, _NormBase

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import warnings
 
-from .. import _dtype
+from ..backend import dtypes as _dtype
 from .. import functional as E
 from .._dispatch import apply
 from ..autograd import grad_mode
@@ -314,7 +314,7 @@ def _margin_input_check(input):
 
 
 def _host_ints(t):
-    from .. import _backend
+    from ..backend import gaps as _backend
     return _backend.to_numpy(t._storage.xp, t._data)
 
 

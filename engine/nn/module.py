@@ -20,7 +20,7 @@ import itertools
 import weakref
 from collections import OrderedDict, namedtuple
 
-from .. import _dtype
+from ..backend import dtypes as _dtype
 from .._tensor import Tensor
 from ..autograd.graph import _Handle
 from ..autograd.grad_mode import no_grad

@@ -2,7 +2,7 @@
 (NOTE [ Pooling ] in engine/ops/pool.py)."""
 from __future__ import annotations
 
-from .. import _dtype
+from ..backend import dtypes as _dtype
 from .. import functional as E
 from .._dispatch import apply
 from ..derivatives import OPS

@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 import warnings
 
-from .. import _dtype
+from ..backend import dtypes as _dtype
 from .. import functional as E
 from . import functional as F
 from . import init

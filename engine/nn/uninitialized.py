@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .._size import Size
+from ..backend.size import Size
 from .._tensor import Tensor
 from .parameter import Parameter
 

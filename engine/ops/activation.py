@@ -20,7 +20,7 @@ NOTE [ Activation gradients at NaN ]
 """
 from __future__ import annotations
 
-from .. import _backend
+from ..backend import gaps as _backend
 from ..derivatives import op
 
 

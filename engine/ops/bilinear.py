@@ -9,7 +9,7 @@ NOTE [ Bilinear ]
 """
 from __future__ import annotations
 
-from .. import _backend
+from ..backend import gaps as _backend
 from ..derivatives import op
 
 

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import _backend
+from ..backend import gaps as _backend
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 
-from .. import _backend
+from ..backend import gaps as _backend
 from ..derivatives import op
 
 SUM, MEAN, MAX = 0, 1, 2

@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from .. import _backend, _erf
+from ..backend import gaps as _backend, erf as _erf
 from ..derivatives import op
 
 _CENTRAL = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
@@ -38,7 +38,7 @@ def _horner(coeffs, w):
 
 
 def _erfc_pos(xp, x):
-    """erfc(x) for x >= 0, with relative accuracy in the tail (NOTE [ erf ] in engine/_erf.py)."""
+    """erfc(x) for x >= 0, with relative accuracy in the tail (NOTE [ erf ] in engine/backend/erf.py)."""
     small = 1.0 - _erf._small(xp.clip(x, 0.0, _erf._SMALL))
     y_mid = xp.clip(x, _erf._SMALL, _erf._MID)
     y_big = xp.clip(x, _erf._MID, 30.0)

@@ -13,7 +13,7 @@ def _along(index, dim):
 
 # ---- scatter_add: out[.., index[i], ..] += src[i] (NOTE [ Scatter ] 1; repeats add up) ------------
 def _scatter_add_fwd(xp, a, index, src, dim):
-    from .._backend import index_put_add
+    from ..backend.gaps import index_put_add
     where = _where(_Iota(xp), index, dim, len(a.shape))
     vals = src[tuple(slice(0, n) for n in index.shape)]
     return index_put_add(xp, xp.asarray(a, copy=True), where, vals)
@@ -35,7 +35,7 @@ op("scatter_add", "ScatterAddBackward0", ("self", "index", "src"), _scatter_add_
 
 # ---- index_add: out.index_select(dim, index) += alpha * source (repeats add up) --------------------
 def _index_add_fwd(xp, a, index, source, dim, alpha=1, source_dim=None):
-    from .._backend import index_put_add
+    from ..backend.gaps import index_put_add
     vals = source * alpha if alpha != 1 else source
     if vals.dtype != a.dtype:
         vals = xp.astype(vals, a.dtype)
@@ -56,7 +56,7 @@ op("index_add", "IndexAddBackward0", ("self", "index", "source"), _index_add_fwd
 
 # ---- index_fill: whole slices along dim set to one value (a number, or a 0-d tensor) ----------------
 def _index_fill_fwd(xp, a, index, value=None, dim=0, number=None):
-    from .._backend import index_fill
+    from ..backend.gaps import index_fill
     v = xp.asarray(number, dtype=a.dtype) if value is None else xp.astype(value, a.dtype)
     return index_fill(xp, xp.asarray(a, copy=True), _along(index, dim), v)
 
@@ -80,7 +80,7 @@ op("index_fill_tensor", "IndexFillBackward1", ("self", "index", "value"), _index
 
 # ---- index_copy: whole slices along dim replaced by source's (the last of repeats wins on NumPy) ----
 def _index_copy_fwd(xp, a, index, source, dim, source_dim=None):
-    from .._backend import index_fill
+    from ..backend.gaps import index_fill
     return index_fill(xp, xp.asarray(a, copy=True), _along(index, dim), source)
 
 
@@ -114,7 +114,7 @@ def _scatter_reduce_fwd(xp, a, index, src, dim, reduce, include_self=True):
     """NumPy's ufunc.at on host arrays (the array API has no scatter with a reduction)."""
     import numpy as np
 
-    from .. import _backend
+    from ..backend import gaps as _backend
     h = np.array(_backend.to_numpy(xp, a), copy=True)
     hi = _backend.to_numpy(xp, index)
     vals = _backend.to_numpy(xp, src)[tuple(slice(0, n) for n in hi.shape)]

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 
-from .. import _events
+from .. import events as _events
 from .._dispatch import OpNode, _device_check, _emit_op, _hooks_after, _hooks_before, op_hooks
 from .._tensor import Tensor
 from ..autograd import grad_mode
@@ -504,7 +504,7 @@ op("linalg_cross", "LinalgCrossBackward0", ("self", "other"),
 
 # ---- PyTorch's LAPACK errors, found on the host once a factorization failed ------------------------
 def _host(xp, a):
-    from .._backend import to_numpy
+    from ..backend.gaps import to_numpy
     return to_numpy(xp, a)
 
 

@@ -287,7 +287,7 @@ def _cumprod_bwd(F, g, s):
 
 
 def _cumprod_fwd(xp, a, dim):
-    from .._backend import cumprod
+    from ..backend.gaps import cumprod
     if a.dtype == xp.bool:
         a = xp.astype(a, xp.int64)
     if not a.shape:                  # a 0-d tensor is its own running product
@@ -427,7 +427,7 @@ def _mode_fwd(xp, a, dim, keepdim):
     of its last occurrence, as PyTorch's CPU kernel; counted on the host."""
     import numpy as np
 
-    from .._backend import from_numpy, to_numpy
+    from ..backend.gaps import from_numpy, to_numpy
     h = np.moveaxis(to_numpy(xp, a), dim, -1)
     rows = h.reshape(-1, h.shape[-1])
     vals = np.empty(rows.shape[0], dtype=h.dtype)
@@ -460,7 +460,7 @@ def _diag_positions(n1, n2, offset):
 def _diagonal_fwd(xp, a, offset=0, dim1=0, dim2=1):
     """A view on NumPy and CuPy (as_strided over the same buffer); elsewhere (array_api_strict, which has
     no strided views) a gather, so a write through it does not reach the base there."""
-    from .. import _backend
+    from ..backend import gaps as _backend
     shape = tuple(a.shape)
     r0, c0, n = _diag_positions(shape[dim1], shape[dim2], offset)
     rest = [k for k in range(len(shape)) if k not in (dim1, dim2)]
@@ -476,7 +476,7 @@ def _diagonal_fwd(xp, a, offset=0, dim1=0, dim2=1):
                           tuple(st[k] for k in rest) + (st[dim1] + st[dim2],))
     moved = xp.permute_dims(a, tuple(rest) + (dim1, dim2))
     ii = xp.arange(n, dtype=xp.int64)
-    from .._backend import gather
+    from ..backend.gaps import gather
     return gather(xp, moved, (Ellipsis, ii + r0, ii + c0))
 
 
@@ -498,7 +498,7 @@ op("diagonal_copy", "DiagonalBackward0_copy", ("self",), lambda xp, a, offset=0,
 
 
 def _diag_embed_fwd(xp, a, offset=0):
-    from .._backend import index_fill
+    from ..backend.gaps import index_fill
     n = a.shape[0]
     m = n + abs(offset)
     ii = xp.arange(n, dtype=xp.int64)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _backend
+from ..backend import gaps as _backend
 from ..derivatives import op
 
 

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from .. import _backend
+from ..backend import gaps as _backend
 from ..derivatives import op
 from .pool import _cached
 

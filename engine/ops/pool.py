@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import _backend
+from ..backend import gaps as _backend
 from ..derivatives import op
 
 

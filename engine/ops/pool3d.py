@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import _backend
+from ..backend import gaps as _backend
 from ..derivatives import op
 from .pool import _avg_matrix, _cached, _const
 

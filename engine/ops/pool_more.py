@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _backend
+from ..backend import gaps as _backend
 from ..derivatives import op
 from .pool import _adaptive_bins, _adaptive_matrix, _cached, _const
 

@@ -32,7 +32,7 @@ import itertools
 
 import numpy as np
 
-from .. import _dtype
+from ..backend import dtypes as _dtype
 from .._fns import array_fns
 from ..derivatives import op
 from .pool import _cached, _const
@@ -220,7 +220,7 @@ def base_grid(size, align_corners):
 def _affine_fwd(xp, theta, size, align_corners=False):
     dt = str(theta.dtype)
     key = ("affine", xp.__name__, str(getattr(theta, "device", None)), dt, tuple(size), align_corners)
-    from .. import _backend
+    from ..backend import gaps as _backend
     base = _cached(key, lambda: _backend.from_numpy(
         xp, base_grid(size, align_corners).astype(np.float64 if "64" in dt else np.float32)))
     out = xp.matmul(xp.reshape(base, (1,) + tuple(base.shape)), array_fns(xp).mT(theta))

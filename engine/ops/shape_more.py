@@ -47,7 +47,7 @@ def _unfold_fwd(xp, a, dimension, size, step):
     """A view on NumPy and CuPy (as_strided over the same buffer, the dim's stride times ``step`` for
     the windows and the dim's own stride for the new last dim); elsewhere (array_api_strict, which
     has no strided views) a gather, so writes through it do not reach the base there."""
-    from .. import _backend
+    from ..backend import gaps as _backend
     shape = tuple(a.shape)
     n_win = (shape[dimension] - size) // step + 1
     out_shape = shape[:dimension] + (n_win,) + shape[dimension + 1:] + (size,)
@@ -59,7 +59,7 @@ def _unfold_fwd(xp, a, dimension, size, step):
         st = tuple(a.strides)
         strides = st[:dimension] + (st[dimension] * step,) + st[dimension + 1:] + (st[dimension],)
         return as_strided(a, out_shape, strides)
-    from .._backend import gather
+    from ..backend.gaps import gather
     picked = gather(xp, a, (slice(None),) * dimension + (_windows(_AxIota(xp), n_win, size, step, a),))
     nd = len(shape)   # picked: pre + (n_win, size) + post; the window element goes last
     perm = tuple(range(dimension + 1)) + tuple(range(dimension + 2, nd + 1)) + (dimension + 1,)
@@ -91,7 +91,7 @@ op("narrow_copy", "NarrowCopyBackward0", ("self",),
 
 # ---- take: the input read as 1-D at ``index`` (negative indices count from the end) -------------------
 def _take_fwd(xp, a, index):
-    from .._backend import gather
+    from ..backend.gaps import gather
     flat = gather(xp, xp.reshape(a, (-1,)), (xp.reshape(index, (-1,)),))
     return xp.reshape(flat, tuple(index.shape))
 
@@ -111,7 +111,7 @@ op("take", "TakeBackward0", ("self", "index"), _take_fwd, _take_bwd, save={"self
 
 # ---- index_put: values written (or added, accumulate=True) at an advanced index ----------------------
 def _index_put_fwd(xp, a, values, *index_arrays, template, accumulate):
-    from .._backend import index_fill, index_put_add
+    from ..backend.gaps import index_fill, index_put_add
     from .._fns import _is_basic
     out = _contiguous(xp, a)
     idx = _rebuild_index(template, index_arrays)
@@ -134,7 +134,7 @@ def gather_shape(xp, a, idx):
     """The shape ``a[idx]`` has, from a zero-stride stand-in (no copy of ``a``)."""
     import numpy as np
 
-    from .._backend import to_numpy
+    from ..backend.gaps import to_numpy
     proxy = np.broadcast_to(np.empty((), dtype=np.bool_), tuple(a.shape))
     return proxy[tuple(to_numpy(xp, i) if hasattr(i, "shape") else i for i in idx)].shape
 
@@ -154,7 +154,7 @@ op("index_put", "IndexPutBackward0", ("self", "values", "*indices"), _index_put_
 
 # ---- put: source written (or added) into the input read as 1-D ------------------------------------------
 def _put_fwd(xp, a, index, source, accumulate=False):
-    from .._backend import index_fill, index_put_add
+    from ..backend.gaps import index_fill, index_put_add
     flat = xp.reshape(_contiguous(xp, a), (-1,))
     idx = (xp.reshape(index, (-1,)),)
     src = xp.reshape(source, (-1,))
@@ -178,7 +178,7 @@ op("put", "PutBackward0", ("self", "index", "source"), _put_fwd, _put_bwd,
 
 # ---- masked_scatter: source's first elements, in order, where the mask is True ------------------------
 def _masked_scatter_fwd(xp, a, mask, source, count):
-    from .._backend import index_fill
+    from ..backend.gaps import index_fill
     shape = tuple(a.shape)
     out = xp.reshape(_contiguous(xp, a), (-1,))
     flat_mask = xp.reshape(xp.broadcast_to(mask, shape), (-1,))
@@ -231,7 +231,7 @@ def _diag_where(shape, offset, dim1, dim2, ax, like):
 
 
 def _diagonal_scatter_fwd(xp, a, src, offset=0, dim1=0, dim2=1):
-    from .._backend import index_fill
+    from ..backend.gaps import index_fill
     perm, where = _diag_where(tuple(a.shape), offset, dim1, dim2, _AxIota(xp), a)
     moved = _contiguous(xp, xp.permute_dims(a, perm))
     moved = index_fill(xp, moved, where, src if src.dtype == a.dtype else xp.astype(src, a.dtype))
@@ -251,7 +251,7 @@ op("diagonal_scatter", "DiagonalScatterBackward0", ("self", "src"), _diagonal_sc
 
 def _diag_embed_fwd(xp, a, offset, dim1, dim2):
     """The last dim of ``a`` laid on the diagonal ``offset`` of new dims ``dim1``, ``dim2``."""
-    from .._backend import index_fill
+    from ..backend.gaps import index_fill
     n = a.shape[-1]
     m = n + abs(offset)
     shape = list(a.shape[:-1])
@@ -362,7 +362,7 @@ op("flip", "FlipBackward0", ("self",),
 # ---- masked_select: MaskedSelectBackward0 keeps ``self`` and the mask, as PyTorch's ---------------
 def _masked_select_fwd(xp, a, mask):
     shape = tuple(np.broadcast_shapes(tuple(a.shape), tuple(mask.shape)))
-    from .._backend import gather
+    from ..backend.gaps import gather
     return gather(xp, xp.broadcast_to(a, shape), (xp.broadcast_to(mask, shape),))
 
 

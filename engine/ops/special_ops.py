@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from .. import _erf
+from ..backend import erf as _erf
 from ..derivatives import op
 from .erfinv import _erfc_pos, erfinv_f64
 

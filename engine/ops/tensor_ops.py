@@ -50,7 +50,7 @@ class _Iota:
 
 
 def _scatter_fwd(xp, a, index, src=None, dim=0, value=None):
-    from .._backend import index_fill
+    from ..backend.gaps import index_fill
     nd = len(a.shape)
     where = _where(_Iota(xp), index, dim, nd)
     if src is not None:
@@ -104,7 +104,7 @@ op("bernoulli", "BernoulliBackward0", ("self", "sample"), _draw_fwd, _zero_bwd(1
 def _unique_fwd(xp, a, dim=None):
     """Sorted distinct values (rows along ``dim``), with each element's inverse index and the counts.
     The array API has no ``unique`` with inverse and counts along an axis: NumPy computes it on the host."""
-    from .. import _backend
+    from ..backend import gaps as _backend
     host = _backend.to_numpy(xp, a)
     vals, inv, counts = np.unique(host, return_inverse=True, return_counts=True, axis=dim)
     inv = inv.reshape(host.shape if dim is None else (host.shape[dim],))

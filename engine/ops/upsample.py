@@ -18,7 +18,7 @@ import functools
 
 import numpy as np
 
-from .. import _backend
+from ..backend import gaps as _backend
 from ..derivatives import op
 
 

@@ -19,7 +19,7 @@ NOTE [ L-BFGS in glassgrad ]
 """
 from __future__ import annotations
 
-from .. import _events
+from .. import events as _events
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad, no_grad
 from ._flags import check_lr, lr_value

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from .. import _events
+from .. import events as _events
 from .._dispatch import bump_version
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad, no_grad
@@ -148,7 +148,7 @@ class Optimizer:
         parameter's device, as PyTorch keeps it (without ``capturable``), so counting a step never
         waits for the GPU."""
         import numpy as np
-        from .. import _dtype
+        from ..backend import dtypes as _dtype
         dt = np.float64 if _dtype.get_default_dtype() is _dtype.float64 else np.float32
         return Optimizer._state_tensor(np.zeros((), dtype=dt))
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .. import _events
+from .. import events as _events
 from .archive import ArchiveReader, ArchiveWriter, folder_name
 from .formats import ALIGNMENT, FILE_VERSION, FORMAT_VERSION, LEGACY_MAGIC, MAX_FILE_VERSION, ZIP_MAGIC
 from .pickler import CheckpointPickler
@@ -91,7 +91,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None 
     compatibility; glassgrad always loads with its allow-list (never arbitrary pickles).
     ``mmap`` is accepted and ignored (the file is read into memory).
     """
-    from .._device import device
+    from ..backend.device import device
     if pickle_module is not None:
         raise RuntimeError("Can not safely load weights when explicit pickle_module is specified: glassgrad "
                            "loads checkpoints only with its own allow-list unpickler")

@@ -30,7 +30,7 @@ import warnings
 
 import numpy as np
 
-from .. import _backend
+from ..backend import gaps as _backend
 from .formats import COUNTER, ORDERED_DICT, REBUILD_PARAMETER, REBUILD_TENSOR_V2, STORAGE_OF_DTYPE
 
 # pickle opcodes (see pickletools for the full table)
@@ -116,9 +116,9 @@ class CheckpointPickler:
 
     # ---- dispatch -------------------------------------------------------------
     def save(self, obj, where: str) -> None:
-        from .._device import device
-        from .._dtype import dtype
-        from .._size import Size
+        from ..backend.device import device
+        from ..backend.dtypes import dtype
+        from ..backend.size import Size
         from .._tensor import Tensor
         if obj is None:
             self.out += NONE

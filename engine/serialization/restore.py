@@ -21,9 +21,9 @@ import collections
 
 import numpy as np
 
-from .. import _dtype
-from .._device import CPU, cuda_device_count, cuda_is_available, device, namespace_for, _numpy
-from .._size import Size
+from ..backend import dtypes as _dtype
+from ..backend.device import CPU, cuda_device_count, cuda_is_available, device, namespace_for, _numpy
+from ..backend.size import Size
 from .._storage import Storage
 from .formats import COUNTER, DTYPE_GLOBALS, ORDERED_DICT, STORAGE_TYPES
 from .unpickler import Allowed

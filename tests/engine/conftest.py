@@ -151,7 +151,7 @@ def on_backend(name):
         finally:
             engine.set_default_device(old)
     else:
-        from engine._device import cpu_namespace
+        from engine.backend.device import cpu_namespace
         with cpu_namespace(pytest.importorskip("array_api_strict")):
             yield
 

@@ -2,8 +2,9 @@
 import pytest
 
 import engine
-from engine import _allocator, memory
-from engine._allocator import BASE, CachingAllocatorModel
+from engine.memory import allocator as _allocator
+from engine import memory
+from engine.memory.allocator import BASE, CachingAllocatorModel
 
 MiB = 1 << 20
 

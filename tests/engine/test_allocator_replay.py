@@ -10,8 +10,8 @@ import random
 
 import pytest
 
-from engine import _allocator
-from engine._allocator import BASE, CachingAllocatorModel
+from engine.memory import allocator as _allocator
+from engine.memory.allocator import BASE, CachingAllocatorModel
 
 MiB = 1 << 20
 

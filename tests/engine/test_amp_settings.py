@@ -13,9 +13,9 @@ from engine import amp
 @pytest.fixture(autouse=True)
 def fresh_warnings(monkeypatch):
     monkeypatch.setattr(amp, "_warned", set())
-    saved = dict(engine._settings._state)
+    saved = dict(engine.backend.settings._state)
     yield
-    engine._settings._state.update(saved)
+    engine.backend.settings._state.update(saved)
 
 
 def test_autocast_keeps_dtypes_and_warns_once_when_enabled():

@@ -7,7 +7,7 @@ import pytest
 
 import engine
 import engine.nn.functional as F
-from engine._device import cpu_namespace
+from engine.backend.device import cpu_namespace
 from tests.engine.conftest import BACKENDS, on_backend, tolerance
 
 xps = pytest.importorskip("array_api_strict")

@@ -611,7 +611,7 @@ def test_checkpoint_on_the_array_api_strict_namespace():
     """The GPU stand-in: checkpointing (RNG replay, fingerprints, selective cache) touches arrays
     only through the array API."""
     xps = pytest.importorskip("array_api_strict")
-    from engine._device import cpu_namespace
+    from engine.backend.device import cpu_namespace
 
     def run():
         params = _params()

@@ -401,7 +401,7 @@ def _mlp_grads(model, x, compiled):
 def test_compile_on_the_array_api_strict_namespace():
     """The GPU stand-in: graphs, joint tracing and fused kernels touch arrays only through the array API."""
     xps = pytest.importorskip("array_api_strict")
-    from engine._device import cpu_namespace
+    from engine.backend.device import cpu_namespace
 
     def run(compiled):
         engine.manual_seed(0)

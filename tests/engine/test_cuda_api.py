@@ -68,7 +68,7 @@ def test_out_of_memory_in_backward_is_translated_too():
 
 
 def test_out_of_memory_error_is_a_runtime_error_at_both_names():
-    from engine._oom import _gib
+    from engine.memory.oom import _gib
     assert engine.OutOfMemoryError is engine.cuda.OutOfMemoryError
     assert issubclass(engine.OutOfMemoryError, RuntimeError)
     assert [_gib(n) for n in (0, 1023, 2048, 3 * 2**19, 13 * 2**28)] == \

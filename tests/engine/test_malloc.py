@@ -8,7 +8,7 @@ import sys
 import pytest
 
 import engine
-from engine import _malloc
+from engine.memory import malloc as _malloc
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 GLIBC = sys.platform.startswith("linux") and os.confstr("CS_GNU_LIBC_VERSION").startswith("glibc")
@@ -17,7 +17,7 @@ GLIBC = sys.platform.startswith("linux") and os.confstr("CS_GNU_LIBC_VERSION").s
 def _tuned_in_child(**env) -> str:
     full = {k: v for k, v in os.environ.items() if not k.startswith(("MALLOC_", "GLASSGRAD_MALLOC"))}
     full.update(env, PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
-    res = subprocess.run([sys.executable, "-c", "import engine._malloc as m, engine; print(m.tuned)"],
+    res = subprocess.run([sys.executable, "-c", "import engine.memory.malloc as m, engine; print(m.tuned)"],
                          capture_output=True, text=True, env=full, timeout=60)
     assert res.returncode == 0, res.stderr
     return res.stdout.strip()

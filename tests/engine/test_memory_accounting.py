@@ -174,7 +174,7 @@ def test_replay_reproduces_memory_allocated_at_every_event():
         def alloc(self, st):
             truth.append(memory.memory_allocated())
         free = alloc
-    from engine import _memstate
+    from engine.memory import state as _memstate
     _memstate.allocator_hooks.append(Probe())
     try:
         with record() as tr:
@@ -227,7 +227,7 @@ def test_memory_stats_keys_and_snapshot_agree():
     for s in snap:
         assert sum(b["size"] for b in s["blocks"]) == s["total_size"]
         assert s["segment_type"] in ("small", "large")
-    others = [seg for key in sorted(memory._allocator.hook.models) if key != "cpu"
+    others = [seg for key in sorted(memory.allocator.hook.models) if key != "cpu"
               for seg in memory.memory_snapshot(key)]
     assert sorted(map(repr, memory.memory_snapshot())) == sorted(map(repr, snap + others))  # every device
     del x

@@ -7,7 +7,8 @@ import pytest
 
 import engine
 import engine.nn as nn
-from engine import memory, optim
+from engine import optim
+from engine import memory
 from tests.engine.conftest import BACKENDS, assert_ran_on, on_backend
 
 # Expected values from PyTorch 2.13, generated (default dtype float32, so the scalar state tensors

@@ -11,7 +11,8 @@ import pytest
 import engine
 import engine.nn as nn
 import engine.nn.functional as F
-from engine import _allocator, _memstate, memory
+from engine.memory import allocator as _allocator, state as _memstate
+from engine import memory
 from engine.trace import Trace, TraceFormatError, record
 
 KiB, MiB = 1 << 10, 1 << 20

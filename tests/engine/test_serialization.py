@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import engine as torch
-from engine._device import cuda_is_available
+from engine.backend.device import cuda_is_available
 from engine.serialization import inspect_archive
 from engine.serialization.archive import ArchiveWriter
 

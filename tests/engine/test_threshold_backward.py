@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import engine
-from engine import _backend
+from engine.backend import gaps as _backend
 
 
 @pytest.mark.parametrize("dtype", [engine.float32, engine.float64])

@@ -5,7 +5,7 @@ import pytest
 
 import engine
 import engine.nn.functional as F
-from engine import _events, memory
+from engine import events as _events, memory
 from engine.trace import KINDS, PHASES, Trace, TraceFormatError, mark, record
 
 

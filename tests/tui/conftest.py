@@ -16,7 +16,7 @@ def mlp_trace():
 @pytest.fixture
 def fixed_ids(monkeypatch):
     """Make tensor/storage/node ids start at 1, so a run's events are the same in any test order."""
-    import engine._events as ev
+    import engine.events as ev
 
     monkeypatch.setattr(ev, "new_id", itertools.count(1).__next__)
 
@@ -24,7 +24,7 @@ def fixed_ids(monkeypatch):
 @pytest.fixture
 def lesson_run(fixed_ids, monkeypatch):
     import lessons
-    from engine import _allocator
+    from engine.memory import allocator as _allocator
     from lessons import _runner
 
     # a fresh allocator model: the reserved bytes a lesson shows must not depend on earlier tests

@@ -4,7 +4,7 @@ import pickle
 
 import engine
 import engine.nn.functional as F
-from engine._allocator import BASE
+from engine.memory.allocator import BASE
 from engine.trace import Trace
 from viz.export import chrome_trace, memory_snapshot, to_chrome_trace, to_memory_snapshot
 

@@ -38,7 +38,7 @@ def _expected(trace, device="cpu"):
 
 def _train(hidden, batch):
     """One SGD step recorded on a fresh allocator model (so segment sizes do not depend on other tests)."""
-    from engine import _allocator
+    from engine.memory import allocator as _allocator
     saved, _allocator.hook.models = _allocator.hook.models, {}
     try:
         return _record_step(hidden, batch)

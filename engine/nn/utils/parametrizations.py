@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from enum import Enum, auto
 
-from ..._dtype_info import finfo
+from ...backend.dtype_info import finfo
 from ... import functional as E
 from ..._dispatch import apply
 from ..._tensor import Tensor

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ... import _dtype
+from ...backend import dtypes as _dtype
 from ... import functional as E
 from ..._dispatch import apply, broadcast_mismatch
 from ..._tensor import Tensor

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from ... import _events
+from ... import events as _events
 from ..._tensor import Tensor
 
 

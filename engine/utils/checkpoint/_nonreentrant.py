@@ -34,7 +34,8 @@ import itertools
 import threading
 import weakref
 
-from ... import _dispatch, _events
+from ... import _dispatch
+from ... import events as _events
 from ..._tensor import Tensor
 from ...autograd import grad_mode
 from ...autograd.engine import current_graph_task_id, current_graph_task_retains_graph

@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import warnings
 
-from ... import _events
+from ... import events as _events
 from ..._tensor import Tensor
 from ...autograd import backward as _autograd_backward
 from ...autograd import grad_mode

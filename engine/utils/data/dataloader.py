@@ -174,7 +174,7 @@ class DataLoader:
         n = len(ds)
         if not all(type(i) is int and -n <= i < n for i in idx):
             return None
-        from ... import _backend
+        from ...backend import gaps as _backend
         host_rows, out = np.asarray(idx, dtype=np.int64), []
         for t in ds.tensors:
             xp = t._storage.xp

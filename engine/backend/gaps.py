@@ -90,7 +90,7 @@ def shares_memory(xp, a, b) -> bool:
 
 def erf(xp, x):
     """The error function, computed in float64 and returned in ``x``'s dtype (NOTE [ erf ] in _erf.py)."""
-    from ._erf import erf_numpy, erf_xp
+    from .erf import erf_numpy, erf_xp
     if _is_numpy(xp):
         return np.asarray(erf_numpy(np.asarray(x, dtype=np.float64)), dtype=x.dtype)
     x64 = xp.astype(x, xp.float64)

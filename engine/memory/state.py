@@ -3,7 +3,7 @@
 Every storage calls :func:`on_alloc` when created and :func:`on_free` when its last
 reference dies (NOTE [ Storage lifetime and categories ] in ``_storage.py``); each
 object in ``allocator_hooks`` sees the same calls. The default hook is the caching
-allocator model (NOTE [ Caching allocator model ] in ``_allocator.py``).
+allocator model (NOTE [ Caching allocator model ] in ``memory/allocator.py``).
 
 NOTE [ Reserved bytes in events ]
 1. ``alloc``, ``free`` and ``empty_cache`` events carry ``reserved``: the caching
@@ -18,8 +18,9 @@ NOTE [ Reserved bytes in events ]
 """
 from __future__ import annotations
 
-from . import _allocator, _events
-from ._device import CPU as _CPU
+from . import allocator as _allocator
+from .. import events as _events
+from ..backend.device import CPU as _CPU
 
 # Reentrant: a storage allocated under the lock may make the garbage collector finalize
 # another storage (Storage.__del__ -> on_free) on this same thread. The allocator model's

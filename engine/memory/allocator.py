@@ -29,7 +29,7 @@ from __future__ import annotations
 import bisect
 import threading
 
-from ._device import CPU as _CPU
+from ..backend.device import CPU as _CPU
 
 MIN_BLOCK = 512                 # kMinBlockSize
 SMALL_SIZE = 1 << 20            # kSmallSize: largest "small" request

@@ -5,15 +5,15 @@ int meaning that CUDA device); None means the default device.
 
 Differs from PyTorch: ``memory_allocated`` counts tensor bytes exactly (PyTorch's
 ``requested_bytes``) on every device, CPU included. The caching allocator model
-(NOTE [ Caching allocator model ] in ``engine/_allocator.py``) supplies what
+(NOTE [ Caching allocator model ] in ``engine/memory/allocator.py``) supplies what
 ``torch.cuda`` reports from its real allocator: reserved bytes, segments, and the
 rounded block bytes (``active_bytes.*``, which is what ``torch.cuda.memory_allocated``
 returns on a GPU). It runs for CPU storages too, so "reserved" can be taught anywhere.
 """
 from __future__ import annotations
 
-from . import _allocator, _memstate
-from ._device import as_device
+from . import allocator as _allocator, state as _memstate
+from ..backend.device import as_device
 
 __all__ = ["memory_allocated", "max_memory_allocated", "reset_peak_memory_stats",
            "reset_accumulated_memory_stats", "memory_reserved",
@@ -70,7 +70,7 @@ def empty_cache(device=None) -> None:
 
 
 def _cupy_pool():
-    from ._device import cuda_is_available
+    from ..backend.device import cuda_is_available
     if not cuda_is_available():
         return None
     import cupy

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _dtype
+from . import dtypes as _dtype
 
 
 def _np(d) -> np.dtype:

@@ -46,7 +46,7 @@ def translate(e: MemoryError) -> Exception:
 
 def _cuda(e) -> OutOfMemoryError:
     import cupy
-    from . import _memstate
+    from . import state as _memstate
     m = re.search(r"allocating ([\d,]+) bytes", str(e))
     size = int(m.group(1).replace(",", "")) if m else 0
     dev = cupy.cuda.runtime.getDevice()

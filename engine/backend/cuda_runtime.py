@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 
-from ._device import _cupy_module, _lazy_init_cuda, as_device
+from .device import _cupy_module, _lazy_init_cuda, as_device
 
 
 def _cp():
