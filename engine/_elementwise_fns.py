@@ -14,9 +14,9 @@ import math
 
 from .backend import dtypes as _dtype
 from . import functional as E
-from ._dispatch import apply
-from ._tensor import Tensor
-from .autograd import grad_mode
+from .core.dispatch import apply
+from .core.tensor import Tensor
+from .core import grad_mode
 from .derivatives import OPS as _O
 
 pi = math.pi

@@ -6,7 +6,7 @@ import numpy as np
 from .backend import gaps as _backend, dtypes as _dtype
 from .memory import oom as _oom
 from .backend.device import as_device, namespace_for
-from ._tensor import CANNOT_REQUIRE_GRAD, Tensor
+from .core.tensor import CANNOT_REQUIRE_GRAD, Tensor
 from .random import generator_for
 
 

@@ -2,8 +2,8 @@
 engine/ops/gamma_ops.py, NOTE [ Gamma-family kernels ]) and their Tensor methods."""
 from __future__ import annotations
 
-from ._dispatch import apply
-from ._tensor import Tensor
+from .core.dispatch import apply
+from .core.tensor import Tensor
 from .derivatives import OPS as _O
 
 

@@ -22,8 +22,8 @@ import numbers
 
 from .backend import gaps as _backend, dtypes as _dtype
 from . import functional as E
-from ._dispatch import apply
-from ._tensor import Tensor, _wrap_dim
+from .core.dispatch import apply
+from .core.tensor import Tensor, _wrap_dim
 from .derivatives import OPS
 
 _O = OPS
@@ -241,7 +241,7 @@ def fill_diagonal_(self, fill_value, wrap=False):
         raise RuntimeError("dimensions must larger than 1")
     if self.ndim > 2 and len(set(self.shape)) != 1:
         raise RuntimeError("all dimensions of input must be of equal length")
-    from .autograd import grad_mode
+    from .core import grad_mode
     if grad_mode.is_grad_enabled() and self.grad_fn is None and self.requires_grad:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
     xp = self._storage.xp

@@ -24,7 +24,7 @@ def _dt(name: str):
 def legacy_new(dtype, args, kwargs):
     """What ``torch.Tensor(*args)`` / ``torch.FloatTensor(*args)`` build (``dtype`` None: the default)."""
     from . import functional as E
-    from ._tensor import Tensor
+    from .core.tensor import Tensor
     dt = dtype or _dtype.get_default_dtype()
     device = kwargs.pop("device", None)
     if kwargs:
@@ -55,7 +55,7 @@ def legacy_new(dtype, args, kwargs):
 
 class _TypedMeta(type):
     def __instancecheck__(cls, obj):
-        from ._tensor import Tensor
+        from .core.tensor import Tensor
         return isinstance(obj, Tensor) and obj.dtype.name == cls._dtype_name and obj.device.type == "cpu"
 
 

@@ -18,8 +18,8 @@ import numpy as np
 
 from .backend import dtypes as _dtype
 from . import functional as E
-from ._dispatch import apply
-from ._tensor import Tensor, _wrap_dim
+from .core.dispatch import apply
+from .core.tensor import Tensor, _wrap_dim
 from .derivatives import OPS
 
 _O = OPS
@@ -675,7 +675,7 @@ def tensordot(a, b, dims=2):
 # 2. With ``beta == 0`` input is ignored: NaN and inf in it do not reach the result.
 # 3. The node keeps the operands the other operand's gradient reads (as mm), never ``input``.
 def _expand_error(target, shape):
-    from ._dispatch import broadcast_mismatch
+    from .core.dispatch import broadcast_mismatch
     lead = len(target) - len(shape)
     if lead < 0 or broadcast_mismatch(target, shape) or any(
             s != 1 and s != target[k + lead] for k, s in enumerate(shape)):

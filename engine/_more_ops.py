@@ -7,8 +7,8 @@ import builtins
 import numpy as np
 
 from .backend import dtypes as _dtype
-from ._dispatch import apply
-from ._tensor import Tensor, _wrap_dim
+from .core.dispatch import apply
+from .core.tensor import Tensor, _wrap_dim
 from .derivatives import OPS
 from .random import generator_for
 

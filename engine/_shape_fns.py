@@ -26,8 +26,8 @@ import numpy as np
 
 from .backend import dtypes as _dtype
 from . import functional as E
-from ._dispatch import _move_retain_grad, apply, bump_version
-from ._tensor import Tensor, VersionCounter, _wrap_dim
+from .core.dispatch import _move_retain_grad, apply, bump_version
+from .core.tensor import Tensor, VersionCounter, _wrap_dim
 from .derivatives import OPS, _SLOT
 
 _O = OPS
@@ -228,7 +228,7 @@ def _rebind(self, out, opname):
 
 
 def _leaf_check(self):
-    from .autograd import grad_mode
+    from .core import grad_mode
     if grad_mode.is_grad_enabled() and self.grad_fn is None and self._requires_grad:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
 

@@ -22,9 +22,9 @@ import numpy as np
 from . import return_types
 from .backend import dtypes as _dtype
 from . import functional as E
-from ._dispatch import apply, bump_version
-from ._tensor import Tensor, _wrap_dim
-from .autograd import grad_mode
+from .core.dispatch import apply, bump_version
+from .core.tensor import Tensor, _wrap_dim
+from .core import grad_mode
 from .derivatives import OPS
 from .ops import stats_ops as _rows  # noqa: F401  (registers the rows)
 

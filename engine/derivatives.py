@@ -4,7 +4,7 @@ In the spirit of PyTorch's derivatives.yaml: one entry per differentiable op, na
 the grad_fn PyTorch would show, the tensors it saves (and for which input gradients),
 and ``bwd(F, grad, saved)`` returning one gradient per argument. Kernels call only
 ``xp.*`` (the array API); formulas call only ``F.*`` (NOTE [ One formula, two
-currencies ] in _fns.py). Everything not in this table is composed from it.
+currencies ] in core/fns.py). Everything not in this table is composed from it.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from .backend import gaps as _backend
-from ._dispatch import OpDef
+from .core.dispatch import OpDef
 
 OPS: dict[str, OpDef] = {}
 _ndarray = np.ndarray
@@ -367,7 +367,7 @@ _SLOT = _Slot()
 
 
 def _basic_get(xp, a, idx):
-    from ._fns import _full_index
+    from .core.fns import _full_index
     return a[_full_index(idx)]
 
 
@@ -397,7 +397,7 @@ def _setitem_fwd(xp, a, value, *index_arrays, template):
         value = xp.asarray(value, dtype=a.dtype)
     elif value.dtype != a.dtype:
         value = xp.astype(value, a.dtype)
-    from ._fns import _full_index, _is_basic
+    from .core.fns import _full_index, _is_basic
     if _is_basic(idx):
         out[_full_index(idx)] = value
         return out
@@ -771,7 +771,7 @@ op("col2im", "Col2ImBackward0", ("self",), _col2im_op_fwd, lambda F, g, s: (F.im
 
 
 def _index_put_add_fwd(xp, values, *index_arrays, template, shape):
-    from ._fns import ArrayFns
+    from .core.fns import ArrayFns
     return ArrayFns(xp).scatter_add(shape, _rebuild_index(template, index_arrays), values, values)
 
 
@@ -781,7 +781,7 @@ op("index_put_add", "IndexPutBackward0", ("values", "*indices"), _index_put_add_
 
 
 def _fill_index_fwd(xp, a, *index_arrays, template, value):
-    from ._fns import ArrayFns
+    from .core.fns import ArrayFns
     return ArrayFns(xp).fill_index(a, _rebuild_index(template, index_arrays), value)
 
 
@@ -888,7 +888,7 @@ def _any_zero(F, x) -> bool:
     """Whether ``x`` holds a zero: one host-side answer (a device sync on CUDA, as PyTorch's
     prod backward makes too). A formula traced for a compiled graph cannot branch on values,
     so there the answer is yes: the zero-safe form is right either way (NOTE [ Product of the others ])."""
-    from ._fns import ArrayFns
+    from .core.fns import ArrayFns
     if F.differentiable:
         return bool((x == 0.0).any().item())
     if isinstance(F, ArrayFns):

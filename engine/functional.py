@@ -8,12 +8,12 @@ import numpy as np
 
 from . import return_types
 from .backend import gaps as _backend, dtypes as _dtype
-from ._dispatch import apply, broadcast_mismatch, bump_version
+from .core.dispatch import apply, broadcast_mismatch, bump_version
 from ._factories import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,  # noqa: F401
                          linspace, logspace, ones, ones_like, rand, rand_like, randint, randn, randn_like,
                          randperm, tensor, zeros, zeros_like)
 from .backend.size import Size
-from ._tensor import Tensor, _wrap_dim
+from .core.tensor import Tensor, _wrap_dim
 from .derivatives import _SLOT, OPS
 from .ops.conv import Geom
 
@@ -461,7 +461,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
 
 
 def _grad_enabled():
-    from .autograd import grad_mode
+    from .core import grad_mode
     return grad_mode.is_grad_enabled()
 
 

@@ -11,8 +11,8 @@ import math
 from . import return_types
 from .backend import dtypes as _dtype
 from . import functional as E
-from ._dispatch import apply
-from ._tensor import Tensor, _wrap_dim
+from .core.dispatch import apply
+from .core.tensor import Tensor, _wrap_dim
 from .derivatives import OPS
 from .ops.linalg import LinAlgError, apply_multi
 
@@ -169,7 +169,7 @@ def inv_ex(A, *, check_errors=False):
         from .ops.linalg import _zero_pivot
         info = _info(A, _zero_pivot)
         bad = E.reshape(E.ne(info, 0), tuple(info.shape) + (1, 1))
-        from .autograd import grad_mode
+        from .core import grad_mode
         with grad_mode.no_grad():
             safe = E.where(bad, E.eye(A.shape[-1], dtype=A.dtype, device=A.device), A)
             inverse = E.where(bad, float("nan"), inv(safe))
@@ -234,7 +234,7 @@ def cholesky_ex(A, *, upper=False, check_errors=False):
             return 0
         info = _info(A, order)
         bad = E.reshape(E.ne(info, 0), tuple(info.shape) + (1, 1))
-        from .autograd import grad_mode
+        from .core import grad_mode
         with grad_mode.no_grad():
             safe = E.where(bad, E.eye(A.shape[-1], dtype=A.dtype, device=A.device), A)
             low = E.where(bad, float("nan"), cholesky(safe, upper=upper))

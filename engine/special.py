@@ -6,12 +6,12 @@ from __future__ import annotations
 import math
 
 from . import functional as E
-from ._dispatch import apply
+from .core.dispatch import apply
 from .backend.dtypes import get_default_dtype
 from ._gamma_fns import digamma, polygamma
 from ._gamma_fns import lgamma as gammaln
 from ._gamma_fns import mvlgamma as multigammaln
-from ._tensor import Tensor
+from .core.tensor import Tensor
 from .derivatives import OPS as _O
 
 psi = digamma

@@ -3,12 +3,11 @@ from __future__ import annotations
 
 import contextlib
 
-from . import grad_mode
+from ..core import grad_mode
 from .function import Function, FunctionCtx, InplaceFunction, once_differentiable
-from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
-                        no_grad, set_grad_enabled)
+from ..core.grad_mode import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled
 from . import graph  # noqa: F401  (engine.autograd.graph, as torch.autograd.graph)
-from .engine import run_backward
+from ..core.backward import run_backward
 from .gradcheck import gradcheck, gradgradcheck  # engine.autograd.gradcheck: the function, as in PyTorch
 from . import functional  # noqa: F401  (engine.autograd.functional: jacobian, hessian, vjp, jvp, hvp, vhp)
 
@@ -19,7 +18,7 @@ __all__ = ["backward", "grad", "Function", "FunctionCtx", "no_grad", "enable_gra
 
 class _VariableMeta(type):
     def __instancecheck__(cls, other):
-        from .._tensor import Tensor
+        from ..core.tensor import Tensor
         return isinstance(other, Tensor)
 
 
@@ -28,14 +27,14 @@ class Variable(metaclass=_VariableMeta):
     returns a new leaf sharing ``t``'s storage."""
 
     def __new__(cls, data, requires_grad=False, volatile=False):
-        from .._tensor import Tensor
+        from ..core.tensor import Tensor
         if not isinstance(data, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
         return data.detach().requires_grad_(requires_grad)
 
 
 def _as_list(x):
-    from .._tensor import Tensor
+    from ..core.tensor import Tensor
     if x is None:
         return None
     if isinstance(x, Tensor):
@@ -44,7 +43,7 @@ def _as_list(x):
 
 
 def _make_grads(outputs, grad_outputs, create_graph):
-    from .._tensor import Tensor
+    from ..core.tensor import Tensor
     from .. import functional as E
     grads = []
     for i, out in enumerate(outputs):

@@ -4,8 +4,8 @@ from __future__ import annotations
 import weakref
 
 from .. import events as _events
-from . import grad_mode
-from .graph import Node
+from ..core import grad_mode
+from ..core.graph import Node
 
 
 class FunctionCtx:
@@ -53,13 +53,13 @@ class BackwardCFunction(Node):
         self._needs = needs
         self._n_saved = 0
         self._in_meta = [(tuple(t.shape), t.dtype) if _is_tensor(t) else None for t in inputs]
-        from .engine import edge_of
+        from ..core.backward import edge_of
         self.next_functions = tuple(edge_of(t) if (_is_tensor(t) and n) else (None, 0)
                                     for t, n in zip(inputs, needs))
 
     def apply(self, grads, F=None):
-        from .._fns import TensorFns
-        from .._tensor import Tensor
+        from ..core.fns import TensorFns
+        from ..core.tensor import Tensor
         from .. import functional as E
         tensor_mode = isinstance(F, TensorFns)
         gs = []
@@ -94,7 +94,7 @@ class BackwardCFunction(Node):
 
 
 def _is_tensor(x) -> bool:
-    from .._tensor import Tensor
+    from ..core.tensor import Tensor
     return isinstance(x, Tensor)
 
 
@@ -117,8 +117,8 @@ class Function:
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        from .._dispatch import bump_version
-        from .._tensor import Tensor
+        from ..core.dispatch import bump_version
+        from ..core.tensor import Tensor
         ctx = FunctionCtx()
         needs = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         ctx.needs_input_grad = needs
@@ -161,7 +161,7 @@ class Function:
         ctx.to_save = ()
         ctx._node = weakref.ref(node)
         if _events.active:
-            from .._trace_info import node_info, tensor_info
+            from ..core.info import node_info, tensor_info
             f, line = _events.user_frame()
             _events.emit("op", op=cls.__name__, inputs=[tensor_info(a) for a in args if isinstance(a, Tensor)],
                          output=tensor_info(outputs[0]) if outputs else None, node=node_info(node),

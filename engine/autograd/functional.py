@@ -28,7 +28,7 @@ def _E():
 
 
 def _is_tensor(x) -> bool:
-    from .._tensor import Tensor
+    from ..core.tensor import Tensor
     return isinstance(x, Tensor)
 
 
@@ -161,7 +161,7 @@ def _prepare_v(v, other, other_is_tuple, create_graph, fn_name, none_msg, none_o
 
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), v^T J): the vector-Jacobian product, shaped like the inputs."""
-    from . import grad_mode
+    from ..core import grad_mode
     with grad_mode.enable_grad():
         in_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
         inputs = _prepare(inputs, create_graph, need_graph=True)
@@ -179,7 +179,7 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
 def _jvp_trick(outputs, inputs, v, create_graph, strict):
     """J v through the double-backward trick (NOTE [ Derivatives of a function ] rule 4)."""
     E = _E()
-    from . import grad_mode
+    from ..core import grad_mode
     with grad_mode.enable_grad():
         # any finite value works: the gradient is linear in it, so it never reaches the result
         dummies = tuple(E.zeros_like(o, requires_grad=True) for o in outputs)
@@ -192,7 +192,7 @@ def _jvp_trick(outputs, inputs, v, create_graph, strict):
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), J v): the Jacobian-vector product, shaped like the outputs."""
-    from . import grad_mode
+    from ..core import grad_mode
     with grad_mode.enable_grad():
         in_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
         inputs = _prepare(inputs, create_graph, need_graph=True)
@@ -223,7 +223,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
                                       '`strategy="forward-mode"` are not supported together (yet). Please either '
                                       'set `create_graph=False` or `strategy="reverse-mode"`.')
         return _jacobian_by_columns(func, inputs, strict, vectorize)
-    from . import grad_mode
+    from ..core import grad_mode
     E = _E()
     with grad_mode.enable_grad():
         in_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
@@ -271,7 +271,7 @@ def _jacobian_by_columns(func, inputs, strict, vectorize):
         raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
                                   "only implemented for `vectorize=True`.")
     E = _E()
-    from . import grad_mode
+    from ..core import grad_mode
     in_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
     with grad_mode.enable_grad():
         prepared = _prepare(inputs, False, need_graph=True)
@@ -345,7 +345,7 @@ _V_NONE_SCALAR_INPUT = ("The vector v can only be None if the input to the user-
 
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), v^T H) for a scalar func, shaped like the inputs."""
-    from . import grad_mode
+    from ..core import grad_mode
     with grad_mode.enable_grad():
         in_tuple, inputs = _as_tuple(inputs, "inputs", "vhp")
         inputs = _prepare(inputs, create_graph, need_graph=True)
@@ -363,7 +363,7 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), H v) for a scalar func, shaped like the inputs (the double-backward trick)."""
     E = _E()
-    from . import grad_mode
+    from ..core import grad_mode
     with grad_mode.enable_grad():
         in_tuple, inputs = _as_tuple(inputs, "inputs", "hvp")
         inputs = _prepare(inputs, create_graph, need_graph=True)

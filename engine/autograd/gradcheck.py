@@ -79,7 +79,7 @@ def _E():
 
 
 def _is_tensor(x) -> bool:
-    from .._tensor import Tensor
+    from ..core.tensor import Tensor
     return isinstance(x, Tensor)
 
 
@@ -141,7 +141,7 @@ def _check_inputs(inputs) -> None:
 
 def _shifted(t, direction):
     """A new leaf: ``t + direction`` (direction has t's shape), with t's requires_grad (NOTE rule 3)."""
-    from . import grad_mode
+    from ..core import grad_mode
     with grad_mode.no_grad():
         out = t.detach() + direction
     return out.requires_grad_(t.requires_grad)
@@ -149,7 +149,7 @@ def _shifted(t, direction):
 
 def _evaluate(func, inputs, idx, replacement) -> tuple:
     """func's outputs (detached copies) with ``inputs[idx]`` replaced."""
-    from . import grad_mode
+    from ..core import grad_mode
     args = list(inputs)
     args[idx] = replacement
     outs = _as_tuple(func(*args))
@@ -168,7 +168,7 @@ def _same_kind(a, b, eps, where: str = "") -> None:
 
 def _directional(func, inputs, idx, direction, eps, where: str = "") -> list:
     """(f(x + d) - f(x - d)) / (2 eps), flattened, for each floating-point output of func."""
-    from . import grad_mode
+    from ..core import grad_mode
     x = inputs[idx]
     lo = _evaluate(func, inputs, idx, _shifted(x, -direction))
     hi = _evaluate(func, inputs, idx, _shifted(x, direction))
@@ -186,7 +186,7 @@ def _directional(func, inputs, idx, direction, eps, where: str = "") -> list:
 def _numerical_jacobians(func, inputs, idx, eps) -> list:
     """One (x.numel(), out.numel()) matrix per output of func (None for non-float outputs)."""
     E = _E()
-    from . import grad_mode
+    from ..core import grad_mode
     x = inputs[idx]
     n = x.numel()
     rows = []
@@ -230,7 +230,7 @@ def _vjp(output, diff_inputs, cotangent) -> tuple:
 def _analytical_jacobians(inputs, output, nondet_tol, check_grad_dtypes) -> list:
     """One (x.numel(), output.numel()) matrix per checked input (NOTE [ Gradcheck ] rule 4)."""
     E = _E()
-    from . import grad_mode
+    from ..core import grad_mode
     diff = [inputs[i] for i in _checked_indices(inputs)]
     m = output.numel()
 
@@ -307,7 +307,7 @@ def _unit_vector(t, generator):
 def _fast_check(func, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol) -> bool:
     """NOTE [ Gradcheck ] rule 5."""
     from ..random import Generator
-    from . import grad_mode
+    from ..core import grad_mode
     checked = _checked_indices(inputs)
     all_out = _as_tuple(func_out)
     diff_pos = [k for k, o in enumerate(all_out) if _is_tensor(o) and o.requires_grad]

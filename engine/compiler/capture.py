@@ -2,7 +2,7 @@
 
 NOTE [ Graph capture ]
 1. ``capture(fn, args)`` runs ``fn`` for real on the example inputs with a hook on this
-   thread's op-hook stack (NOTE [ Op hooks ] in engine/_dispatch.py). Every op the table
+   thread's op-hook stack (NOTE [ Op hooks ] in engine/core/dispatch.py). Every op the table
    runs becomes a ``call_op`` node whose inputs are the nodes of the tensors it read.
 2. Tensor arguments become placeholders named after the function's parameters. A tensor
    that existed before the call but is not an argument (a module's parameter, a tensor
@@ -27,10 +27,10 @@ import linecache
 import os
 import threading
 
-from .. import _dispatch
+from ..core import dispatch as _dispatch
 from ..backend import dtypes as _dtype
 from .. import events as _events
-from .._tensor import Tensor
+from ..core.tensor import Tensor
 from .graph import Graph, Node
 
 _ENGINE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -114,7 +114,7 @@ def generate(nodes: list[Node], index: int, xp) -> FusedKernel:
     lines += [f"    {t} = {rhs}  # {orig}" for t, rhs, orig in ops]
     lines.append(f"    return {names[nodes[-1]]}")
     source = "\n".join(lines) + "\n"
-    from .._fns import array_fns
+    from ..core.fns import array_fns
     env = {"xp": xp, "F": array_fns(xp), "kernels": _Kernels(), **consts}
     exec(compile(source, f"<glassgrad {fname}>", "exec"), env)  # noqa: S102 - our own generated source
     return FusedKernel(fname, nodes, inputs, source, env.pop(fname))  # pop: no function <-> globals cycle

@@ -3,7 +3,7 @@
 NOTE [ Graph IR ]
 1. A ``Node`` is one value: ``placeholder`` (an input), ``call_op`` (a forward kernel of the
    op table, run as ``OPS[target].fwd(xp, *args, **attrs)``), ``call_fn`` (a function of the
-   backward formulas' namespace ``F``, see engine/_fns.py), ``operator`` (a Python operator
+   backward formulas' namespace ``F``, see engine/core/fns.py), ``operator`` (a Python operator
    on arrays: add, sub, mul, truediv, neg, pow), ``getitem`` (one output of a node that has
    several) or ``output`` (what the graph returns).
 2. ``args`` may nest tuples and lists (index tuples, variadic saves); nodes inside them are

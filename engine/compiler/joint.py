@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import operator
 
-from .._fns import ArrayFns
-from .._tensor import Tensor
+from ..core.fns import ArrayFns
+from ..core.tensor import Tensor
 from ..derivatives import OPS
 from .graph import Graph, Node, map_args
 

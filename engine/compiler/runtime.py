@@ -26,9 +26,9 @@ import warnings
 
 from .. import events as _events
 from ..backend.dtypes import get_default_dtype
-from .._fns import array_fns
-from .._tensor import Tensor
-from ..autograd import grad_mode
+from ..core.fns import array_fns
+from ..core.tensor import Tensor
+from ..core import grad_mode
 from ..autograd.function import Function
 from ..derivatives import OPS
 from .capture import GraphBreak, capture

@@ -15,7 +15,7 @@ import warnings
 
 from .. import functional as E
 from ..backend.size import Size
-from .._tensor import Tensor
+from ..core.tensor import Tensor
 from ..autograd import no_grad
 from . import constraints
 from .utils import lazy_property

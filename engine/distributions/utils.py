@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import functional as E
-from .._tensor import Tensor, _numpy_ns
+from ..core.tensor import Tensor, _numpy_ns
 from ..ops.gamma_ops import digamma_f64, lgamma_f64
 
 _EPS = {"float32": float(np.finfo(np.float32).eps), "float64": float(np.finfo(np.float64).eps)}

@@ -1,7 +1,7 @@
 """Live-byte counters per device and category; the allocator model hangs off these.
 
 Every storage calls :func:`on_alloc` when created and :func:`on_free` when its last
-reference dies (NOTE [ Storage lifetime and categories ] in ``_storage.py``); each
+reference dies (NOTE [ Storage lifetime and categories ] in ``core/storage.py``); each
 object in ``allocator_hooks`` sees the same calls. The default hook is the caching
 allocator model (NOTE [ Caching allocator model ] in ``memory/allocator.py``).
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import warnings
 
-from .._tensor import Tensor
+from ..core.tensor import Tensor
 from ..autograd.function import Function
 
 

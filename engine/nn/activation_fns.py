@@ -12,8 +12,8 @@ import numpy as np
 
 from .. import functional as E
 from ..backend.gaps import from_numpy
-from .._dispatch import apply
-from .._tensor import Tensor, _wrap_dim
+from ..core.dispatch import apply
+from ..core.tensor import Tensor, _wrap_dim
 from ..derivatives import OPS
 from ..random import generator_for
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from .. import functional as E
-from .._dispatch import apply
+from ..core.dispatch import apply
 from ..derivatives import OPS
 from . import init
 from .module import Module

@@ -6,7 +6,7 @@ import warnings
 
 from ..backend import dtypes as _dtype
 from .. import functional as E
-from .._tensor import Tensor
+from ..core.tensor import Tensor
 from ..random import generator_for
 from .dropout import _DropoutNd
 

@@ -221,7 +221,7 @@ class ModuleDict(Module):
 
 def _entry_repr(k, p, dtype_text) -> str:
     """One line of ParameterList/ParameterDict's repr, as PyTorch writes it."""
-    from .._tensor import Tensor
+    from ..core.tensor import Tensor
     from .parameter import Parameter
     if not isinstance(p, Tensor):
         return f"  ({k}): Object of type: {type(p).__name__}"
@@ -232,7 +232,7 @@ def _entry_repr(k, p, dtype_text) -> str:
 
 
 def _as_parameter(value):
-    from .._tensor import Tensor
+    from ..core.tensor import Tensor
     from .parameter import Parameter
     return Parameter(value) if isinstance(value, Tensor) and not isinstance(value, Parameter) else value
 
@@ -283,7 +283,7 @@ class ParameterList(Module):
         return self
 
     def extend(self, values):
-        from .._tensor import Tensor
+        from ..core.tensor import Tensor
         if not isinstance(values, collections.abc.Iterable) or isinstance(values, Tensor):
             raise TypeError("ParameterList.extend should be called with an iterable, but got "
                             + type(values).__name__)

@@ -2,7 +2,7 @@
 PyTorch's words, then one ConvolutionBackward0 row each (NOTE [ Convolution ] in engine/ops/conv.py)."""
 from __future__ import annotations
 
-from .._dispatch import apply
+from ..core.dispatch import apply
 from ..derivatives import OPS
 from ..ops.conv import Geom, Geom3
 

@@ -6,7 +6,7 @@ import math
 
 from ..backend import dtypes as _dtype
 from .. import functional as E
-from .._dispatch import apply
+from ..core.dispatch import apply
 from ..derivatives import OPS
 from .loss import _Loss
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from ..backend import dtypes as _dtype
 from .. import functional as E
-from .._dispatch import apply
-from .._tensor import _wrap_dim
-from ..autograd import grad_mode
+from ..core.dispatch import apply
+from ..core.tensor import _wrap_dim
+from ..core import grad_mode
 from ..derivatives import OPS
 from .module import Module
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from ..backend import dtypes as _dtype
 from .. import functional as E
-from .._dispatch import apply
-from ..autograd.grad_mode import no_grad
+from ..core.dispatch import apply
+from ..core.grad_mode import no_grad
 from ..derivatives import OPS
 from ..ops.embedding_bag import MAX, MEAN, SUM
 from . import init

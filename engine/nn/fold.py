@@ -2,7 +2,7 @@
 Col2ImBackward0) and the ``Unfold`` / ``Fold`` modules."""
 from __future__ import annotations
 
-from .._dispatch import apply
+from ..core.dispatch import apply
 from ..derivatives import OPS
 from ..ops.conv import Geom
 from .module import Module

@@ -5,8 +5,8 @@ import numpy as np
 
 from ..backend import gaps as _backend, dtypes as _dtype
 from .. import functional as E
-from .._dispatch import apply
-from .._tensor import Tensor, _wrap_dim
+from ..core.dispatch import apply
+from ..core.tensor import Tensor, _wrap_dim
 from ..derivatives import OPS
 from ..random import generator_for
 

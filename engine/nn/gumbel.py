@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import functional as E
 from ..backend.gaps import from_numpy
-from .._tensor import Tensor
+from ..core.tensor import Tensor
 from ..random import generator_for
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 import warnings
 
-from ..autograd.grad_mode import no_grad
+from ..core.grad_mode import no_grad
 
 
 def calculate_gain(nonlinearity: str, param=None) -> float:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from ..backend import dtypes as _dtype
 from .. import functional as E
-from ..autograd.grad_mode import no_grad
+from ..core.grad_mode import no_grad
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d, _NormBase
 from .conv import Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .conv1d import Conv1d

@@ -8,8 +8,8 @@ import warnings
 
 from ..backend import dtypes as _dtype
 from .. import functional as E
-from .._dispatch import apply
-from ..autograd import grad_mode
+from ..core.dispatch import apply
+from ..core import grad_mode
 from ..derivatives import OPS
 from ..ops.loss import REDUCTION_ENUM
 

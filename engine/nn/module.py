@@ -21,9 +21,9 @@ import weakref
 from collections import OrderedDict, namedtuple
 
 from ..backend import dtypes as _dtype
-from .._tensor import Tensor
-from ..autograd.graph import _Handle
-from ..autograd.grad_mode import no_grad
+from ..core.tensor import Tensor
+from ..core.graph import _Handle
+from ..core.grad_mode import no_grad
 from .parameter import Buffer, Parameter, is_lazy
 
 _global_forward_pre_hooks: list = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import functional as E
-from .._dispatch import apply
+from ..core.dispatch import apply
 from ..derivatives import OPS
 from . import functional as F
 from .module import Module

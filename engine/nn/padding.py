@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .. import functional as E
-from .._dispatch import apply
+from ..core.dispatch import apply
 from ..derivatives import OPS
 
 _NONCONSTANT = ("Supported combinations for non-constant padding:\n"

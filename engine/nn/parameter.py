@@ -1,7 +1,7 @@
 """``Parameter``: a tensor that a Module registers as one of its learnable weights."""
 from __future__ import annotations
 
-from .._tensor import CANNOT_REQUIRE_GRAD, Tensor
+from ..core.tensor import CANNOT_REQUIRE_GRAD, Tensor
 
 
 class Parameter(Tensor):
@@ -37,7 +37,7 @@ class Parameter(Tensor):
     def __deepcopy__(self, memo):
         if id(self) in memo:
             return memo[id(self)]
-        from ..autograd.grad_mode import no_grad
+        from ..core.grad_mode import no_grad
         with no_grad():
             data = self.detach().clone()
         p = Parameter(data, self._requires_grad)

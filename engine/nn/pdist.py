@@ -1,7 +1,7 @@
 """``F.pdist``: the p-norm distance between every pair of rows (NOTE [ pdist ] in engine/ops/pdist.py)."""
 from __future__ import annotations
 
-from .._dispatch import apply
+from ..core.dispatch import apply
 from ..derivatives import OPS
 
 

@@ -2,7 +2,7 @@
 (NOTE [ Shuffles ] in engine/ops/shuffle.py)."""
 from __future__ import annotations
 
-from .._dispatch import apply
+from ..core.dispatch import apply
 from ..derivatives import OPS
 from .module import Module
 

@@ -2,7 +2,7 @@
 in engine/ops/pool3d.py)."""
 from __future__ import annotations
 
-from .._dispatch import apply
+from ..core.dispatch import apply
 from ..derivatives import OPS
 from ..ops.pool import out_size
 from ..ops.pool3d import Pool3d

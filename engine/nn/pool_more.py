@@ -7,7 +7,7 @@ import math
 
 from ..backend import dtypes as _dtype
 from .. import functional as E
-from .._dispatch import apply
+from ..core.dispatch import apply
 from ..derivatives import OPS
 from .module import Module
 from .pool3d import avg_pool3d, max_pool3d

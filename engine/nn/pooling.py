@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..backend import dtypes as _dtype
 from .. import functional as E
-from .._dispatch import apply
+from ..core.dispatch import apply
 from ..derivatives import OPS
 from ..ops.pool import Pool2d, out_size
 from .module import Module

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 
-from .._dispatch import apply
+from ..core.dispatch import apply
 from ..derivatives import OPS
 from ..ops.sampling import BILINEAR, BORDER, NEAREST, REFLECTION, ZEROS
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .. import functional as E
-from ..autograd.grad_mode import no_grad
+from ..core.grad_mode import no_grad
 from . import functional as F
 from . import init
 from .module import Module

@@ -21,7 +21,7 @@ import os
 import sys
 
 from ..backend.size import Size
-from .._tensor import Tensor
+from ..core.tensor import Tensor
 from .parameter import Parameter
 
 _RAW = Tensor.__dict__["_data"]          # the slot descriptor the placeholder guards

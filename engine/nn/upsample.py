@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 
-from .._dispatch import apply
+from ..core.dispatch import apply
 from ..derivatives import OPS
 from .module import Module
 

@@ -94,7 +94,7 @@ def _erfinv_fwd(xp, a):
     return xp.astype(erfinv_f64(xp, xp.astype(a, xp.float64)), a.dtype)
 
 
-erfinv_array = _erfinv_fwd   # F.erfinv on arrays (engine/_fns.py)
+erfinv_array = _erfinv_fwd   # F.erfinv on arrays (engine/core/fns.py)
 
 
 def _erfinv_bwd(F, g, s):

@@ -242,7 +242,7 @@ def mvlgamma_offsets(p: int) -> list:
     return [-(p - 1) / 2 + j / 2 for j in range(p)]
 
 
-# ---- array entry points (F.digamma / F.polygamma in engine/_fns.py use these) ------------------------
+# ---- array entry points (F.digamma / F.polygamma in engine/core/fns.py use these) ------------------------
 def lgamma_array(xp, a):
     return _back(xp, lgamma_f64(xp, _f64(xp, a)), a)
 

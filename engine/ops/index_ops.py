@@ -174,6 +174,6 @@ def _scatter_reduce_bwd(F, g, s):
     return (gself if s.needs[0] else None), None, (gsrc if s.needs[2] else None)
 
 
-scatter_reduce_array = _scatter_reduce_fwd   # F.scatter_reduce on arrays (engine/_fns.py)
+scatter_reduce_array = _scatter_reduce_fwd   # F.scatter_reduce on arrays (engine/core/fns.py)
 op("scatter_reduce", "ScatterReduceBackward0", ("self", "index", "src"), _scatter_reduce_fwd, _scatter_reduce_bwd,
    save={"self": (), "index": (), "src": (), "result": ()}, promote=False, nondiff=("index",))

@@ -26,9 +26,9 @@ from __future__ import annotations
 import math
 
 from .. import events as _events
-from .._dispatch import OpNode, _device_check, _emit_op, _hooks_after, _hooks_before, op_hooks
-from .._tensor import Tensor
-from ..autograd import grad_mode
+from ..core.dispatch import OpNode, _device_check, _emit_op, _hooks_after, _hooks_before, op_hooks
+from ..core.tensor import Tensor
+from ..core import grad_mode
 from ..derivatives import _keep, op
 
 

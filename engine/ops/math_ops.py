@@ -550,7 +550,7 @@ def _cross(F, a, b, d):
 
 
 def _cross_fwd(xp, a, b, dim):
-    from .._fns import array_fns
+    from ..core.fns import array_fns
     return _cross(array_fns(xp), a, b, dim)
 
 

@@ -33,7 +33,7 @@ import itertools
 import numpy as np
 
 from ..backend import dtypes as _dtype
-from .._fns import array_fns
+from ..core.fns import array_fns
 from ..derivatives import op
 from .pool import _cached, _const
 

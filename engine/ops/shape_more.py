@@ -23,7 +23,7 @@ def _contiguous(xp, a):
 
 
 def _full(key):
-    from .._fns import _full_index
+    from ..core.fns import _full_index
     return _full_index(tuple(key))
 
 
@@ -112,7 +112,7 @@ op("take", "TakeBackward0", ("self", "index"), _take_fwd, _take_bwd, save={"self
 # ---- index_put: values written (or added, accumulate=True) at an advanced index ----------------------
 def _index_put_fwd(xp, a, values, *index_arrays, template, accumulate):
     from ..backend.gaps import index_fill, index_put_add
-    from .._fns import _is_basic
+    from ..core.fns import _is_basic
     out = _contiguous(xp, a)
     idx = _rebuild_index(template, index_arrays)
     if values.dtype != a.dtype:

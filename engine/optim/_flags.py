@@ -16,7 +16,7 @@ NOTE [ Optimizer flags glassgrad accepts ]
 """
 from __future__ import annotations
 
-from .._tensor import Tensor
+from ..core.tensor import Tensor
 
 #: PyTorch's ``_get_capturable_supported_devices()`` as its messages print it.
 CAPTURABLE_DEVICES = "['cuda', 'xpu', 'hpu', 'privateuseone', 'xla']"

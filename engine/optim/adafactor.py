@@ -1,7 +1,7 @@
 """``Adafactor``: Adam-like steps from a factored (row x column) second moment."""
 from __future__ import annotations
 
-from .._tensor import Tensor
+from ..core.tensor import Tensor
 from ._flags import lr_value
 from .optimizer import Optimizer, lerp_
 

@@ -20,8 +20,8 @@ NOTE [ L-BFGS in glassgrad ]
 from __future__ import annotations
 
 from .. import events as _events
-from .._tensor import Tensor
-from ..autograd.grad_mode import enable_grad, no_grad
+from ..core.tensor import Tensor
+from ..core.grad_mode import enable_grad, no_grad
 from ._flags import check_lr, lr_value
 from .optimizer import Optimizer
 

@@ -22,9 +22,9 @@ from __future__ import annotations
 from collections import defaultdict
 
 from .. import events as _events
-from .._dispatch import bump_version
-from .._tensor import Tensor
-from ..autograd.grad_mode import enable_grad, no_grad
+from ..core.dispatch import bump_version
+from ..core.tensor import Tensor
+from ..core.grad_mode import enable_grad, no_grad
 
 
 class _Required:

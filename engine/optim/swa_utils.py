@@ -25,8 +25,8 @@ import warnings
 from copy import deepcopy
 
 from .. import functional as E
-from .._tensor import Tensor
-from ..autograd.grad_mode import no_grad
+from ..core.tensor import Tensor
+from ..core.grad_mode import no_grad
 from ..nn.batchnorm import _BatchNorm
 from ..nn.module import Module
 from .lr_scheduler import LRScheduler, _format_param

@@ -119,7 +119,7 @@ class CheckpointPickler:
         from ..backend.device import device
         from ..backend.dtypes import dtype
         from ..backend.size import Size
-        from .._tensor import Tensor
+        from ..core.tensor import Tensor
         if obj is None:
             self.out += NONE
         elif obj is True or obj is False:

@@ -24,7 +24,7 @@ import numpy as np
 from ..backend import dtypes as _dtype
 from ..backend.device import CPU, cuda_device_count, cuda_is_available, device, namespace_for, _numpy
 from ..backend.size import Size
-from .._storage import Storage
+from ..core.storage import Storage
 from .formats import COUNTER, DTYPE_GLOBALS, ORDERED_DICT, STORAGE_TYPES
 from .unpickler import Allowed
 
@@ -140,7 +140,7 @@ class Loader:
         return self._tensor(storage, offset, size, stride, False)
 
     def rebuild_parameter(self, data, requires_grad, backward_hooks):
-        from .._tensor import Tensor
+        from ..core.tensor import Tensor
         if not isinstance(data, Tensor) or not isinstance(requires_grad, bool):
             raise _bad("_rebuild_parameter needs a tensor and a bool")
         return _parameter(data, requires_grad)
@@ -151,7 +151,7 @@ class Loader:
         return self.rebuild_parameter(data, requires_grad, backward_hooks)
 
     def _tensor(self, storage, offset, size, stride, requires_grad):
-        from .._tensor import Tensor
+        from ..core.tensor import Tensor
         if not (isinstance(storage, tuple) and len(storage) == 2 and isinstance(storage[0], StorageType)):
             raise _bad("a tensor's storage is not a storage persistent id")
         st = storage[1]

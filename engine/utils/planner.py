@@ -307,7 +307,7 @@ def measure(model_or_layers, sample_input) -> list:
     from ..autograd import backward
     from ..random import fork_rng
     from ..trace import record
-    from .._tensor import Tensor
+    from ..core.tensor import Tensor
     layers = layers_of(model_or_layers)
     if not layers:
         raise ValueError("plan(): the model has no layers")

@@ -208,7 +208,7 @@ def test_engine_storages_feed_the_model():
 
 def _zero_byte_storages():
     import gc
-    from engine._storage import Storage
+    from engine.core.storage import Storage
     return sum(1 for o in gc.get_objects() if isinstance(o, Storage) and o.nbytes == 0
                and str(o.device) == "cpu")
 

@@ -10,7 +10,7 @@ import pytest
 import engine
 import engine.nn.functional as F
 from engine import autograd
-from engine.autograd.graph import save_on_cpu, saved_tensors_hooks
+from engine.core.graph import save_on_cpu, saved_tensors_hooks
 
 
 def leaf(*values):

@@ -498,7 +498,7 @@ def test_copy_fill_zero_gradients():
 
 def test_native_dropout_op():
     """The fused dropout (CUDA's form) is backend-neutral; check its formula on the CPU."""
-    from engine._dispatch import apply
+    from engine.core.dispatch import apply
     from engine.derivatives import OPS
     mask = engine.tensor([[True, False, True], [False, True, True]])
     x = f64(2, 3)

@@ -16,7 +16,7 @@ import pytest
 
 import engine
 import engine.nn.functional as F
-from engine.autograd.engine import AccumulateGrad
+from engine.core.backward import AccumulateGrad
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 with open(os.path.join(HERE, "..", "fixtures", "torch_reference.json"), encoding="utf-8") as _f:
@@ -282,7 +282,7 @@ def test_autograd_tutorial_graph():
 
 
 def test_packed_copy_is_what_counts_as_activation():
-    from engine.autograd.graph import saved_tensors_hooks
+    from engine.core.graph import saved_tensors_hooks
     base = activation_bytes()
     x = engine.randn(1000, requires_grad=True) * 1.0
     with saved_tensors_hooks(lambda t: t.clone(), lambda t: t):

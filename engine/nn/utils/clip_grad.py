@@ -15,8 +15,8 @@ import math
 import types
 import warnings
 
-from ..._tensor import Tensor
-from ...autograd.grad_mode import no_grad
+from ...core.tensor import Tensor
+from ...core.grad_mode import no_grad
 
 
 def _as_list(tensors) -> list:

@@ -1,7 +1,7 @@
 """``parameters_to_vector`` and ``vector_to_parameters``."""
 from __future__ import annotations
 
-from ..._tensor import Tensor
+from ...core.tensor import Tensor
 from ..module import _typename
 
 

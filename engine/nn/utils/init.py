@@ -11,7 +11,7 @@ import contextlib
 import inspect
 import threading
 
-from ..._tensor import Tensor
+from ...core.tensor import Tensor
 from .. import init as _init
 from ..module import Module
 

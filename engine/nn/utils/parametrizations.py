@@ -25,9 +25,9 @@ from enum import Enum, auto
 
 from ...backend.dtype_info import finfo
 from ... import functional as E
-from ..._dispatch import apply
-from ..._tensor import Tensor
-from ...autograd.grad_mode import no_grad
+from ...core.dispatch import apply
+from ...core.tensor import Tensor
+from ...core.grad_mode import no_grad
 from ...derivatives import OPS
 from ..distance import normalize
 from ..module import Module

@@ -24,8 +24,8 @@ import copy
 import copyreg
 from contextlib import contextmanager
 
-from ..._tensor import Tensor
-from ...autograd.grad_mode import no_grad
+from ...core.tensor import Tensor
+from ...core.grad_mode import no_grad
 from ..container import ModuleDict, ModuleList
 from ..parameter import Parameter
 

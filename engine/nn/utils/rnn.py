@@ -11,8 +11,8 @@ from typing import NamedTuple
 
 from ...backend import dtypes as _dtype
 from ... import functional as E
-from ..._dispatch import apply, broadcast_mismatch
-from ..._tensor import Tensor
+from ...core.dispatch import apply, broadcast_mismatch
+from ...core.tensor import Tensor
 from ...derivatives import OPS, op
 
 # NOTE [ Packed layout ]

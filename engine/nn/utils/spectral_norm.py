@@ -7,7 +7,7 @@ and upgrades checkpoints from before ``<name>_v`` existed)."""
 from __future__ import annotations
 
 from ... import functional as E
-from ...autograd.grad_mode import no_grad
+from ...core.grad_mode import no_grad
 from ..distance import normalize
 from ..parameter import Parameter
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import warnings
 
-from ..._tensor import Tensor
+from ...core.tensor import Tensor
 
 _MISSING = object()
 

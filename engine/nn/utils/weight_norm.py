@@ -6,7 +6,7 @@ from __future__ import annotations
 import warnings
 
 from ... import functional as E
-from ..._dispatch import apply
+from ...core.dispatch import apply
 from ...derivatives import OPS
 from ..parameter import Parameter
 

@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from ... import events as _events
-from ..._tensor import Tensor
+from ...core.tensor import Tensor
 
 
 class CheckpointError(RuntimeError):

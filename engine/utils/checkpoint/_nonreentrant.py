@@ -34,12 +34,12 @@ import itertools
 import threading
 import weakref
 
-from ... import _dispatch
+from ...core import dispatch as _dispatch
 from ... import events as _events
-from ..._tensor import Tensor
-from ...autograd import grad_mode
-from ...autograd.engine import current_graph_task_id, current_graph_task_retains_graph
-from ...autograd.graph import SavedTensor, current_saving, saved_tensors_hooks
+from ...core.tensor import Tensor
+from ...core import grad_mode
+from ...core.backward import current_graph_task_id, current_graph_task_retains_graph
+from ...core.graph import SavedTensor, current_saving, saved_tensors_hooks
 from . import _common
 from ._common import CheckpointError
 from ._rng import RngStash

@@ -18,10 +18,10 @@ import contextlib
 import warnings
 
 from ... import events as _events
-from ..._tensor import Tensor
+from ...core.tensor import Tensor
 from ...autograd import backward as _autograd_backward
-from ...autograd import grad_mode
-from ...autograd.engine import current_task_has_inputs
+from ...core import grad_mode
+from ...core.backward import current_task_has_inputs
 from ...autograd.function import Function
 from . import _common
 from ._rng import RngStash

@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import copy
 
-from ..._tensor import Tensor
+from ...core.tensor import Tensor
 from ...random import generator_for
 
 

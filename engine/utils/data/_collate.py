@@ -23,7 +23,7 @@ import copy
 
 import numpy as np
 
-from ..._tensor import Tensor
+from ...core.tensor import Tensor
 
 default_collate_err_msg_format = ("default_collate: batch must contain tensors, numpy arrays, numbers, dicts or "
                                   "lists; found {}")

@@ -18,7 +18,7 @@ import warnings
 
 import numpy as np
 
-from ..._tensor import Tensor
+from ...core.tensor import Tensor
 from ... import random as _random
 from ._collate import default_collate, default_convert
 from .dataset import IterableDataset, Subset, TensorDataset

@@ -6,7 +6,7 @@ import itertools
 import math
 import warnings
 
-from ..._tensor import Tensor
+from ...core.tensor import Tensor
 from ... import random as _random
 
 

@@ -38,15 +38,15 @@ import threading
 
 import numpy as np
 
-from .backend import dtypes as _dtype
-from . import events as _events
-from .memory import oom as _oom
-from ._fns import array_fns
-from ._tensor import _NP_DT, Tensor
-from ._trace_info import node_info, tensor_info
-from .autograd import grad_mode
-from .autograd.engine import edge_of
-from .autograd.graph import Node, SavedTensor
+from ..backend import dtypes as _dtype
+from .. import events as _events
+from ..memory import oom as _oom
+from .fns import array_fns
+from .tensor import _NP_DT, Tensor
+from .info import node_info, tensor_info
+from . import grad_mode
+from .backward import edge_of
+from .graph import Node, SavedTensor
 
 
 class OpDef:
@@ -281,7 +281,7 @@ def _cast(xp, t: Tensor, target):
 
 def _write_inplace(op, target: Tensor, out, grad_on: bool) -> Tensor:
     if grad_on and target.grad_fn is not None and getattr(target.grad_fn, "multi_view", False):
-        from .ops.linalg import multi_view_error
+        from ..ops.linalg import multi_view_error
         raise RuntimeError(multi_view_error(target))
     if grad_on and target.grad_fn is None and target._requires_grad:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
@@ -309,7 +309,7 @@ def _short(d) -> str:
 
 
 def bump_version(t: Tensor, opname: str) -> None:
-    vc = t._vc if t._vc is not None else t._storage     # NOTE [ Version counters ] (engine/_tensor.py)
+    vc = t._vc if t._vc is not None else t._storage     # NOTE [ Version counters ] (engine/core/tensor.py)
     vc.version += 1
     if _events.active:
         _events.emit("version", tensor=t._id, storage=t._storage.id, version=vc.version, op=opname)
@@ -420,7 +420,7 @@ class OpNode(Node):
     def _aligned_indices(self):
         """The index tensors one per indexed dim, None for a dim a full slice keeps, up to the last
         tensor (PyTorch's ``_saved_indices`` of IndexBackward0: ``x[:, i]`` gives ``(None, i)``)."""
-        from .derivatives import _SLOT
+        from ..derivatives import _SLOT
         tensors = iter(super().__getattr__("_saved_indices"))
         out = tuple(next(tensors) if p is _SLOT else None for p in self._attrs["template"])
         last = max((k for k, p in enumerate(self._attrs["template"]) if p is _SLOT), default=-1)
@@ -495,8 +495,8 @@ def rebase_view(view: Tensor, fn: Node) -> None:
     4. The view itself now reads from the rebased base: its grad_fn becomes
        AsStridedBackward0 -> CopySlices.
     """
-    from .backend.gaps import from_numpy
-    from .autograd.engine import edge_of
+    from ..backend.gaps import from_numpy
+    from .backward import edge_of
     import numpy as np
     base = view._base
     if not base.is_contiguous():

@@ -49,8 +49,8 @@ _may_share = np.may_share_memory
 def _late_imports():
     global _Tensor, _shares_memory, _array_fns, _acc_helpers
     from ..backend.gaps import contiguous_copy, is_whole_view, owns_memory, shares_memory
-    from .._fns import array_fns
-    from .._tensor import Tensor
+    from .fns import array_fns
+    from .tensor import Tensor
     _shares_memory, _array_fns, _Tensor = shares_memory, array_fns, Tensor
     _acc_helpers = (contiguous_copy, is_whole_view, owns_memory)
     return Tensor
@@ -59,7 +59,7 @@ def _late_imports():
 def _numpy_xp():
     global _np_xp, _np_fns
     from ..backend.device import _numpy
-    from .._fns import array_fns
+    from .fns import array_fns
     _np_xp = _numpy()
     _np_fns = array_fns(_np_xp)
     return _np_xp
@@ -125,13 +125,13 @@ def edge_of(t):
         acc = AccumulateGrad(t)
         t._accum = weakref.ref(acc)
         if _events.active:
-            from .._trace_info import tensor_info
+            from .info import tensor_info
             _events.emit("leaf", node=acc.id, name="AccumulateGrad", tensor=tensor_info(t))
     return (acc, 0)
 
 
 def _to_tensor_grad(g, like_storage, create_graph):
-    from .._tensor import Tensor
+    from .tensor import Tensor
     if g is None or isinstance(g, Tensor):
         return g
     return Tensor._wrap(g)
@@ -140,8 +140,8 @@ def _to_tensor_grad(g, like_storage, create_graph):
 def run_backward(roots, grads, retain_graph: bool, create_graph: bool, inputs=None,
                  accumulate: bool = True, allow_unused: bool = False):
     """Run backward from ``roots`` (tensors) seeded with ``grads``; returns captured input grads."""
-    from .._fns import array_fns, tensor_fns
-    from .._tensor import Tensor
+    from .fns import array_fns, tensor_fns
+    from .tensor import Tensor
 
     root_edges = []
     for t, g in zip(roots, grads):
@@ -367,12 +367,12 @@ def _call(node, outs, F_tensor):
 def _xp_of_array(a):
     if type(a) is _ndarray:
         return _np_xp or _numpy_xp()
-    from .._tensor import _xp_of
+    from .tensor import _xp_of
     return _xp_of(a)
 
 
 def _wrap_grad(a):
-    from .._tensor import Tensor
+    from .tensor import Tensor
     return Tensor._wrap(a)
 
 
@@ -380,7 +380,7 @@ def _pre_hooks(node, outs, create_graph):
     if not (node._pre_hooks or node._tensor_pre_hooks or node._retain_grad or
             (isinstance(node, AccumulateGrad) and node.variable._hooks)):
         return outs
-    from .._tensor import Tensor
+    from .tensor import Tensor
     outs = list(outs)
     tensor_hooks = dict(node._tensor_pre_hooks)
     if isinstance(node, AccumulateGrad) and node.variable._hooks:
@@ -414,7 +414,7 @@ def _pre_hooks(node, outs, create_graph):
 
 
 def _post_hooks(node, gin, outs):
-    from .._tensor import Tensor
+    from .tensor import Tensor
     w_in = tuple(_wrap_grad(g) if g is not None and not isinstance(g, Tensor) else g for g in gin)
     w_out = tuple(_wrap_grad(g) if g is not None and not isinstance(g, Tensor) else g for g in outs)
     for h in list(node._post_hooks):

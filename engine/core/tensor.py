@@ -7,13 +7,13 @@ import weakref
 
 import numpy as np
 
-from .backend import gaps as _backend, dtypes as _dtype
-from . import events as _events
-from .backend.print_options import PRINT_OPTS
-from .backend.device import CPU as _CPU, _numpy as _numpy_ns, device_of_array, namespace_for
-from .backend.size import Size
-from ._storage import Storage
-from .autograd import grad_mode
+from ..backend import gaps as _backend, dtypes as _dtype
+from .. import events as _events
+from ..backend.print_options import PRINT_OPTS
+from ..backend.device import CPU as _CPU, _numpy as _numpy_ns, device_of_array, namespace_for
+from ..backend.size import Size
+from .storage import Storage
+from . import grad_mode
 
 _DT_CACHE: dict = {}
 _ndarray = np.ndarray
@@ -121,7 +121,7 @@ class Tensor:
 
     def __new__(cls, *args, **kwargs):
         """``torch.Tensor(...)``, PyTorch's legacy constructor (engine/_legacy.py)."""
-        from ._legacy import legacy_new
+        from .._legacy import legacy_new
         return legacy_new(None, args, dict(kwargs))
 
     def __init__(self, *args, **kwargs):
@@ -276,7 +276,7 @@ class Tensor:
     # ---- autograd -----------------------------------------------------------
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the gradient of this tensor w.r.t. graph leaves (accumulated into ``.grad``)."""
-        from .autograd import backward
+        from ..autograd import backward
         backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
 
     def retain_grad(self) -> None:
@@ -295,7 +295,7 @@ class Tensor:
         """Run ``hook(grad)`` when this tensor's gradient is computed; a returned tensor replaces it."""
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        from .autograd.graph import _Handle
+        from .graph import _Handle
         if self.grad_fn is not None:
             lst = self.grad_fn._own_dict("_tensor_pre_hooks").setdefault(self._output_nr, [])
         else:
@@ -311,7 +311,7 @@ class Tensor:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        from .autograd.graph import _Handle
+        from .graph import _Handle
         if not self._post_acc_hooks:
             self._post_acc_hooks = []   # an instance list; the class default is an empty tuple
         hooks = self._post_acc_hooks

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import events as _events
-from .memory import state as _memstate
+from .. import events as _events
+from ..memory import state as _memstate
 
 _ndarray = np.ndarray
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .backend import gaps as _backend, dtypes as _dtype
-from . import _tensor as _tensor_mod
+from ..backend import gaps as _backend, dtypes as _dtype
+from . import tensor as _tensor_mod
 
 _NP_DT = _tensor_mod._NP_DT
 _ndarray = _tensor_mod._ndarray
@@ -53,30 +53,30 @@ class ArrayFns:
         return _backend.erf(self.xp, x)
 
     def erfinv(self, x):
-        from .ops.erfinv import erfinv_array
+        from ..ops.erfinv import erfinv_array
         return erfinv_array(self.xp, x)
 
     def digamma(self, x):
-        from .ops.gamma_ops import digamma_array
+        from ..ops.gamma_ops import digamma_array
         return digamma_array(self.xp, x)
 
     def polygamma(self, n, x):
-        from .ops.gamma_ops import polygamma_array
+        from ..ops.gamma_ops import polygamma_array
         return polygamma_array(self.xp, n, x)
 
     def trunc(self, x):
         return self.xp.trunc(x)
 
     def i0(self, x):
-        from .ops.special_ops import i0_array
+        from ..ops.special_ops import i0_array
         return i0_array(self.xp, x)
 
     def i1(self, x):
-        from .ops.special_ops import i1_array
+        from ..ops.special_ops import i1_array
         return i1_array(self.xp, x)
 
     def scatter_reduce(self, x, dim, index, src, reduce, include_self):
-        from .ops.index_ops import scatter_reduce_array
+        from ..ops.index_ops import scatter_reduce_array
         return scatter_reduce_array(self.xp, x, index, src, dim, reduce, include_self)
 
     def where(self, c, a, b):
@@ -201,11 +201,11 @@ class ArrayFns:
         return _backend.index_fill(xp, out, idx, value)
 
     def im2col(self, x, geom):
-        from .ops.conv import im2col_array
+        from ..ops.conv import im2col_array
         return im2col_array(self.xp, x, geom)
 
     def col2im(self, cols, geom):
-        from .ops.conv import col2im_array
+        from ..ops.conv import col2im_array
         return col2im_array(self.xp, cols, geom)
 
 
@@ -248,7 +248,7 @@ class TensorFns:
     differentiable = True
 
     def __init__(self):
-        from . import functional as E
+        from .. import functional as E
         self.E = E
 
     def shape(self, x):
@@ -290,11 +290,11 @@ class TensorFns:
         return self.E.trunc(x)
 
     def i0(self, x):
-        from . import special
+        from .. import special
         return special.i0(x)
 
     def i1(self, x):
-        from . import special
+        from .. import special
         return special.i1(x)
 
     def scatter_reduce(self, x, dim, index, src, reduce, include_self):

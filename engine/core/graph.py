@@ -1,0 +1,474 @@
+"""Graph nodes (``grad_fn``), saved tensors and saved-tensor hooks.
+
+NOTE [ Saved tensors ]
+1. A node saves a tensor through :class:`SavedTensor`. An input is kept by reference
+   (its history stays reachable for create_graph); an output of the node itself is
+   kept as its storage and array only, so no cycle node -> output -> node forms.
+2. Saving bumps the storage's saved count (its bytes count as "activation") and
+   remembers the storage version; unpacking checks the version and raises PyTorch's
+   "modified by an inplace operation" error when it moved.
+3. With ``saved_tensors_hooks`` active, pack runs at save time and only its result is
+   kept; unpack runs at each access. A packed result that is a tensor is counted.
+4. ``release()`` (after the node ran, unless retain_graph) drops everything; later
+   access raises "Trying to backward through the graph a second time".
+5. A graph dropped without a backward frees its saved tensors with it: a SavedTensor
+   that dies unreleased gives its storage's saved count back (the storage stops
+   counting as "activation" if nothing else keeps it saved).
+6. As PyTorch's SavedVariable, a tensor coming back from an unpack hook gets the saved
+   tensor's place in the graph (its grad_fn and output number, the node itself for an
+   output, the leaf's AccumulateGrad for a leaf), unless the hook returned a tensor that
+   requires grad. So a pack hook may return ``x.detach()`` and double backward through
+   the unpacked tensor still works (non-reentrant checkpointing relies on it).
+"""
+from __future__ import annotations
+
+import contextlib
+import threading
+import types
+import weakref
+
+from .. import events as _events
+
+_hook_state = threading.local()
+_NO_ENTRIES = types.MappingProxyType({})
+
+_BACKWARD_TWICE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward.")
+
+
+def _hook_stack() -> list:
+    s = getattr(_hook_state, "stack", None)
+    if s is None:
+        s = _hook_state.stack = []
+    return s
+
+
+class saved_tensors_hooks:
+    """Context manager: run ``pack_hook(tensor)`` when autograd saves a tensor and
+    ``unpack_hook(packed)`` when backward needs it back."""
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self):
+        _hook_stack().append((self.pack_hook, self.unpack_hook))
+        return self
+
+    def __exit__(self, *exc):
+        _hook_stack().pop()
+
+
+@contextlib.contextmanager
+def disable_saved_tensors_hooks(error_message="saved tensors hooks are disabled"):
+    stack = _hook_stack()
+    saved = list(stack)
+    stack.clear()
+    try:
+        yield
+    finally:
+        stack.extend(saved)
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Keep saved tensors on the CPU and copy them back to their device in backward."""
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        def pack(t):
+            return (t.device, t.cpu())
+
+        def unpack(packed):
+            dev, t = packed
+            return t.to(dev)
+
+        super().__init__(pack, unpack)
+
+
+def current_saving():
+    """``(node, saved_name)`` of the tensor a pack hook is packing right now, else None."""
+    return getattr(_hook_state, "saving", None)
+
+
+def current_hooks():
+    s = getattr(_hook_state, "stack", None)
+    return s[-1] if s else None
+
+
+class SavedTensor:
+    """One tensor kept by a node for its backward (see NOTE [ Saved tensors ])."""
+
+    __slots__ = ("name", "node_id", "tensor", "array", "storage", "meta", "version", "vc",
+                 "is_output", "packed", "unpack_hook", "released", "_grad_fn_ref", "counted", "history")
+
+    def __init__(self, tensor, name: str, node, is_output: bool):
+        self.name = name
+        self.node_id = node.id
+        self.released = False
+        self.is_output = is_output
+        self.vc = vc = tensor._vc      # NOTE [ Version counters ] (engine/core/tensor.py): None = the storage's
+        self.version = (vc if vc is not None else tensor._storage).version
+        self.packed = None
+        self.unpack_hook = None
+        self.tensor = None
+        self.array = None
+        self.storage = None
+        self.counted = None
+        self.history = None
+        self.meta = (tensor.dtype, tuple(tensor._data.shape), tensor._requires_grad or tensor.grad_fn is not None,
+                     tensor._output_nr)
+        hooks = _hook_state.__dict__.get("stack")
+        hooks = hooks[-1] if hooks else None    # current_hooks(), inlined
+        if hooks is not None:
+            pack, unpack = hooks
+            prev = getattr(_hook_state, "saving", None)
+            _hook_state.saving = (node, name)  # read by pack hooks through current_saving()
+            try:
+                self.packed = pack(tensor)
+            finally:
+                _hook_state.saving = prev
+            self.unpack_hook = unpack
+            if tensor.requires_grad and not is_output:   # NOTE 6: where the tensor sits in the graph
+                self.history = tensor.grad_fn if tensor.grad_fn is not None else weakref.ref(tensor)
+            inner = _first_tensor(self.packed)
+            if inner is not None:
+                self.counted = inner._storage
+        elif is_output:
+            self.array = tensor._data
+            self.storage = tensor._storage
+            self.counted = tensor._storage
+        else:
+            self.tensor = tensor
+            self.counted = tensor._storage
+        if self.counted is not None:
+            self.counted.add_saved(1)
+        if _events.active:
+            c = self.counted
+            _events.emit("pack", node=self.node_id, name=name, storage=c.id if c is not None else None,
+                         bytes=c.nbytes if c is not None else 0, hooked=hooks is not None)
+        self.storage = self.storage or (tensor._storage if hooks is None else None)
+
+    @property
+    def nbytes(self) -> int:
+        return self.counted.nbytes if self.counted is not None else 0
+
+    def unpack(self, node):
+        from .tensor import Tensor
+        if self.released:
+            raise RuntimeError(_BACKWARD_TWICE)
+        if self.unpack_hook is not None:
+            out = self.unpack_hook(self.packed)
+            if not isinstance(out, Tensor):
+                raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "
+                                f"result of type {type(out).__name__}")
+            if _events.active:
+                _events.emit("unpack", node=self.node_id, name=self.name, storage=out._storage.id)
+            return self._with_history(out, node)
+        st = self.storage
+        now = (self.vc or st).version
+        if now != self.version:
+            dt, shape, _, out_nr = self.meta
+            owner = (f", which is output {out_nr} of {_short_name(node)}," if self.is_output else
+                     (f", which is output {self.tensor._output_nr} of {_short_name(self.tensor.grad_fn)},"
+                      if self.tensor is not None and self.tensor.grad_fn is not None else ""))
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an "
+                f"inplace operation: [{_type_name(dt)} [{', '.join(map(str, shape))}]]{owner} is at "
+                f"version {now}; expected version {self.version} instead. Hint: enable anomaly "
+                "detection to find the operation that failed to compute its gradient, with "
+                "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+        if _events.active:
+            _events.emit("unpack", node=self.node_id, name=self.name, storage=st.id)
+        if self.tensor is not None:
+            return self.tensor
+        dt, shape, rg, out_nr = self.meta
+        t = Tensor._wrap(self.array, st)
+        if rg:
+            t.grad_fn = node
+            t._output_nr = out_nr
+        return t
+
+    def unpack_data(self, node):
+        """``unpack(node)._data`` without the tensor in between when no hook is involved (the
+        array-currency backward's path): the same checks and the same ``unpack`` event."""
+        if self.unpack_hook is not None or self.released:
+            return self.unpack(node)._data
+        st = self.storage
+        if (self.vc or st).version != self.version:
+            return self.unpack(node)._data    # raises the version error
+        if _events.active:
+            _events.emit("unpack", node=self.node_id, name=self.name, storage=st.id)
+        return self.tensor._data if self.tensor is not None else self.array
+
+    def __del__(self):
+        counted = self.counted
+        if counted is not None and not self.released:  # NOTE [ Saved tensors ] 5
+            self.counted = None
+            try:
+                counted.add_saved(-1)
+            except Exception:  # noqa: BLE001 - interpreter shutdown
+                pass
+
+    def _with_history(self, out, node):
+        """NOTE 6: the hook's tensor, placed where the saved tensor was in the graph."""
+        from .tensor import Tensor
+        if not self.meta[2] or out.requires_grad:
+            return out
+        if self.is_output:
+            grad_fn = node
+        elif isinstance(self.history, Node):
+            grad_fn = self.history
+        else:
+            leaf = self.history() if self.history is not None else None
+            if leaf is None:
+                return out
+            from .backward import edge_of
+            edge_of(leaf)   # the saving node needs the leaf's gradient, so it keeps this AccumulateGrad alive
+            t = Tensor._wrap(out._data, out._storage, base_tensor=out._base)
+            t._requires_grad = True
+            t._accum = leaf._accum             # gradients reach the leaf's .grad
+            return t
+        t = Tensor._wrap(out._data, out._storage, base_tensor=out._base)
+        t.grad_fn = grad_fn
+        t._output_nr = self.meta[3]
+        return t
+
+    def release(self):
+        if self.released:
+            return
+        self.released = True
+        counted, self.counted = self.counted, None
+        if _events.active and counted is not None:
+            _events.emit("release", node=self.node_id, name=self.name, storage=counted.id,
+                         bytes=counted.nbytes)
+        self.tensor = self.array = self.storage = self.vc = self.packed = self.unpack_hook = self.history = None
+        if counted is not None:
+            counted.add_saved(-1)
+
+
+def _short_name(node) -> str:
+    """PyTorch's error messages name a node without its Backward suffix ("Relu")."""
+    import re
+    return re.sub(r"Backward\d*$", "", node.name())
+
+
+def _first_tensor(obj):
+    from .tensor import Tensor
+    if isinstance(obj, Tensor):
+        return obj
+    if isinstance(obj, (tuple, list)):
+        for o in obj:
+            t = _first_tensor(o)
+            if t is not None:
+                return t
+    return None
+
+
+def _type_name(dt) -> str:
+    return {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
+            "int64": "torch.LongTensor", "bool": "torch.BoolTensor"}[dt.name]
+
+
+class Node:
+    """A backward function in the graph (what ``tensor.grad_fn`` returns)."""
+
+    _name = "Node"
+    takes_tensors = False   # a custom Function's node says True (the engine hands it tensors)
+
+    # Hook containers stay these shared empty (read-only) ones until a hook arrives: a node
+    # then gets its own through _own_list / _own_dict (most nodes never have a hook).
+    _pre_hooks = ()                    # fn(grad_outputs) -> grad_outputs | None
+    _post_hooks = ()                   # fn(grad_inputs, grad_outputs) -> grad_inputs | None
+    _tensor_pre_hooks = _NO_ENTRIES    # output_nr -> [fn(grad) -> grad | None]
+    _retain_grad = _NO_ENTRIES         # output_nr -> weakref to tensor
+
+    def __init__(self):
+        self.id = _events.new_id()
+        self.next_functions: tuple = ()
+        self._saved: dict = {}
+        self.num_outputs = 1
+
+    def _own_list(self, attr: str) -> list:
+        lst = self.__dict__.get(attr)
+        if lst is None:
+            lst = self.__dict__[attr] = []
+        return lst
+
+    def _own_dict(self, attr: str) -> dict:
+        d = self.__dict__.get(attr)
+        if d is None:
+            d = self.__dict__[attr] = {}
+        return d
+
+    @property
+    def metadata(self) -> dict:
+        d = self.__dict__.get("_metadata")
+        if d is None:
+            d = self.__dict__["_metadata"] = {}
+        return d
+
+    def name(self) -> str:
+        return self._name
+
+    def __repr__(self):
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+    def __call__(self, *grads):
+        """``grad_fn(*grad_outputs)``: run this node's backward on tensors and return tensors."""
+        from .fns import array_fns
+        from .tensor import Tensor, _xp_of
+        arrays = [g._data if isinstance(g, Tensor) else g for g in grads]
+        xp = next((_xp_of(a) for a in arrays if a is not None), None)
+        out = self.apply(arrays, array_fns(xp) if xp is not None else None)
+        return tuple(Tensor._wrap(o) if o is not None and not isinstance(o, Tensor) else o for o in out)
+
+    def register_hook(self, fn):
+        """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs."""
+        lst = self._own_list("_post_hooks")
+        lst.append(fn)
+        return _Handle(lst, fn)
+
+    def register_prehook(self, fn):
+        """``fn(grad_outputs)`` runs before this node; may return new grad_outputs."""
+        lst = self._own_list("_pre_hooks")
+        lst.append(fn)
+        return _Handle(lst, fn)
+
+    def save(self, name: str, tensor, is_output: bool = False):
+        self._saved[name] = SavedTensor(tensor, name, self, is_output)
+
+    def saved(self, name: str):
+        return self._saved[name].unpack(self)
+
+    @property
+    def saved_tensors_info(self) -> list:
+        """[(name, SavedTensor)] for inspection (bytes, storage id, released)."""
+        return list(self._saved.items())
+
+    def release_saved(self):
+        for s in self._saved.values():
+            s.release()
+
+    def __getattr__(self, item):
+        if item.startswith("_saved_"):
+            key = item[len("_saved_"):]
+            saved = self.__dict__.get("_saved", {})
+            if key in saved:
+                return saved[key].unpack(self)
+            attrs = self.__dict__.get("_attrs", {})
+            if key in attrs:
+                return attrs[key]
+            if key + "#n" in attrs:     # a variadic argument (index's indices): a tuple, as PyTorch's
+                return tuple(saved[f"{key}#{k}"].unpack(self) if f"{key}#{k}" in saved else None
+                             for k in range(attrs[key + "#n"]))
+        raise AttributeError(f"'{self.name()}' object has no attribute '{item}'")
+
+
+class _Handle:
+    __slots__ = ("lst", "item")
+
+    def __init__(self, lst, item):
+        self.lst, self.item = lst, item
+
+    def remove(self):
+        if self.item in self.lst:
+            self.lst.remove(self.item)
+
+
+# ---- gradient edges, version bumps and hooks on several tensors ----------------------------------
+class GradientEdge(tuple):
+    """``(node, output_nr, ownership_token)``: where a tensor's gradient enters the graph
+    (``torch.autograd.graph.GradientEdge``; the token is always None here)."""
+
+    __slots__ = ()
+
+    def __new__(cls, node, output_nr: int, ownership_token=None):
+        return tuple.__new__(cls, (node, output_nr, ownership_token))
+
+    node = property(lambda self: self[0])
+    output_nr = property(lambda self: self[1])
+    ownership_token = property(lambda self: self[2])
+
+    def __repr__(self):
+        return f"GradientEdge(node={self[0]!r}, output_nr={self[1]}, ownership_token={self[2]!r})"
+
+
+def get_gradient_edge(tensor) -> GradientEdge:
+    """The edge a gradient for ``tensor`` flows through: its grad_fn and output number, or its
+    AccumulateGrad for a leaf that requires grad."""
+    if not tensor.requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does not require "
+                           "gradients")
+    from .backward import edge_of
+    return GradientEdge(*edge_of(tensor))
+
+
+def increment_version(tensor) -> None:
+    """Bump the version counter of ``tensor`` (or of each tensor in a list), as an in-place op would:
+    saved copies of it then refuse to unpack."""
+    from .tensor import version_counter
+    for t in (tensor if isinstance(tensor, (list, tuple)) else (tensor,)):
+        version_counter(t).version += 1
+
+
+class _MultiHandle:
+    """Removes every per-tensor hook of one ``register_multi_grad_hook``."""
+
+    def __init__(self, handles):
+        self.handles = tuple(handles)
+
+    def remove(self):
+        for h in self.handles:
+            h.remove()
+
+
+def register_multi_grad_hook(tensors, fn, *, mode: str = "all"):
+    """Call ``fn`` once per backward pass for several tensors (NOTE [ Multi-grad hooks ]).
+
+    NOTE [ Multi-grad hooks ]
+    1. ``mode="all"``: ``fn(grads)`` runs when the gradient of every tensor this pass will
+       compute has been computed; ``grads[i]`` is tensor i's gradient, or None for a tensor
+       outside the graph or not needed by the pass's ``inputs=`` (the engine's plan says
+       which, ``engine.will_execute``).
+    2. ``mode="any"``: ``fn(grad)`` runs once per pass, with the first gradient computed.
+    3. Passes are told apart by their task id, so nested and threaded passes keep their own
+       counts; ``fn``'s return value is ignored and the gradients go on unchanged.
+    """
+    if mode not in ("all", "any"):
+        raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
+    from .backward import current_graph_task_id, edge_of, will_execute
+    tensors = tuple(tensors)
+    lock = threading.Lock()
+    state: dict = {}        # task id -> [grads, calls left] (rule 1) or True once fired (rule 2)
+
+    def all_hook(idx):
+        def hook(grad):
+            tid = current_graph_task_id()
+            with lock:
+                if tid not in state:
+                    calls = sum(1 for t in tensors if t.requires_grad and will_execute(edge_of(t)[0]))
+                    state[tid] = [[None] * len(tensors), calls]
+                entry = state[tid]
+                entry[0][idx] = grad
+                entry[1] -= 1
+                done = entry[1] <= 0
+                if done:
+                    del state[tid]
+            if done:
+                fn(tuple(entry[0]))
+        return hook
+
+    def any_hook(grad):
+        tid = current_graph_task_id()
+        with lock:
+            if state.get("last") == tid:
+                return
+            state["last"] = tid
+        fn(grad)
+
+    handles = [t.register_hook(all_hook(i) if mode == "all" else any_hook)
+               for i, t in enumerate(tensors) if t.requires_grad]
+    return _MultiHandle(handles)
