@@ -43,37 +43,13 @@ from .. import events as _events
 from ..memory import oom as _oom
 from .fns import array_fns
 from .tensor import _NP_DT, Tensor
+from .table import SLOT as _SLOT, OpDef
 from .info import node_info, tensor_info
 from . import grad_mode
 from .backward import edge_of
 from .graph import Node, SavedTensor
 
 
-class OpDef:
-    __slots__ = ("name", "node", "args", "fwd", "bwd", "save", "promote", "float_op",
-                 "differentiable", "aux", "view", "variadic", "out_dtype", "defaults", "nondiff", "argpos",
-                 "saves_args")
-
-    def __init__(self, name, node, args, fwd, bwd=None, save=None, promote=True, float_op=False,
-                 differentiable=True, aux=(), view=False, out_dtype=None, nondiff=()):
-        self.name = name
-        self.node = node
-        self.variadic = bool(args) and args[-1].startswith("*")
-        self.args = tuple(a.lstrip("*") for a in args)
-        self.fwd = fwd
-        self.bwd = bwd
-        self.save = dict(save or {})   # saved name -> tuple of arg names whose grads need it (() = any)
-        self.promote = promote
-        self.float_op = float_op
-        self.differentiable = differentiable and bwd is not None
-        self.aux = aux
-        self.view = view
-        self.out_dtype = out_dtype
-        self.nondiff = frozenset(nondiff)  # args that never get a gradient: no edge (NOTE [ Dispatch ] 6)
-        self.argpos = {a: i for i, a in enumerate(self.args)}
-        self.saves_args = any(k in self.argpos for k in self.save)   # an input, not only result/aux
-        self.defaults = {k: p.default for k, p in inspect.signature(fwd).parameters.items()
-                         if p.default is not inspect.Parameter.empty}
 
 
 def _device_check(op, tensors):
@@ -420,7 +396,6 @@ class OpNode(Node):
     def _aligned_indices(self):
         """The index tensors one per indexed dim, None for a dim a full slice keeps, up to the last
         tensor (PyTorch's ``_saved_indices`` of IndexBackward0: ``x[:, i]`` gives ``(None, i)``)."""
-        from ..derivatives import _SLOT
         tensors = iter(super().__getattr__("_saved_indices"))
         out = tuple(next(tensors) if p is _SLOT else None for p in self._attrs["template"])
         last = max((k for k, p in enumerate(self._attrs["template"]) if p is _SLOT), default=-1)
