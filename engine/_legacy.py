@@ -83,3 +83,12 @@ def dtype_of_type_name(t):
             return _dt(_NAMES[short])
         raise ValueError(f"invalid type: '{t}'")
     return t
+
+
+def _bind_legacy_constructor():
+    """``torch.Tensor(...)`` calls :func:`legacy_new` (the core's Tensor.__new__ reads it)."""
+    from .core.tensor import Tensor
+    Tensor._legacy_new = staticmethod(legacy_new)
+
+
+_bind_legacy_constructor()

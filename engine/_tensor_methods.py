@@ -14,7 +14,7 @@ def _swap(fn):
 
 
 _methods = {
-    "add": E.add, "sub": E.sub, "subtract": E.sub, "mul": E.mul, "multiply": E.mul, "div": E.div,
+    "div": E.div,
     "divide": E.div, "true_divide": E.div, "pow": E.pow, "neg": E.neg, "negative": E.neg, "exp": E.exp,
     "log": E.log, "sqrt": E.sqrt, "rsqrt": E.rsqrt, "reciprocal": E.reciprocal, "abs": E.abs,
     "sign": E.sign, "sin": E.sin, "cos": E.cos, "tanh": E.tanh, "sigmoid": E.sigmoid, "relu": E.relu,
@@ -63,10 +63,7 @@ Tensor.softmax = _softmax
 Tensor.log_softmax = _log_softmax
 
 # operators
-Tensor.__add__ = Tensor.__radd__ = lambda self, other: E.add(self, other)
-Tensor.__sub__ = lambda self, other: E.sub(self, other)
-Tensor.__rsub__ = lambda self, other: E.sub(other, self)
-Tensor.__mul__ = Tensor.__rmul__ = lambda self, other: E.mul(self, other)
+# __add__, __sub__, __mul__ (and add, sub, mul) are bound in engine/core/operators.py
 Tensor.__truediv__ = lambda self, other: E.div(self, other)
 Tensor.__rtruediv__ = lambda self, other: E.div(other, self)
 Tensor.__floordiv__ = lambda self, other: E.div(self, other, rounding_mode="floor")

@@ -14,6 +14,7 @@ from ._factories import (arange, as_tensor, empty, empty_like, eye, from_numpy, 
                          randperm, tensor, zeros, zeros_like)
 from .backend.size import Size
 from .core.tensor import Tensor, _wrap_dim
+from .core.operators import _binary, _broadcast_check, _is_bool, _scalar_ok, _shape_str, _t, add, mul, sub  # noqa: F401
 from .derivatives import _SLOT, OPS
 from .ops.conv import Geom
 
@@ -26,66 +27,7 @@ float = _dtype.float32  # noqa: A001
 _O = OPS
 
 
-def _t(x):
-    return x if isinstance(x, Tensor) else None
-
-
-def _shape_str(shape) -> str:
-    return "[" + ", ".join(map(str, shape)) + "]"
-
-
-def _broadcast_check(a, b):
-    if not (isinstance(a, Tensor) and isinstance(b, Tensor)):
-        return
-    sa, sb = a._data.shape, b._data.shape
-    if sa == sb:
-        return
-    msg = broadcast_mismatch(sa, sb)
-    if msg:
-        raise RuntimeError(msg)
-
-
-def _scalar_ok(x, name):
-    if isinstance(x, Tensor):
-        return x
-    if isinstance(x, (builtins.bool, int, builtins.float)):
-        return x
-    if isinstance(x, np.generic):
-        return x.item()
-    raise TypeError(f"{name}(): argument 'other' must be Tensor or Number, not {type(x).__name__}")
-
-
-def _binary(name, a, b, **attrs):
-    a = _scalar_ok(a, name)
-    b = _scalar_ok(b, name)
-    _broadcast_check(a, b)
-    return apply(_O[name], [a, b], attrs or None)
-
-
-# ---- arithmetic ----------------------------------------------------------------------------
-def add(input, other, *, alpha=1):
-    return _binary("add", input, other, **({"alpha": alpha} if alpha != 1 else {}))
-
-
-def _is_bool(x):
-    return x.dtype is _dtype.bool_ if isinstance(x, Tensor) else isinstance(x, builtins.bool)
-
-
-def sub(input, other, *, alpha=1):
-    if _is_bool(input) or _is_bool(other):
-        if _is_bool(input) and _is_bool(other):
-            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
-                               "`logical_xor()` operator instead.")
-        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
-                           "invert a mask, use the `~` or `logical_not()` operator instead.")
-    return _binary("sub", input, other, **({"alpha": alpha} if alpha != 1 else {}))
-
-
 subtract = sub
-
-
-def mul(input, other):
-    return _binary("mul", input, other)
 
 
 multiply = mul

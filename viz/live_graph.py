@@ -11,7 +11,8 @@ from .graph_state import GraphState
 
 def graph_events(tensor, params: dict | None = None) -> list[dict]:
     """Events describing every node reachable from ``tensor.grad_fn`` (creation order)."""
-    from engine.core.info import node_info, tensor_info
+    from engine.core.graph import node_info
+    from engine.core.tensor import tensor_info
     names = {id(p): k for k, p in (params or {}).items()}
 
     def info(t):

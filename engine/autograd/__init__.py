@@ -7,7 +7,7 @@ from ..core import grad_mode
 from .function import Function, FunctionCtx, InplaceFunction, once_differentiable
 from ..core.grad_mode import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled
 from . import graph  # noqa: F401  (engine.autograd.graph, as torch.autograd.graph)
-from ..core.backward import run_backward
+from ..core.backward import _as_list, _make_grads, backward, run_backward  # noqa: F401
 from .gradcheck import gradcheck, gradgradcheck  # engine.autograd.gradcheck: the function, as in PyTorch
 from . import functional  # noqa: F401  (engine.autograd.functional: jacobian, hessian, vjp, jvp, hvp, vhp)
 
@@ -32,63 +32,6 @@ class Variable(metaclass=_VariableMeta):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
         return data.detach().requires_grad_(requires_grad)
 
-
-def _as_list(x):
-    from ..core.tensor import Tensor
-    if x is None:
-        return None
-    if isinstance(x, Tensor):
-        return [x]
-    return list(x)
-
-
-def _make_grads(outputs, grad_outputs, create_graph):
-    from ..core.tensor import Tensor
-    from .. import functional as E
-    grads = []
-    for i, out in enumerate(outputs):
-        g = grad_outputs[i] if grad_outputs is not None and i < len(grad_outputs) else None
-        if g is None:
-            if out.requires_grad and out.numel() != 1:
-                raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            if not out.dtype.is_floating_point:
-                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {out.dtype!r}")
-            g = out._wrap(out._storage.xp.ones_like(out._data))   # a temporary, not an "input"
-        elif not isinstance(g, Tensor):
-            raise TypeError(f"gradient must be a Tensor, got {type(g).__name__}")
-        elif tuple(g.shape) != tuple(out.shape):
-            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {_fmt(g.shape)} and "
-                               f"output[{i}] has a shape of {_fmt(out.shape)}.")
-        grads.append(g)
-    return grads
-
-
-def _fmt(shape) -> str:
-    return f"torch.Size([{', '.join(map(str, shape))}])"
-
-
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
-    """Accumulate gradients of ``tensors`` into the leaves' ``.grad`` (see Tensor.backward)."""
-    outs = _as_list(tensors)
-    for i, t in enumerate(outs):
-        if not t.requires_grad:
-            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
-    # held until backward returns, so the implicit seed lives that long, as in PyTorch
-    grads = _make_grads(outs, _as_list(grad_tensors), create_graph)
-    if retain_graph is None:
-        retain_graph = create_graph
-    ins = _as_list(inputs)
-    if ins is not None and len(ins) == 0:
-        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-    captured = run_backward(outs, grads, retain_graph=retain_graph, create_graph=create_graph, inputs=ins,
-                            accumulate=True, allow_unused=True)
-    for t, g in zip(ins or (), captured):
-        if t.grad_fn is not None and g is not None:  # a non-leaf named in inputs gets its .grad, as in PyTorch
-            if not create_graph:
-                with grad_mode.no_grad():
-                    g = g.detach().clone()
-            t._grad = g if t._grad is None else t._grad + g
-            t._grad._storage.set_base("gradient")
 
 
 def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, materialize_grads):

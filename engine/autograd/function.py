@@ -53,7 +53,7 @@ class BackwardCFunction(Node):
         self._needs = needs
         self._n_saved = 0
         self._in_meta = [(tuple(t.shape), t.dtype) if _is_tensor(t) else None for t in inputs]
-        from ..core.backward import edge_of
+        from ..core.graph import edge_of
         self.next_functions = tuple(edge_of(t) if (_is_tensor(t) and n) else (None, 0)
                                     for t, n in zip(inputs, needs))
 
@@ -161,7 +161,8 @@ class Function:
         ctx.to_save = ()
         ctx._node = weakref.ref(node)
         if _events.active:
-            from ..core.info import node_info, tensor_info
+            from ..core.graph import node_info
+            from ..core.tensor import tensor_info
             f, line = _events.user_frame()
             _events.emit("op", op=cls.__name__, inputs=[tensor_info(a) for a in args if isinstance(a, Tensor)],
                          output=tensor_info(outputs[0]) if outputs else None, node=node_info(node),

@@ -25,113 +25,34 @@ NOTE [ Backward execution ]
 from __future__ import annotations
 
 import heapq
-import itertools
-import threading
-import weakref
 
 import numpy as np
 
 from .. import events as _events
+from ..backend.device import _numpy
+from ..backend.gaps import contiguous_copy, is_whole_view, owns_memory, shares_memory
 from ..memory import oom as _oom
 from . import grad_mode
-from .graph import Node
+from .fns import array_fns, tensor_fns
+from .graph import AccumulateGrad, _task, _task_ids, edge_of
+from .tensor import Tensor, _xp_of
 
-
-_task = threading.local()
-
-# Bound on first use (engine._tensor imports this package): the per-node path pays no import.
-_Tensor = _shares_memory = _array_fns = _acc_helpers = None
-_np_xp = _np_fns = None   # NumPy's namespace and its ArrayFns, once first asked for
 _ndarray = np.ndarray
 _may_share = np.may_share_memory
-
-
-def _late_imports():
-    global _Tensor, _shares_memory, _array_fns, _acc_helpers
-    from ..backend.gaps import contiguous_copy, is_whole_view, owns_memory, shares_memory
-    from .fns import array_fns
-    from .tensor import Tensor
-    _shares_memory, _array_fns, _Tensor = shares_memory, array_fns, Tensor
-    _acc_helpers = (contiguous_copy, is_whole_view, owns_memory)
-    return Tensor
+_np_xp = _np_fns = None   # NumPy's namespace and its ArrayFns, once first asked for
 
 
 def _numpy_xp():
     global _np_xp, _np_fns
-    from ..backend.device import _numpy
-    from .fns import array_fns
     _np_xp = _numpy()
     _np_fns = array_fns(_np_xp)
     return _np_xp
 
 
-_task_ids = itertools.count(1)
 
-
-def current_graph_task_id():
-    """Id of the innermost backward/grad call running on this thread, else None."""
-    ids = getattr(_task, "ids", None)
-    return ids[-1][0] if ids else None
-
-
-def current_graph_task_retains_graph() -> bool:
-    """Whether the innermost running backward/grad call keeps the graph (retain_graph)."""
-    ids = getattr(_task, "ids", None)
-    return bool(ids) and ids[-1][1]
-
-
-def will_execute(node) -> bool:
-    """Whether the innermost running backward/grad call on this thread will run ``node``
-    (PyTorch's ``_will_engine_execute_node``); False outside backward."""
-    plans = getattr(_task, "plans", None)
-    if not plans:
-        return False
-    seen, needed = plans[-1]
-    return node in seen and (needed is None or node in needed)
-
-
-def current_task_has_inputs() -> bool:
-    """True while running autograd.grad or backward(inputs=...) (reentrant checkpoint refuses)."""
-    stack = getattr(_task, "stack", None)
-    return bool(stack and stack[-1])
-
-
-class AccumulateGrad(Node):
-    """Sink node of a leaf tensor that requires grad; holds the leaf."""
-
-    _name = "AccumulateGrad"
-
-    def __init__(self, variable):
-        super().__init__()
-        self.variable = variable
-        self.num_outputs = 1
-
-    def apply(self, grads, F=None):
-        return []
-
-
-class GraphRoot(Node):
-    _name = "GraphRoot"
-
-
-def edge_of(t):
-    """(node, input_nr) through which a gradient for ``t`` flows."""
-    if t.grad_fn is not None:
-        return (t.grad_fn, t._output_nr)
-    if not t.requires_grad:
-        return (None, 0)
-    acc = t._accum() if t._accum is not None else None
-    if acc is None:
-        acc = AccumulateGrad(t)
-        t._accum = weakref.ref(acc)
-        if _events.active:
-            from .info import tensor_info
-            _events.emit("leaf", node=acc.id, name="AccumulateGrad", tensor=tensor_info(t))
-    return (acc, 0)
 
 
 def _to_tensor_grad(g, like_storage, create_graph):
-    from .tensor import Tensor
     if g is None or isinstance(g, Tensor):
         return g
     return Tensor._wrap(g)
@@ -140,8 +61,6 @@ def _to_tensor_grad(g, like_storage, create_graph):
 def run_backward(roots, grads, retain_graph: bool, create_graph: bool, inputs=None,
                  accumulate: bool = True, allow_unused: bool = False):
     """Run backward from ``roots`` (tensors) seeded with ``grads``; returns captured input grads."""
-    from .fns import array_fns, tensor_fns
-    from .tensor import Tensor
 
     root_edges = []
     for t, g in zip(roots, grads):
@@ -277,8 +196,6 @@ def _drain(ready, buffers, deps, needed, capture, captured, claimed, accumulate,
 
 def _own(gin, outs, made):
     """Give each array a node produced a storage: its incoming gradient's when they share memory."""
-    Tensor = _Tensor or _late_imports()
-    shares_memory = _shares_memory
     incoming = [o for o in outs if isinstance(o, Tensor)]
     seen: dict = {}
     res = []
@@ -307,7 +224,6 @@ def _own(gin, outs, made):
 
 def _add_grads(a, b, create_graph, made):
     """Sum two gradients meant for one input (a new storage, as PyTorch's buffer add)."""
-    Tensor = _Tensor or _late_imports()
     if create_graph:
         return a + b
     t = Tensor._wrap((a._data if isinstance(a, Tensor) else a) + (b._data if isinstance(b, Tensor) else b))
@@ -346,7 +262,6 @@ def _topo(nodes):
 
 
 def _call(node, outs, F_tensor):
-    Tensor = _Tensor or _late_imports()
     if F_tensor is None:
         if getattr(node, "takes_tensors", False):
             # a custom Function's backward gets the gradient tensors themselves: wrapping their
@@ -359,7 +274,7 @@ def _call(node, outs, F_tensor):
             return node.apply(outs, None)
         if type(first) is _ndarray and _np_fns is not None:
             return node.apply(outs, _np_fns)
-        return node.apply(outs, _array_fns(_xp_of_array(first)))
+        return node.apply(outs, array_fns(_xp_of_array(first)))
     outs = [(_wrap_grad(o) if o is not None and not isinstance(o, Tensor) else o) for o in outs]
     return node.apply(outs, F_tensor)
 
@@ -367,12 +282,10 @@ def _call(node, outs, F_tensor):
 def _xp_of_array(a):
     if type(a) is _ndarray:
         return _np_xp or _numpy_xp()
-    from .tensor import _xp_of
     return _xp_of(a)
 
 
 def _wrap_grad(a):
-    from .tensor import Tensor
     return Tensor._wrap(a)
 
 
@@ -380,7 +293,6 @@ def _pre_hooks(node, outs, create_graph):
     if not (node._pre_hooks or node._tensor_pre_hooks or node._retain_grad or
             (isinstance(node, AccumulateGrad) and node.variable._hooks)):
         return outs
-    from .tensor import Tensor
     outs = list(outs)
     tensor_hooks = dict(node._tensor_pre_hooks)
     if isinstance(node, AccumulateGrad) and node.variable._hooks:
@@ -414,7 +326,6 @@ def _pre_hooks(node, outs, create_graph):
 
 
 def _post_hooks(node, gin, outs):
-    from .tensor import Tensor
     w_in = tuple(_wrap_grad(g) if g is not None and not isinstance(g, Tensor) else g for g in gin)
     w_out = tuple(_wrap_grad(g) if g is not None and not isinstance(g, Tensor) else g for g in outs)
     for h in list(node._post_hooks):
@@ -432,8 +343,6 @@ def _release(node, retain_graph):
 
 
 def _accumulate(node, g, create_graph, claimed, made=()):
-    Tensor = _Tensor or _late_imports()
-    contiguous_copy, is_whole_view, owns_memory = _acc_helpers
     if g is None:
         return
     var = node.variable
@@ -473,3 +382,59 @@ def _accumulate(node, g, create_graph, claimed, made=()):
 
 
 run_backward = _oom.translated(run_backward)   # NOTE [ Out of memory ] 3: backward's arrays too
+
+
+# ---- torch.autograd.backward (Tensor.backward calls it: core/operators.py) -----------------------
+def _as_list(x):
+    if x is None:
+        return None
+    if isinstance(x, Tensor):
+        return [x]
+    return list(x)
+
+
+def _make_grads(outputs, grad_outputs, create_graph):
+    grads = []
+    for i, out in enumerate(outputs):
+        g = grad_outputs[i] if grad_outputs is not None and i < len(grad_outputs) else None
+        if g is None:
+            if out.requires_grad and out.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if not out.dtype.is_floating_point:
+                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {out.dtype!r}")
+            g = out._wrap(out._storage.xp.ones_like(out._data))   # a temporary, not an "input"
+        elif not isinstance(g, Tensor):
+            raise TypeError(f"gradient must be a Tensor, got {type(g).__name__}")
+        elif tuple(g.shape) != tuple(out.shape):
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {_fmt(g.shape)} and "
+                               f"output[{i}] has a shape of {_fmt(out.shape)}.")
+        grads.append(g)
+    return grads
+
+
+def _fmt(shape) -> str:
+    return f"torch.Size([{', '.join(map(str, shape))}])"
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate gradients of ``tensors`` into the leaves' ``.grad`` (see Tensor.backward)."""
+    outs = _as_list(tensors)
+    for i, t in enumerate(outs):
+        if not t.requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+    # held until backward returns, so the implicit seed lives that long, as in PyTorch
+    grads = _make_grads(outs, _as_list(grad_tensors), create_graph)
+    if retain_graph is None:
+        retain_graph = create_graph
+    ins = _as_list(inputs)
+    if ins is not None and len(ins) == 0:
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    captured = run_backward(outs, grads, retain_graph=retain_graph, create_graph=create_graph, inputs=ins,
+                            accumulate=True, allow_unused=True)
+    for t, g in zip(ins or (), captured):
+        if t.grad_fn is not None and g is not None:  # a non-leaf named in inputs gets its .grad, as in PyTorch
+            if not create_graph:
+                with grad_mode.no_grad():
+                    g = g.detach().clone()
+            t._grad = g if t._grad is None else t._grad + g
+            t._grad._storage.set_base("gradient")

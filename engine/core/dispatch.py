@@ -33,21 +33,18 @@ NOTE [ Op hooks ]
 """
 from __future__ import annotations
 
-import inspect
 import threading
 
 import numpy as np
 
 from ..backend import dtypes as _dtype
 from .. import events as _events
+from ..backend.gaps import from_numpy
 from ..memory import oom as _oom
-from .fns import array_fns
-from .tensor import _NP_DT, Tensor
+from .tensor import _NP_DT, Tensor, tensor_info
 from .table import SLOT as _SLOT, OpDef
-from .info import node_info, tensor_info
 from . import grad_mode
-from .backward import edge_of
-from .graph import Node, SavedTensor
+from .graph import Node, SavedTensor, edge_of, node_info
 
 
 
@@ -354,8 +351,6 @@ class OpNode(Node):
                                         if k in self._edge_pos)
 
     def apply(self, grads, F=None):
-        if F is None:
-            F = array_fns(self)
         g = grads[0]
         s = _SavedView(self, F)
         res = self._op.bwd(F, g, s)
@@ -470,9 +465,6 @@ def rebase_view(view: Tensor, fn: Node) -> None:
     4. The view itself now reads from the rebased base: its grad_fn becomes
        AsStridedBackward0 -> CopySlices.
     """
-    from ..backend.gaps import from_numpy
-    from .backward import edge_of
-    import numpy as np
     base = view._base
     if not base.is_contiguous():
         raise NotImplementedError("glassgrad: in-place on a view of a non-contiguous tensor that requires grad")

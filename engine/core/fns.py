@@ -16,6 +16,8 @@ import numpy as np
 
 from ..backend import gaps as _backend, dtypes as _dtype
 from . import tensor as _tensor_mod
+from .graph import Node
+from .tensor import Tensor, _xp_of
 
 _NP_DT = _tensor_mod._NP_DT
 _ndarray = _tensor_mod._ndarray
@@ -378,3 +380,14 @@ def tensor_fns():
     if _tensor_fns is None:
         _tensor_fns = TensorFns()
     return _tensor_fns
+
+
+def _call_node(self, *grads):
+    """``grad_fn(*grad_outputs)``: run this node's backward on tensors and return tensors."""
+    arrays = [g._data if isinstance(g, Tensor) else g for g in grads]
+    xp = next((_xp_of(a) for a in arrays if a is not None), None)
+    out = self.apply(arrays, array_fns(xp) if xp is not None else None)
+    return tuple(Tensor._wrap(o) if o is not None and not isinstance(o, Tensor) else o for o in out)
+
+
+Node.__call__ = _call_node   # grad_fn(*grads): one node's backward, on tensors

@@ -23,11 +23,14 @@ NOTE [ Saved tensors ]
 from __future__ import annotations
 
 import contextlib
+import itertools
+import re
 import threading
 import types
 import weakref
 
 from .. import events as _events
+from .tensor import Tensor, _Handle, tensor_info, version_counter
 
 _hook_state = threading.local()
 _NO_ENTRIES = types.MappingProxyType({})
@@ -156,7 +159,6 @@ class SavedTensor:
         return self.counted.nbytes if self.counted is not None else 0
 
     def unpack(self, node):
-        from .tensor import Tensor
         if self.released:
             raise RuntimeError(_BACKWARD_TWICE)
         if self.unpack_hook is not None:
@@ -214,7 +216,6 @@ class SavedTensor:
 
     def _with_history(self, out, node):
         """NOTE 6: the hook's tensor, placed where the saved tensor was in the graph."""
-        from .tensor import Tensor
         if not self.meta[2] or out.requires_grad:
             return out
         if self.is_output:
@@ -225,7 +226,6 @@ class SavedTensor:
             leaf = self.history() if self.history is not None else None
             if leaf is None:
                 return out
-            from .backward import edge_of
             edge_of(leaf)   # the saving node needs the leaf's gradient, so it keeps this AccumulateGrad alive
             t = Tensor._wrap(out._data, out._storage, base_tensor=out._base)
             t._requires_grad = True
@@ -251,12 +251,10 @@ class SavedTensor:
 
 def _short_name(node) -> str:
     """PyTorch's error messages name a node without its Backward suffix ("Relu")."""
-    import re
     return re.sub(r"Backward\d*$", "", node.name())
 
 
 def _first_tensor(obj):
-    from .tensor import Tensor
     if isinstance(obj, Tensor):
         return obj
     if isinstance(obj, (tuple, list)):
@@ -316,14 +314,6 @@ class Node:
     def __repr__(self):
         return f"<{self.name()} object at {hex(id(self))}>"
 
-    def __call__(self, *grads):
-        """``grad_fn(*grad_outputs)``: run this node's backward on tensors and return tensors."""
-        from .fns import array_fns
-        from .tensor import Tensor, _xp_of
-        arrays = [g._data if isinstance(g, Tensor) else g for g in grads]
-        xp = next((_xp_of(a) for a in arrays if a is not None), None)
-        out = self.apply(arrays, array_fns(xp) if xp is not None else None)
-        return tuple(Tensor._wrap(o) if o is not None and not isinstance(o, Tensor) else o for o in out)
 
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs."""
@@ -367,15 +357,6 @@ class Node:
         raise AttributeError(f"'{self.name()}' object has no attribute '{item}'")
 
 
-class _Handle:
-    __slots__ = ("lst", "item")
-
-    def __init__(self, lst, item):
-        self.lst, self.item = lst, item
-
-    def remove(self):
-        if self.item in self.lst:
-            self.lst.remove(self.item)
 
 
 # ---- gradient edges, version bumps and hooks on several tensors ----------------------------------
@@ -402,14 +383,12 @@ def get_gradient_edge(tensor) -> GradientEdge:
     if not tensor.requires_grad:
         raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does not require "
                            "gradients")
-    from .backward import edge_of
     return GradientEdge(*edge_of(tensor))
 
 
 def increment_version(tensor) -> None:
     """Bump the version counter of ``tensor`` (or of each tensor in a list), as an in-place op would:
     saved copies of it then refuse to unpack."""
-    from .tensor import version_counter
     for t in (tensor if isinstance(tensor, (list, tuple)) else (tensor,)):
         version_counter(t).version += 1
 
@@ -439,7 +418,6 @@ def register_multi_grad_hook(tensors, fn, *, mode: str = "all"):
     """
     if mode not in ("all", "any"):
         raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
-    from .backward import current_graph_task_id, edge_of, will_execute
     tensors = tuple(tensors)
     lock = threading.Lock()
     state: dict = {}        # task id -> [grads, calls left] (rule 1) or True once fired (rule 2)
@@ -472,3 +450,95 @@ def register_multi_grad_hook(tensors, fn, *, mode: str = "all"):
     handles = [t.register_hook(all_hook(i) if mode == "all" else any_hook)
                for i, t in enumerate(tensors) if t.requires_grad]
     return _MultiHandle(handles)
+
+
+# ---- leaves and edges ---------------------------------------------------------------------------
+class AccumulateGrad(Node):
+    """Sink node of a leaf tensor that requires grad; holds the leaf."""
+
+    _name = "AccumulateGrad"
+
+    def __init__(self, variable):
+        super().__init__()
+        self.variable = variable
+        self.num_outputs = 1
+
+    def apply(self, grads, F=None):
+        return []
+
+
+class GraphRoot(Node):
+    _name = "GraphRoot"
+
+
+def edge_of(t):
+    """(node, input_nr) through which a gradient for ``t`` flows."""
+    if t.grad_fn is not None:
+        return (t.grad_fn, t._output_nr)
+    if not t.requires_grad:
+        return (None, 0)
+    acc = t._accum() if t._accum is not None else None
+    if acc is None:
+        acc = AccumulateGrad(t)
+        t._accum = weakref.ref(acc)
+        if _events.active:
+            _events.emit("leaf", node=acc.id, name="AccumulateGrad", tensor=tensor_info(t))
+    return (acc, 0)
+
+
+# ---- the backward pass running now (per thread) --------------------------------------------------
+_task = threading.local()
+_task_ids = itertools.count(1)
+
+
+def current_graph_task_id():
+    """Id of the innermost backward/grad call running on this thread, else None."""
+    ids = getattr(_task, "ids", None)
+    return ids[-1][0] if ids else None
+
+
+def current_graph_task_retains_graph() -> bool:
+    """Whether the innermost running backward/grad call keeps the graph (retain_graph)."""
+    ids = getattr(_task, "ids", None)
+    return bool(ids) and ids[-1][1]
+
+
+def will_execute(node) -> bool:
+    """Whether the innermost running backward/grad call on this thread will run ``node``
+    (PyTorch's ``_will_engine_execute_node``); False outside backward."""
+    plans = getattr(_task, "plans", None)
+    if not plans:
+        return False
+    seen, needed = plans[-1]
+    return node in seen and (needed is None or node in needed)
+
+
+def current_task_has_inputs() -> bool:
+    """True while running autograd.grad or backward(inputs=...) (reentrant checkpoint refuses)."""
+    stack = getattr(_task, "stack", None)
+    return bool(stack and stack[-1])
+
+
+# ---- the event payload of a node -----------------------------------------------------------------
+def _attr(v):
+    if isinstance(v, (int, float, str, bool)) or v is None:
+        return v
+    if isinstance(v, (tuple, list)):
+        return [_attr(x) for x in v]
+    return repr(v)
+
+
+def node_info(node) -> dict:
+    """The JSON-ready description of ``node`` that events carry."""
+    saved = []
+    for name, s in node._saved.items():
+        st = s.counted
+        saved.append({"name": name, "storage": st.id if st is not None else None,
+                      "bytes": st.nbytes if st is not None else 0,
+                      "shape": list(s.meta[1]), "dtype": s.meta[0].name,
+                      "is_output": s.is_output, "packed": s.unpack_hook is not None})
+    return {"id": node.id, "name": node.name(),
+            "next": [[n.id if n is not None else None, nr, n.name() if n is not None else None]
+                     for n, nr in node.next_functions],
+            "saved": saved,
+            "attrs": {k: _attr(v) for k, v in getattr(node, "_attrs", {}).items() if "#" not in k}}

@@ -1,8 +1,10 @@
 """The Tensor: an array in a storage, plus its place in the autograd graph."""
 from __future__ import annotations
 
+import copy
 import math
 import sys
+import warnings
 import weakref
 
 import numpy as np
@@ -119,10 +121,11 @@ class Tensor:
     _engine_dtype_of = staticmethod(lambda xp, adt: _engine_dtype(xp, adt))
     _post_acc_hooks = ()   # register_post_accumulate_grad_hook gives a tensor its own list
 
+    _legacy_new = None     # torch.Tensor(...)'s legacy constructor, set by the functions layer
+
     def __new__(cls, *args, **kwargs):
-        """``torch.Tensor(...)``, PyTorch's legacy constructor (engine/_legacy.py)."""
-        from .._legacy import legacy_new
-        return legacy_new(None, args, dict(kwargs))
+        """``torch.Tensor(...)``, PyTorch's legacy constructor (bound from the functions layer)."""
+        return cls._legacy_new(None, args, dict(kwargs))
 
     def __init__(self, *args, **kwargs):
         pass    # built by __new__ (or _wrap)
@@ -227,7 +230,6 @@ class Tensor:
     @property
     def grad(self):
         if self.grad_fn is not None and not self._retains_grad and self._grad is None:
-            import warnings
             warnings.warn("The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
                           "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
                           "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
@@ -274,11 +276,6 @@ class Tensor:
         return self._storage
 
     # ---- autograd -----------------------------------------------------------
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        """Compute the gradient of this tensor w.r.t. graph leaves (accumulated into ``.grad``)."""
-        from ..autograd import backward
-        backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
-
     def retain_grad(self) -> None:
         if not self.requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
@@ -295,7 +292,6 @@ class Tensor:
         """Run ``hook(grad)`` when this tensor's gradient is computed; a returned tensor replaces it."""
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        from .graph import _Handle
         if self.grad_fn is not None:
             lst = self.grad_fn._own_dict("_tensor_pre_hooks").setdefault(self._output_nr, [])
         else:
@@ -311,7 +307,6 @@ class Tensor:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        from .graph import _Handle
         if not self._post_acc_hooks:
             self._post_acc_hooks = []   # an instance list; the class default is an empty tuple
         hooks = self._post_acc_hooks
@@ -433,7 +428,6 @@ class Tensor:
         t._requires_grad = self._requires_grad
         memo[id(self)] = t
         if self._grad is not None:
-            import copy
             t._grad = copy.deepcopy(self._grad, memo)
         return t
 
@@ -507,8 +501,7 @@ def _is_strict_array(a) -> bool:
 
 
 def _strict_ns():
-    import array_api_strict
-    return array_api_strict
+    return sys.modules["array_api_strict"]     # its arrays exist, so it is imported
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:
@@ -516,3 +509,24 @@ def _wrap_dim(dim: int, ndim: int) -> int:
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
     return dim % n
+
+
+class _Handle:
+    """What ``register_hook`` returns: ``remove()`` takes the hook out of its list."""
+
+    __slots__ = ("lst", "item")
+
+    def __init__(self, lst, item):
+        self.lst, self.item = lst, item
+
+    def remove(self):
+        if self.item in self.lst:
+            self.lst.remove(self.item)
+
+
+def tensor_info(t) -> dict:
+    """The JSON-ready description of ``t`` that events carry."""
+    return {"id": t._id, "storage": t._storage.id, "shape": list(t._data.shape), "dtype": t.dtype.name,
+            "bytes": t.numel() * t.dtype.itemsize, "storage_bytes": t._storage.nbytes,
+            "device": str(t.device), "requires_grad": t.requires_grad, "leaf": t.grad_fn is None,
+            "grad_fn": t.grad_fn.id if t.grad_fn is not None else None, "name": t._gg_name}

@@ -16,7 +16,7 @@ import pytest
 
 import engine
 import engine.nn.functional as F
-from engine.core.backward import AccumulateGrad
+from engine.core.graph import AccumulateGrad
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 with open(os.path.join(HERE, "..", "fixtures", "torch_reference.json"), encoding="utf-8") as _f:

@@ -38,7 +38,7 @@ from ...core import dispatch as _dispatch
 from ... import events as _events
 from ...core.tensor import Tensor
 from ...core import grad_mode
-from ...core.backward import current_graph_task_id, current_graph_task_retains_graph
+from ...core.graph import current_graph_task_id, current_graph_task_retains_graph
 from ...core.graph import SavedTensor, current_saving, saved_tensors_hooks
 from . import _common
 from ._common import CheckpointError

@@ -21,7 +21,7 @@ from ... import events as _events
 from ...core.tensor import Tensor
 from ...autograd import backward as _autograd_backward
 from ...core import grad_mode
-from ...core.backward import current_task_has_inputs
+from ...core.graph import current_task_has_inputs
 from ...autograd.function import Function
 from . import _common
 from ._rng import RngStash
