@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import builtins
 import collections
+import sys
 
 import numpy as np
 
@@ -14,6 +15,7 @@ from ._factories import (arange, as_tensor, empty, empty_like, eye, from_numpy, 
                          randperm, tensor, zeros, zeros_like)
 from .backend.size import Size
 from .core.tensor import Tensor, _wrap_dim
+from .core import fns as _fns
 from .core.operators import _binary, _broadcast_check, _is_bool, _scalar_ok, _shape_str, _t, add, mul, sub  # noqa: F401
 from .derivatives import _SLOT, OPS
 from .ops.conv import Geom
@@ -25,6 +27,7 @@ float64 = double = _dtype.float64
 float = _dtype.float32  # noqa: A001
 
 _O = OPS
+_fns.set_tensor_namespace(sys.modules[__name__])   # TensorFns calls these functions (core/fns.py rule 5)
 
 
 subtract = sub

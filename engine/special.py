@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from . import functional as E
+from .core import fns
 from .core.dispatch import apply
 from .backend.dtypes import get_default_dtype
 from ._gamma_fns import digamma, polygamma
@@ -97,3 +98,7 @@ def log_softmax(input, dim, *, dtype=None):
 __all__ = ["gammaln", "digamma", "psi", "polygamma", "multigammaln", "erf", "erfc", "erfinv", "expit", "logit",
            "xlogy", "xlog1py", "exp2", "expm1", "log1p", "sinc", "entr", "logsumexp", "log_softmax", "softmax",
            "round", "i0", "i1", "ndtr", "ndtri", "log_ndtr", "lgamma", "mvlgamma"]
+
+
+fns.register("i0", tensor=i0)   # TensorFns.i0 / i1: the differentiable forms (core/fns.py rule 5)
+fns.register("i1", tensor=i1)

@@ -9,6 +9,10 @@ NOTE [ One formula, two currencies ]
 4. ``F.differentiable`` tells the two apart; a formula that reads saved values which
    are themselves functions of an input (layer_norm's mean and rstd) rebuilds them
    from the input when it is True, so second derivatives are right.
+5. The core's verbs are written here; a family's own verbs (``erfinv``, ``digamma``, ``i0``,
+   ``im2col`` ...) are registered by the family (:func:`register`), so the core never
+   imports the library above it. ``TensorFns`` calls the torch.* namespace the functions
+   layer hands it (:func:`set_tensor_namespace`).
 """
 from __future__ import annotations
 
@@ -23,6 +27,23 @@ _NP_DT = _tensor_mod._NP_DT
 _ndarray = _tensor_mod._ndarray
 _np_bool = np.dtype(bool)
 _add_reduce = np.add.reduce
+
+
+_ARRAY_VERBS: dict = {}     # a family's verb on arrays: name -> fn(xp, *args)
+_TENSOR_VERBS: dict = {}    # the same verb on tensors: name -> fn(*args)
+
+
+def register(name: str, array=None, tensor=None) -> None:
+    """Give ``F.<name>`` to backward formulas: ``array(xp, ...)`` on arrays, ``tensor(...)`` on tensors."""
+    if array is not None:
+        _ARRAY_VERBS[name] = array
+    if tensor is not None:
+        _TENSOR_VERBS[name] = tensor
+
+
+def set_tensor_namespace(namespace) -> None:
+    """The torch.* namespace whose differentiable functions ``TensorFns`` calls (rule 5)."""
+    TensorFns.E = namespace
 
 
 class ArrayFns:
@@ -55,31 +76,25 @@ class ArrayFns:
         return _backend.erf(self.xp, x)
 
     def erfinv(self, x):
-        from ..ops.erfinv import erfinv_array
-        return erfinv_array(self.xp, x)
+        return _ARRAY_VERBS["erfinv"](self.xp, x)
 
     def digamma(self, x):
-        from ..ops.gamma_ops import digamma_array
-        return digamma_array(self.xp, x)
+        return _ARRAY_VERBS["digamma"](self.xp, x)
 
     def polygamma(self, n, x):
-        from ..ops.gamma_ops import polygamma_array
-        return polygamma_array(self.xp, n, x)
+        return _ARRAY_VERBS["polygamma"](self.xp, n, x)
 
     def trunc(self, x):
         return self.xp.trunc(x)
 
     def i0(self, x):
-        from ..ops.special_ops import i0_array
-        return i0_array(self.xp, x)
+        return _ARRAY_VERBS["i0"](self.xp, x)
 
     def i1(self, x):
-        from ..ops.special_ops import i1_array
-        return i1_array(self.xp, x)
+        return _ARRAY_VERBS["i1"](self.xp, x)
 
     def scatter_reduce(self, x, dim, index, src, reduce, include_self):
-        from ..ops.index_ops import scatter_reduce_array
-        return scatter_reduce_array(self.xp, x, index, src, dim, reduce, include_self)
+        return _ARRAY_VERBS["scatter_reduce"](self.xp, x, index, src, dim, reduce, include_self)
 
     def where(self, c, a, b):
         xp = self.xp
@@ -203,12 +218,10 @@ class ArrayFns:
         return _backend.index_fill(xp, out, idx, value)
 
     def im2col(self, x, geom):
-        from ..ops.conv import im2col_array
-        return im2col_array(self.xp, x, geom)
+        return _ARRAY_VERBS["im2col"](self.xp, x, geom)
 
     def col2im(self, cols, geom):
-        from ..ops.conv import col2im_array
-        return col2im_array(self.xp, cols, geom)
+        return _ARRAY_VERBS["col2im"](self.xp, cols, geom)
 
 
 def _is_basic(idx) -> bool:
@@ -249,9 +262,10 @@ class TensorFns:
 
     differentiable = True
 
+    E = None      # the torch.* namespace (set_tensor_namespace)
+
     def __init__(self):
-        from .. import functional as E
-        self.E = E
+        self.E = TensorFns.E
 
     def shape(self, x):
         return tuple(x.shape)
@@ -292,12 +306,10 @@ class TensorFns:
         return self.E.trunc(x)
 
     def i0(self, x):
-        from .. import special
-        return special.i0(x)
+        return _TENSOR_VERBS["i0"](x)
 
     def i1(self, x):
-        from .. import special
-        return special.i1(x)
+        return _TENSOR_VERBS["i1"](x)
 
     def scatter_reduce(self, x, dim, index, src, reduce, include_self):
         return self.E.scatter_reduce(x, dim, index, src, reduce, include_self=include_self)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..backend import gaps as _backend
+from ..core import fns
 
 
 @dataclass(frozen=True)
@@ -351,3 +352,7 @@ def _register():
 
 
 _register()
+
+
+fns.register("im2col", array=im2col_array)   # F.im2col, F.col2im (NOTE [ One formula, two currencies ] 5)
+fns.register("col2im", array=col2im_array)

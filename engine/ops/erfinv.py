@@ -21,6 +21,7 @@ import math
 import numpy as np
 
 from ..backend import gaps as _backend, erf as _erf
+from ..core import fns
 from ..derivatives import op
 
 _CENTRAL = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
@@ -116,3 +117,6 @@ def _sgn_fwd(xp, a):
 
 op("sgn", "SgnBackward0", ("self",), _sgn_fwd, lambda F, g, s: (g * 0.0,), save={"self": (), "result": ()},
    promote=False)
+
+
+fns.register("erfinv", array=erfinv_array)   # F.erfinv (NOTE [ One formula, two currencies ] 5)

@@ -35,6 +35,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..core import fns
 from ..derivatives import op
 
 _EULER = 0.57721566490153286061
@@ -276,3 +277,7 @@ op("digamma", "DigammaBackward0", ("self",), digamma_array, lambda F, g, s: (g *
 op("polygamma", "PolygammaBackward0", ("self",), lambda xp, a, n: polygamma_array(xp, n, a),
    lambda F, g, s: (g * F.polygamma(s.n + 1, s.self),), save={"self": ()}, float_op=True)
 op("mvlgamma", "MvlgammaBackward0", ("self",), _mvlgamma_fwd, _mvlgamma_bwd, save={"self": ()}, float_op=True)
+
+
+fns.register("digamma", array=digamma_array)   # F.digamma, F.polygamma (NOTE [ One formula, two currencies ] 5)
+fns.register("polygamma", array=polygamma_array)

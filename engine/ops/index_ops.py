@@ -2,6 +2,7 @@
 in engine/_index_fns.py; scatter_add reuses NOTE [ Scatter ]'s index helpers)."""
 from __future__ import annotations
 
+from ..core import fns
 from ..derivatives import op
 from .tensor_ops import _Iota, _where
 
@@ -177,3 +178,6 @@ def _scatter_reduce_bwd(F, g, s):
 scatter_reduce_array = _scatter_reduce_fwd   # F.scatter_reduce on arrays (engine/core/fns.py)
 op("scatter_reduce", "ScatterReduceBackward0", ("self", "index", "src"), _scatter_reduce_fwd, _scatter_reduce_bwd,
    save={"self": (), "index": (), "src": (), "result": ()}, promote=False, nondiff=("index",))
+
+
+fns.register("scatter_reduce", array=scatter_reduce_array)   # F.scatter_reduce (NOTE [ One formula, two currencies ] 5)

@@ -18,6 +18,7 @@ import math
 import numpy as np
 
 from ..backend import erf as _erf
+from ..core import fns
 from ..derivatives import op
 from .erfinv import _erfc_pos, erfinv_f64
 
@@ -211,3 +212,7 @@ def i0_array(xp, a):
 
 def i1_array(xp, a):
     return _round(lambda xp_, x: bessel_i_f64(xp_, x, 1))(xp, a)
+
+
+fns.register("i0", array=i0_array)   # F.i0, F.i1 on arrays (NOTE [ One formula, two currencies ] 5)
+fns.register("i1", array=i1_array)
