@@ -333,7 +333,7 @@ def aminmax(input, *, dim=None, keepdim=False):
     if input.numel() == 0:
         raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
                            "identity.")
-    from .ops.linalg import apply_multi
+    from .core.dispatch import apply_multi
     dims = None if dim is None else (_wrap_dim(dim, builtins.max(input.ndim, 1)) if input.ndim else 0,)
     if dims is not None and not input.ndim:
         dims = None

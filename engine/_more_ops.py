@@ -89,7 +89,7 @@ def _mean(input, dim, keepdim):
 def _moments(name, input, dim, unbiased, keepdim, correction):
     from .derivatives import OPS
     from .functional import _spread_attrs
-    from .ops.linalg import apply_multi
+    from .core.dispatch import apply_multi
     from .ops.moments import OUTPUTS
     return apply_multi(OPS[name], [input], _spread_attrs(name[:3], input, dim, unbiased, keepdim, correction,
                                                          stacklevel=4), OUTPUTS)

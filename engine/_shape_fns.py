@@ -26,7 +26,8 @@ import numpy as np
 
 from .backend import dtypes as _dtype
 from . import functional as E
-from .core.dispatch import _move_retain_grad, apply, bump_version
+from .core.dispatch import apply
+from .core.inplace import _move_retain_grad, bump_version
 from .core.tensor import Tensor, VersionCounter, _wrap_dim
 from .derivatives import OPS, _SLOT
 

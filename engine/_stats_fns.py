@@ -22,7 +22,8 @@ import numpy as np
 from . import return_types
 from .backend import dtypes as _dtype
 from . import functional as E
-from .core.dispatch import apply, bump_version
+from .core.dispatch import apply
+from .core.inplace import bump_version
 from .core.tensor import Tensor, _wrap_dim
 from .core import grad_mode
 from .derivatives import OPS

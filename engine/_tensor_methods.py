@@ -169,7 +169,7 @@ def _masked_fill_(self, mask, value):
 def _fill_random(self, kind, scale, shift, generator, opname):
     """Draw on the host, scale in place there, write into ``self``: no engine temporaries."""
     from .backend.gaps import from_numpy
-    from .core.dispatch import bump_version
+    from .core.inplace import bump_version
     from .random import generator_for
     if not self.dtype.is_floating_point:   # the factories raise PyTorch's error for integer dtypes
         (E.randn if kind == "normal" else E.rand)(1, dtype=self.dtype, device=self.device)

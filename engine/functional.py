@@ -9,7 +9,8 @@ import numpy as np
 
 from . import return_types
 from .backend import gaps as _backend, dtypes as _dtype
-from .core.dispatch import apply, broadcast_mismatch, bump_version
+from .core.dispatch import apply, broadcast_mismatch
+from .core.inplace import bump_version
 from ._factories import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,  # noqa: F401
                          linspace, logspace, ones, ones_like, rand, rand_like, randint, randn, randn_like,
                          randperm, tensor, zeros, zeros_like)
@@ -678,8 +679,8 @@ def narrow(input, dim, start, length):
 
 def split(input, split_size_or_sections, dim=0):
     """Views of consecutive parts along ``dim``: one SplitBackward0 (an int size) or
-    SplitWithSizesBackward0 (a list) for all of them (NOTE [ Several outputs ] 4 in ops/linalg.py)."""
-    from .ops.linalg import apply_multi
+    SplitWithSizesBackward0 (a list) for all of them (NOTE [ Several outputs ] 4 in core/dispatch.py)."""
+    from .core.dispatch import apply_multi
     d = _wrap_dim(dim, input.ndim)
     shape = tuple(input.shape)
     n = shape[d]
@@ -707,7 +708,7 @@ def chunk(input, chunks, dim=0):
 
 def unbind(input, dim=0):
     """Views of each index along ``dim``, that dim removed: one UnbindBackward0 for all of them."""
-    from .ops.linalg import apply_multi
+    from .core.dispatch import apply_multi
     if input.ndim == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     return apply_multi(_O["unbind"], [input], {"dim": _wrap_dim(dim, input.ndim)}, (), views=True)

@@ -14,7 +14,8 @@ from . import functional as E
 from .core.dispatch import apply
 from .core.tensor import Tensor, _wrap_dim
 from .derivatives import OPS
-from .ops.linalg import LinAlgError, apply_multi
+from .ops.linalg import LinAlgError
+from .core.dispatch import apply_multi
 
 __all__ = ["LinAlgError", "vector_norm", "matrix_norm", "norm", "inv", "det", "slogdet", "solve", "cholesky",
            "qr", "svd", "svdvals", "eigh", "eigvalsh", "pinv", "matrix_rank", "cross", "lstsq", "matrix_power",

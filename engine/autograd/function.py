@@ -117,7 +117,7 @@ class Function:
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        from ..core.dispatch import bump_version
+        from ..core.inplace import bump_version
         from ..core.tensor import Tensor
         ctx = FunctionCtx()
         needs = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)

@@ -4,5 +4,5 @@ The mechanism lives in ``engine/core/graph.py``; this is its public face.
 """
 from __future__ import annotations
 
-from ..core.graph import (GradientEdge, Node, disable_saved_tensors_hooks, get_gradient_edge,  # noqa: F401
-                          increment_version, register_multi_grad_hook, save_on_cpu, saved_tensors_hooks)
+from ..core.graph import Node, disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
+from ..core.hooks import GradientEdge, get_gradient_edge, increment_version, register_multi_grad_hook  # noqa: F401

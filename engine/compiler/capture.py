@@ -27,7 +27,7 @@ import linecache
 import os
 import threading
 
-from ..core import dispatch as _dispatch
+from ..core import hooks as _hooks
 from ..backend import dtypes as _dtype
 from .. import events as _events
 from ..core.tensor import Tensor
@@ -69,6 +69,11 @@ class _Tracer:
         self.values: dict = {}          # id(tensor) -> node
         self.keep: list = []            # tensors held so that their ids stay unique
         self.nconst = 0
+
+    def multi_output(self, opdef):
+        """An op with several outputs ends the capture (NOTE [ Op hooks ] 4 in engine/core/hooks.py)."""
+        raise GraphBreak(f"linalg op '{opdef.name}' keeps its outputs under their own names (a node "
+                         "a compiled graph does not hold)")
 
     def bind(self, t: Tensor, node: Node):
         self.values[id(t)] = node
@@ -264,7 +269,7 @@ def capture(fn, args, names=None, kwargs=None) -> tuple[Captured, object]:
             cap.arg_nodes.append(node)
         else:
             cap.arg_nodes.append(None)
-    with _ValueReadsBreak(), _dispatch.push_op_hook(tracer):
+    with _ValueReadsBreak(), _hooks.push_op_hook(tracer):
         out = fn(*args, **kwargs)
     single = not isinstance(out, (tuple, list))
     outs = (out,) if single else tuple(out)

@@ -21,32 +21,36 @@ NOTE [ Dispatch ]
    cast to the dtype the forward computed in, so formulas never mix dtypes (which the
    array API forbids, and which in NumPy would compute float32 work in float64).
 
-NOTE [ Op hooks ]
-1. ``op_hooks.stack`` (per thread, empty unless checkpointing pushes one) holds objects
-   with ``before(op, inputs, attrs, inplace)`` and ``after(op, inputs, attrs, result)``;
-   with the stack empty an op pays one attribute read.
-2. ``before`` runs ahead of the kernel, innermost hook first; it may raise (early stop
-   of a recomputation) or return a tensor whose array and storage stand in for the
-   kernel's output (a cached result of selective checkpointing). Returning one is only
-   allowed for plain ops (no view, no in-place target, no aux outputs).
-3. ``after`` runs once the op's output (and node) exist, before the op returns.
+
+NOTE [ Several outputs ]
+1. slogdet, qr, svd and eigh give several tensors from one node, each with its ``output_nr``
+   (PyTorch's LinalgEighBackward0 is the grad_fn of both eigenvalues and eigenvectors).
+   ``apply_multi`` runs such an op: the kernel returns a tuple of arrays, one per name in
+   ``outs``; every floating output gets the node; the node saves outputs as outputs (array
+   and storage only, no cycle) under their PyTorch names (``_saved_eigenvectors``).
+2. The backward formula gets a ``Grads`` as its gradient: ``g[i]`` is output i's gradient,
+   or None when nothing reached that output.
+3. The op event names the first output. Selective checkpointing never caches such an op
+   (``aux`` is set); ``engine.compile`` stops its capture at it (a graph break, NOTE [ Op hooks ] 4).
+4. ``split``/``chunk`` (SplitBackward0), ``split`` with sizes (SplitWithSizesBackward0) and
+   ``unbind`` (UnbindBackward0) run the same way with ``views=True``: every output is a view
+   sharing the input's storage, base and version counter, and the node is marked
+   ``multi_view``. As in PyTorch, an in-place write to such an output while grad mode is on
+   and it has that node as its grad_fn is refused (``multi_view_error`` in core/inplace.py).
 """
 from __future__ import annotations
-
-import threading
 
 import numpy as np
 
 from ..backend import dtypes as _dtype
 from .. import events as _events
-from ..backend.gaps import from_numpy
 from ..memory import oom as _oom
 from .tensor import _NP_DT, Tensor, tensor_info
 from .table import SLOT as _SLOT, OpDef
 from . import grad_mode
 from .graph import Node, SavedTensor, edge_of, node_info
-
-
+from .hooks import _hooks_after, _hooks_before, _hooks_multi_output, op_hooks
+from .inplace import _move_retain_grad, _snapshot, _write_inplace, rebase_view
 
 
 def _device_check(op, tensors):
@@ -60,27 +64,6 @@ def _device_check(op, tensors):
     return dev
 
 
-class _OpHooks(threading.local):
-    stack: tuple = ()
-
-
-op_hooks = _OpHooks()
-
-
-class push_op_hook:
-    """Push an op hook on this thread's stack for the block (NOTE [ Op hooks ])."""
-
-    def __init__(self, hook):
-        self.hook = hook
-
-    def __enter__(self):
-        self.old = op_hooks.stack
-        op_hooks.stack = self.old + (self.hook,)
-        return self
-
-    def __exit__(self, *exc):
-        op_hooks.stack = self.old
-        return False
 _ndarray = np.ndarray
 _grad_state = grad_mode._state
 
@@ -216,76 +199,10 @@ def _promote_same(inputs):
     return dt
 
 
-def _hooks_before(hooks, op, inputs, attrs, inplace):
-    """NOTE [ Op hooks ] 2."""
-    for h in reversed(hooks):
-        cached = h.before(op, inputs, attrs, inplace)
-        if cached is not None:
-            return cached
-    return None
-
-
-def _hooks_after(hooks, op, inputs, attrs, result):
-    for h in reversed(hooks):
-        h.after(op, inputs, attrs, result)
-
-
-def _move_retain_grad(t: Tensor, old_fn, old_nr) -> None:
-    """retain_grad follows a tensor to the new history an in-place op gave it (as in PyTorch)."""
-    if t._retains_grad and old_fn is not None and old_fn is not t.grad_fn:
-        old_fn._own_dict("_retain_grad").pop(old_nr, None)
-        t._retains_grad = False
-        t.retain_grad()
-
-
-def _snapshot(t: Tensor) -> Tensor:
-    """A copy of an in-place target as it was before the write (for ops that save it)."""
-    xp = t._storage.xp
-    c = Tensor._wrap(xp.asarray(t._data, copy=True))
-    c.grad_fn, c._output_nr, c._requires_grad = t.grad_fn, t._output_nr, t._requires_grad
-    return c
-
-
 def _cast(xp, t: Tensor, target):
     if t.dtype is target:
         return t._data
     return xp.astype(t._data, _dtype.to_array_dtype(xp, target))
-
-
-def _write_inplace(op, target: Tensor, out, grad_on: bool) -> Tensor:
-    if grad_on and target.grad_fn is not None and getattr(target.grad_fn, "multi_view", False):
-        from ..ops.linalg import multi_view_error
-        raise RuntimeError(multi_view_error(target))
-    if grad_on and target.grad_fn is None and target._requires_grad:
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-    base = target._base
-    if grad_on and base is not None and base.grad_fn is None and base._requires_grad:
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
-    if tuple(out.shape) != tuple(target._data.shape):
-        raise RuntimeError(f"output with shape [{', '.join(map(str, target._data.shape))}] doesn't match "
-                           f"the broadcast shape [{', '.join(map(str, out.shape))}]")
-    xp = target._storage.xp
-    adt = _dtype.to_array_dtype(xp, target.dtype)
-    if out.dtype != adt:
-        src = Tensor._engine_dtype_of(xp, out.dtype)
-        if src._rank > target.dtype._rank and src._kind != target.dtype._kind:
-            raise RuntimeError(f"result type {_short(src)} can't be cast to the desired output type "
-                               f"{_short(target.dtype)}")
-        out = xp.astype(out, adt)
-    target._data[...] = out
-    bump_version(target, op.name)
-    return target
-
-
-def _short(d) -> str:
-    return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}[d.name]
-
-
-def bump_version(t: Tensor, opname: str) -> None:
-    vc = t._vc if t._vc is not None else t._storage     # NOTE [ Version counters ] (engine/core/tensor.py)
-    vc.version += 1
-    if _events.active:
-        _events.emit("version", tensor=t._id, storage=t._storage.id, version=vc.version, op=opname)
 
 
 def _save(op, node, inputs, needs, result, aux):
@@ -397,91 +314,6 @@ class OpNode(Node):
         return out[:last + 1]
 
 
-class CopySlices(Node):
-    """The new grad_fn of a view's base after an in-place op on the view (NOTE [ In-place on a view ])."""
-
-    _name = "CopySlices"
-
-    def __init__(self, fn, base_edge, positions, base_shape):
-        super().__init__()
-        self._fn = fn
-        self._pos = positions
-        self._base_shape = base_shape
-        self.next_functions = (base_edge,) + tuple(fn.next_functions[1:])
-
-    def apply(self, grads, F=None):
-        g = grads[0]
-        n = _numel(self._base_shape)
-        flat = F.reshape(g, (n,))
-        idx = (_positions(self._pos, F),)
-        res = self._fn.apply([F.index(flat, idx)], F)
-        gbase = None
-        if self.next_functions[0][0] is not None:
-            gbase = F.fill_index(flat, idx, 0.0)
-            if res[0] is not None:
-                gbase = gbase + F.scatter_add((n,), idx, res[0], res[0])
-            gbase = F.reshape(gbase, self._base_shape)
-        return [gbase] + list(res[1:])
-
-
-class AsStridedBackward(Node):
-    """The new grad_fn of a view whose base was rebased: the view read back out of the base."""
-
-    _name = "AsStridedBackward0"
-
-    def __init__(self, base_node, positions, base_shape):
-        super().__init__()
-        self._pos = positions
-        self._base_shape = base_shape
-        self.next_functions = ((base_node, 0),)
-
-    def apply(self, grads, F=None):
-        g = grads[0]
-        n = _numel(self._base_shape)
-        return [F.reshape(F.scatter_add((n,), (_positions(self._pos, F),), g, g), self._base_shape)]
-
-
-def _numel(shape) -> int:
-    n = 1
-    for s in shape:
-        n *= int(s)
-    return n
-
-
-def _positions(pos, F):
-    return Tensor._wrap(pos) if F.differentiable else pos
-
-
-def rebase_view(view: Tensor, fn: Node) -> None:
-    """NOTE [ In-place on a view ]
-    1. An in-place op on a view changes its base too, so the base's history must learn of
-       it: the base gets a CopySlices node holding the in-place op's node ``fn``.
-    2. Which base elements the view covers is read off the strides: ``positions`` (int64,
-       the view's shape) holds each view element's flat index in the (contiguous) base.
-    3. CopySlices' backward takes the base gradient, hands the view's slice of it to
-       ``fn``, routes fn's gradient for the old view values back into the same slice of
-       the old base's gradient (the rest of which passes through unchanged), and fn's other
-       gradients to their own edges.
-    4. The view itself now reads from the rebased base: its grad_fn becomes
-       AsStridedBackward0 -> CopySlices.
-    """
-    base = view._base
-    if not base.is_contiguous():
-        raise NotImplementedError("glassgrad: in-place on a view of a non-contiguous tensor that requires grad")
-    shape = tuple(view.shape)
-    pos = np.asarray(view.storage_offset() - base.storage_offset(), dtype=np.int64)
-    for k, (size, st) in enumerate(zip(shape, view.stride())):
-        pos = pos + np.arange(size, dtype=np.int64).reshape((size,) + (1,) * (len(shape) - k - 1)) * st
-    pos = from_numpy(view._storage.xp, np.ascontiguousarray(np.broadcast_to(pos, shape)))
-    base_edge = edge_of(base) if base.requires_grad else (None, 0)
-    cs = CopySlices(fn, base_edge, pos, tuple(base.shape))
-    old = base.grad_fn, base._output_nr
-    base.grad_fn, base._output_nr = cs, 0
-    _move_retain_grad(base, *old)
-    view.grad_fn, view._output_nr = AsStridedBackward(cs, pos, tuple(base.shape)), 0
-    _move_retain_grad(view, fn, 0)
-
-
 class _SavedView:
     """Attribute access to a node's saved values and attributes, in F's currency."""
 
@@ -520,3 +352,60 @@ def _emit_op(op, inputs, result, node, attrs):
                  output=tensor_info(result),
                  node=node_info(node) if node is not None else None,
                  file=f, line=line, region=_events.region())
+
+
+# ---- several outputs (NOTE [ Several outputs ]) ----------------------------------------------------
+
+# ---- several outputs (NOTE [ Several outputs ]) ----------------------------------------------------
+class Grads(tuple):
+    """The incoming gradients of a node with several outputs (None where none came)."""
+
+
+class MultiOutputNode(OpNode):
+    def apply(self, grads, F=None):
+        return OpNode.apply(self, [Grads(grads)], F)
+
+
+def apply_multi(opdef, inputs, attrs, outs, views=False):
+    """Run ``opdef`` whose kernel returns one array per name in ``outs``; a tuple of tensors back.
+    With ``views``, the arrays are views of the first input (NOTE [ Several outputs ] 4)."""
+    tensors = [t for t in inputs if isinstance(t, Tensor)]
+    if len(tensors) > 1:
+        _device_check(opdef, tensors)
+    xp = tensors[0]._storage.xp
+    hooks = op_hooks.stack
+    if hooks:
+        _hooks_multi_output(hooks, opdef)
+        _hooks_before(hooks, opdef, inputs, attrs, None)
+    arrays = opdef.fwd(xp, *[t._data if isinstance(t, Tensor) else t for t in inputs], **attrs)
+    results = tuple(_view_of(inputs[0], a) for a in arrays) if views else tuple(Tensor._wrap(a) for a in arrays)
+    needs = tuple(isinstance(t, Tensor) and (t._requires_grad or t.grad_fn is not None) for t in inputs)
+    node = None
+    if grad_mode.is_grad_enabled() and any(needs) and opdef.differentiable:
+        node = MultiOutputNode(opdef, opdef.node, inputs, needs, attrs)
+        node.num_outputs = len(results)
+        node.multi_view = views
+        for i, r in enumerate(results):
+            if r.dtype.is_floating_point:
+                r.grad_fn, r._output_nr = node, i
+        for name, needed_by in opdef.save.items():
+            if needed_by and not any(needs[opdef.argpos[a]] for a in needed_by):
+                continue
+            if name in outs:
+                node.save(name, results[outs.index(name)], is_output=True)
+            else:
+                node.save(name, inputs[opdef.argpos[name]])
+    if _events.active:
+        _emit_op(opdef, inputs, results[0], node, attrs)
+    if hooks:
+        _hooks_after(hooks, opdef, inputs, attrs, results[0])
+    return results
+
+
+def _view_of(src, array):
+    """``array`` (a view of ``src``'s array) as a view tensor: ``src``'s storage, base and version counter."""
+    t = Tensor._wrap(array, src._storage, base_tensor=src._base if src._base is not None else src)
+    t._vc = src._vc
+    return t
+
+

@@ -12,7 +12,7 @@ import numpy as np
 from ..backend import gaps as _backend
 from ..backend.gaps import erf, gather, index_fill
 from .fns import _full_index, _is_basic
-from .table import OPS, SLOT as _SLOT, op
+from .table import SLOT as _SLOT, op
 
 _ndarray = np.ndarray
 

@@ -5,7 +5,6 @@ import copy
 import math
 import sys
 import warnings
-import weakref
 
 import numpy as np
 
@@ -276,42 +275,10 @@ class Tensor:
         return self._storage
 
     # ---- autograd -----------------------------------------------------------
-    def retain_grad(self) -> None:
-        if not self.requires_grad:
-            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if self.grad_fn is None or self._retains_grad:
-            return
-        self._retains_grad = True
-        self.grad_fn._own_dict("_retain_grad")[self._output_nr] = weakref.ref(self)
 
     @property
     def retains_grad(self) -> bool:
         return self._retains_grad
-
-    def register_hook(self, hook):
-        """Run ``hook(grad)`` when this tensor's gradient is computed; a returned tensor replaces it."""
-        if not self.requires_grad:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if self.grad_fn is not None:
-            lst = self.grad_fn._own_dict("_tensor_pre_hooks").setdefault(self._output_nr, [])
-        else:
-            if self._hooks is None:
-                self._hooks = []
-            lst = self._hooks
-        lst.append(hook)
-        return _Handle(lst, hook)
-
-    def register_post_accumulate_grad_hook(self, hook):
-        """Run ``hook(tensor)`` each time a backward has accumulated into this leaf's ``.grad``."""
-        if self.grad_fn is not None:
-            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
-        if not self.requires_grad:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if not self._post_acc_hooks:
-            self._post_acc_hooks = []   # an instance list; the class default is an empty tuple
-        hooks = self._post_acc_hooks
-        hooks.append(hook)
-        return _Handle(hooks, hook)
 
     def detach(self):
         t = Tensor._wrap(self._data, self._storage)

@@ -5,30 +5,13 @@ Kernels call ``xp.linalg`` (the array API's linalg extension; CuPy has it too). 
 are the standard matrix-calculus ones (real matrices), written against ``F.*`` so a recorded
 backward works; the few matrix solves they need go through ``_la`` (NOTE [ Linalg backward ]).
 
-NOTE [ Several outputs ]
-1. slogdet, qr, svd and eigh give several tensors from one node, each with its ``output_nr``
-   (PyTorch's LinalgEighBackward0 is the grad_fn of both eigenvalues and eigenvectors).
-   ``apply_multi`` runs such an op: the kernel returns a tuple of arrays, one per name in
-   ``outs``; every floating output gets the node; the node saves outputs as outputs (array
-   and storage only, no cycle) under their PyTorch names (``_saved_eigenvectors``).
-2. The backward formula gets a ``Grads`` as its gradient: ``g[i]`` is output i's gradient,
-   or None when nothing reached that output.
-3. The op event names the first output. Selective checkpointing never caches such an op
-   (``aux`` is set); ``engine.compile`` stops its capture at it (a graph break).
-4. ``split``/``chunk`` (SplitBackward0), ``split`` with sizes (SplitWithSizesBackward0) and
-   ``unbind`` (UnbindBackward0) run the same way with ``views=True``: every output is a view
-   sharing the input's storage, base and version counter, and the node is marked
-   ``multi_view``. As in PyTorch, an in-place write to such an output while grad mode is on
-   and it has that node as its grad_fn is refused (``multi_view_error``).
+Ops with several outputs (slogdet, qr, svd, eigh) run through ``apply_multi``
+(NOTE [ Several outputs ] in core/dispatch.py).
 """
 from __future__ import annotations
 
 import math
 
-from .. import events as _events
-from ..core.dispatch import OpNode, _device_check, _emit_op, _hooks_after, _hooks_before, op_hooks
-from ..core.tensor import Tensor
-from ..core import grad_mode
 from ..derivatives import _keep, op
 
 
@@ -38,78 +21,6 @@ class _LinAlgError(RuntimeError):
 
 
 LinAlgError = _LinAlgError
-
-
-# ---- several outputs (NOTE [ Several outputs ]) ----------------------------------------------------
-class Grads(tuple):
-    """The incoming gradients of a node with several outputs (None where none came)."""
-
-
-class MultiOutputNode(OpNode):
-    def apply(self, grads, F=None):
-        return OpNode.apply(self, [Grads(grads)], F)
-
-
-def apply_multi(opdef, inputs, attrs, outs, views=False):
-    """Run ``opdef`` whose kernel returns one array per name in ``outs``; a tuple of tensors back.
-    With ``views``, the arrays are views of the first input (NOTE [ Several outputs ] 4)."""
-    tensors = [t for t in inputs if isinstance(t, Tensor)]
-    if len(tensors) > 1:
-        _device_check(opdef, tensors)
-    xp = tensors[0]._storage.xp
-    hooks = op_hooks.stack
-    if hooks:
-        _graph_break_if_capturing(hooks, opdef)
-        _hooks_before(hooks, opdef, inputs, attrs, None)
-    arrays = opdef.fwd(xp, *[t._data if isinstance(t, Tensor) else t for t in inputs], **attrs)
-    results = tuple(_view_of(inputs[0], a) for a in arrays) if views else tuple(Tensor._wrap(a) for a in arrays)
-    needs = tuple(isinstance(t, Tensor) and (t._requires_grad or t.grad_fn is not None) for t in inputs)
-    node = None
-    if grad_mode.is_grad_enabled() and any(needs) and opdef.differentiable:
-        node = MultiOutputNode(opdef, opdef.node, inputs, needs, attrs)
-        node.num_outputs = len(results)
-        node.multi_view = views
-        for i, r in enumerate(results):
-            if r.dtype.is_floating_point:
-                r.grad_fn, r._output_nr = node, i
-        for name, needed_by in opdef.save.items():
-            if needed_by and not any(needs[opdef.argpos[a]] for a in needed_by):
-                continue
-            if name in outs:
-                node.save(name, results[outs.index(name)], is_output=True)
-            else:
-                node.save(name, inputs[opdef.argpos[name]])
-    if _events.active:
-        _emit_op(opdef, inputs, results[0], node, attrs)
-    if hooks:
-        _hooks_after(hooks, opdef, inputs, attrs, results[0])
-    return results
-
-
-def _view_of(src, array):
-    """``array`` (a view of ``src``'s array) as a view tensor: ``src``'s storage, base and version counter."""
-    t = Tensor._wrap(array, src._storage, base_tensor=src._base if src._base is not None else src)
-    t._vc = src._vc
-    return t
-
-
-def multi_view_error(t) -> str | None:
-    """PyTorch's refusal of an in-place write to an output of a node with several view outputs
-    (NOTE [ Several outputs ] 4), or None when ``t`` is not one."""
-    fn = t.grad_fn
-    if fn is None or not getattr(fn, "multi_view", False):
-        return None
-    return (f"Output {t._output_nr} of {fn.name()[:-len('Backward0')]} is a view and is being modified inplace. "
-            "This view is the output of a function that returns multiple views. Such functions do not allow "
-            "the output views to be modified inplace. You should replace the inplace operation by an "
-            "out-of-place one.")
-
-
-def _graph_break_if_capturing(hooks, opdef):
-    from ..compiler.capture import GraphBreak, _Tracer
-    if any(isinstance(h, _Tracer) for h in hooks):
-        raise GraphBreak(f"linalg op '{opdef.name}' keeps its outputs under their own names (a node "
-                         "a compiled graph does not hold)")
 
 
 # ---- helpers for backward formulas ----------------------------------------------------------------

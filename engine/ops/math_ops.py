@@ -715,7 +715,7 @@ op("dist", "DistBackward0", ("self", "other"), _dist_fwd, _dist_bwd,
    save={"other": (), "self": (), "result": ()}, promote=False)
 
 
-# ---- aminmax: one node for both results (NOTE [ Several outputs ] in engine/ops/linalg.py) -----------
+# ---- aminmax: one node for both results (NOTE [ Several outputs ] in engine/core/dispatch.py) -----------
 def _aminmax_fwd(xp, a, dim=None, keepdim=False):
     return xp.min(a, axis=dim, keepdims=keepdim), xp.max(a, axis=dim, keepdims=keepdim)
 

@@ -1,7 +1,7 @@
 """``std_mean`` and ``var_mean``: one node gives both outputs (StdMeanBackward0, VarMeanBackward0).
 
 As PyTorch: var_mean keeps ``self``; std_mean keeps ``self`` and ``result0`` (the std). The node
-gets both outputs' gradients (NOTE [ Several outputs ] in engine/ops/linalg.py), and the input's
+gets both outputs' gradients (NOTE [ Several outputs ] in engine/core/dispatch.py), and the input's
 gradient is the spread's part plus the mean's part, ``g_mean / n`` spread over the reduced dims.
 """
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Op-table rows for ``split``/``chunk`` (SplitBackward0), ``split`` with a list of sizes
 (SplitWithSizesBackward0) and ``unbind`` (UnbindBackward0): one node with one view output per
-part, run by ``apply_multi(..., views=True)`` (NOTE [ Several outputs ] 4 in ops/linalg.py).
+part, run by ``apply_multi(..., views=True)`` (NOTE [ Several outputs ] 4 in core/dispatch.py).
 The nodes keep no tensor, only PyTorch's attributes (``_saved_dim``, ``_saved_split_size``,
 ``_saved_split_sizes``, ``_saved_self_sym_sizes``); backward concatenates the parts' gradients,
 zeros standing in for a part that got none.

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from .. import events as _events
-from ..core.dispatch import bump_version
+from ..core.inplace import bump_version
 from ..core.tensor import Tensor
 from ..core.grad_mode import enable_grad, no_grad
 

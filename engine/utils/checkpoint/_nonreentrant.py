@@ -34,7 +34,7 @@ import itertools
 import threading
 import weakref
 
-from ...core import dispatch as _dispatch
+from ...core import hooks as _hooks
 from ... import events as _events
 from ...core.tensor import Tensor
 from ...core import grad_mode
@@ -176,7 +176,7 @@ class _Frame:
         try:
             with _common.recompute_scope(self.region), self.rng.replay() if self.rng else contextlib.nullcontext(), \
                     saved_tensors_hooks(pack, _identity), grad_mode.enable_grad(), self.recompute_ctx, \
-                    _dispatch.push_op_hook(stopper):
+                    _hooks.push_op_hook(stopper):
                 self.fn(*args, **self.kwargs)
         except _StopRecomputation:
             pass

@@ -24,7 +24,7 @@ from __future__ import annotations
 import enum
 from collections import defaultdict
 
-from ...core.dispatch import push_op_hook
+from ...core.hooks import push_op_hook
 
 
 class CheckpointPolicy(enum.Enum):
