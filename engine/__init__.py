@@ -17,6 +17,7 @@ from .backend.device import device, get_default_device, set_default_device
 from .backend.dtypes import dtype, get_default_dtype, promote_types, set_default_dtype
 from .backend.size import Size
 from .core.tensor import Tensor
+from . import printing as _printing  # noqa: F401  (binds repr and deepcopy on Tensor)
 from ._legacy import BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor
 from .backend.print_options import set_printoptions
 from .backend.dtype_info import can_cast, finfo, iinfo, result_type
