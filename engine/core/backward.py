@@ -77,29 +77,7 @@ def run_backward(roots, grads, retain_graph: bool, create_graph: bool, inputs=No
             if node is not None:
                 capture.setdefault((node, nr), []).append(i)
 
-    deps: dict = {}
-    seen = set()
-    stack = [n for n, _, _ in root_edges]
-    while stack:
-        n = stack.pop()
-        if n in seen:
-            continue
-        seen.add(n)
-        for nxt, _ in n.next_functions:
-            if nxt is not None:
-                deps[nxt] = deps.get(nxt, 0) + 1
-                if nxt not in seen:
-                    stack.append(nxt)
-
-    # with inputs given, only run nodes that lead to one of them
-    needed = None
-    if inputs is not None:
-        targets = {n for (n, _) in capture}
-        needed = set()
-        order = _topo(seen)
-        for n in order:  # children before parents
-            if n in targets or any(nx in needed for nx, _ in n.next_functions if nx is not None):
-                needed.add(n)
+    deps, seen, needed = _plan(root_edges, capture if inputs is not None else None)
 
     buffers: dict = {}
     made: set = set()   # ids of gradient storages this backward created (NOTE 7)
@@ -118,25 +96,13 @@ def run_backward(roots, grads, retain_graph: bool, create_graph: bool, inputs=No
     if _events.active:
         _events.emit("backward_begin", roots=[t._id for t in roots], retain_graph=retain_graph,
                      create_graph=create_graph)
-    stack = getattr(_task, "stack", None)
-    if stack is None:
-        stack = _task.stack = []
-    stack.append(inputs is not None)
-    ids = getattr(_task, "ids", None)
-    if ids is None:
-        ids = _task.ids = []
-    ids.append((next(_task_ids), retain_graph))
-    plans = getattr(_task, "plans", None)
-    if plans is None:
-        plans = _task.plans = []
-    plans.append((seen, needed))
+    task = _enter_task(inputs is not None, retain_graph, seen, needed)
     try:
         _drain(ready, buffers, deps, needed, capture, captured, claimed, accumulate, inputs,
                retain_graph, create_graph, F_tensor, phase, made)
     finally:
-        stack.pop()
-        ids.pop()
-        plans.pop()
+        for lst in task:
+            lst.pop()
     if _events.active:
         with _events.phase_scope(phase):
             _events.emit("backward_end", roots=[t._id for t in roots])
@@ -146,6 +112,46 @@ def run_backward(roots, grads, retain_graph: bool, create_graph: bool, inputs=No
                 raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
                                    "graph. Set allow_unused=True if this is the desired behavior.")
     return captured
+
+
+
+def _plan(root_edges, capture):
+    """Dependency counts of every node reachable from the roots; with ``capture`` (the inputs of
+    autograd.grad / backward(inputs=...)) also the nodes that lead to one of them."""
+    deps: dict = {}
+    seen = set()
+    stack = [n for n, _, _ in root_edges]
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        for nxt, _ in n.next_functions:
+            if nxt is not None:
+                deps[nxt] = deps.get(nxt, 0) + 1
+                if nxt not in seen:
+                    stack.append(nxt)
+    needed = None
+    if capture is not None:
+        targets = {n for (n, _) in capture}
+        needed = set()
+        for n in _topo(seen):  # children before parents
+            if n in targets or any(nx in needed for nx, _ in n.next_functions if nx is not None):
+                needed.add(n)
+    return deps, seen, needed
+
+
+def _enter_task(has_inputs, retain_graph, seen, needed):
+    """Push this backward onto the thread's task stacks (read by core/graph.py's queries)."""
+    lists = []
+    for attr, item in (("stack", has_inputs), ("ids", (next(_task_ids), retain_graph)), ("plans", (seen, needed))):
+        lst = getattr(_task, attr, None)
+        if lst is None:
+            lst = []
+            setattr(_task, attr, lst)
+        lst.append(item)
+        lists.append(lst)
+    return lists
 
 
 def _drain(ready, buffers, deps, needed, capture, captured, claimed, accumulate, inputs,
