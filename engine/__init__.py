@@ -34,8 +34,8 @@ from . import linalg
 from .linalg import det, inverse, logdet, pinverse  # noqa: F401
 from .linalg import torch_slogdet as slogdet  # noqa: F401
 from . import nn
-from .nn.activation_fns import (celu, celu_, clamp_max_, clamp_min_, hardshrink, prelu, relu_,  # noqa: F401
-                                rrelu, rrelu_, selu, selu_, threshold, threshold_)
+from .nn.functional.activation import (celu, celu_, clamp_max_, clamp_min_, hardshrink, prelu,  # noqa: F401
+                                       relu_, rrelu, rrelu_, selu, selu_, threshold, threshold_)
 from .nn.utils.weight_norm import _weight_norm, _weight_norm_interface, norm_except_dim  # noqa: F401
 from .nn.functional import pdist  # noqa: F401  (torch.pdist is F.pdist)
 from . import optim

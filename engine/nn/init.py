@@ -4,6 +4,8 @@ from __future__ import annotations
 import math
 import warnings
 
+from .. import functional as E
+from .. import linalg
 from ..core.grad_mode import no_grad
 
 
@@ -109,7 +111,6 @@ def trunc_normal_(tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, 
     if (mean < a - 2 * std) or (mean > b + 2 * std):
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values "
                       "may be incorrect.", stacklevel=2)
-    from .. import functional as E
     with no_grad():
         p = _norm_cdf((b - mean) / std) - _norm_cdf((a - mean) / std)
         if p > 0.3:
@@ -148,7 +149,6 @@ def eye_(tensor):
     """The identity matrix (ones on the main diagonal of a 2-D tensor, zeros elsewhere)."""
     if tensor.ndim != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    from .. import functional as E
     with no_grad():
         tensor.copy_(E.eye(tensor.shape[0], tensor.shape[1], dtype=tensor.dtype, device=tensor.device))
     return tensor
@@ -180,8 +180,6 @@ def orthogonal_(tensor, gain: float = 1, generator=None):
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:
         return tensor
-    from .. import functional as E
-    from .. import linalg
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
     with no_grad():
@@ -202,7 +200,6 @@ def sparse_(tensor, sparsity: float, std: float = 0.01, generator=None):
     ``randperm`` (from the default generator, as PyTorch's, whatever ``generator`` is)."""
     if tensor.ndim != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    from .. import functional as E
     rows, cols = tuple(tensor.shape)
     num_zeros = math.ceil(sparsity * rows)
     with no_grad():

@@ -8,8 +8,8 @@ NOTE [ Padding ]
    each padded dim: the kernel gathers along those dims with a precomputed index, and the
    gradient scatter-adds back through the same indices (repeats add up). PyTorch's node
    keeps ``self`` and ``padding``; glassgrad's does too.
-3. Circular padding has no row: as in PyTorch it is composed (engine/nn/padding.py) from a copy into
-   a new tensor and slice assignments, so its graph is CopySlices over SliceBackward0 nodes.
+3. Circular padding has no row: as in PyTorch it is composed (engine/nn/functional/padding.py) from a
+   copy into a new tensor and slice assignments, so its graph is CopySlices over SliceBackward0 nodes.
 """
 from __future__ import annotations
 

@@ -21,7 +21,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+import numpy as np
+
 from .. import events as _events
+from ..backend import dtypes as _dtype
 from ..core.inplace import bump_version
 from ..core.tensor import Tensor
 from ..core.grad_mode import enable_grad, no_grad
@@ -147,8 +150,6 @@ class Optimizer:
         the default dtype), optimizer state from its first event. It lives on the CPU whatever the
         parameter's device, as PyTorch keeps it (without ``capturable``), so counting a step never
         waits for the GPU."""
-        import numpy as np
-        from ..backend import dtypes as _dtype
         dt = np.float64 if _dtype.get_default_dtype() is _dtype.float64 else np.float32
         return Optimizer._state_tensor(np.zeros((), dtype=dt))
 

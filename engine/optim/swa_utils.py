@@ -27,9 +27,9 @@ from copy import deepcopy
 from .. import functional as E
 from ..core.tensor import Tensor
 from ..core.grad_mode import no_grad
-from ..nn.batchnorm import _BatchNorm
-from ..nn.module import Module
-from .lr_scheduler import LRScheduler, _format_param
+from ..nn.modules.batchnorm import _BatchNorm
+from ..nn.modules.module import Module
+from .lr_scheduler.scheduler import LRScheduler, _format_param
 
 __all__ = ["AveragedModel", "update_bn", "SWALR", "get_ema_multi_avg_fn", "get_swa_multi_avg_fn", "get_ema_avg_fn",
            "get_swa_avg_fn"]

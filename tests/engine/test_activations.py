@@ -1,4 +1,5 @@
-"""Activation functions (engine/ops/activation.py, engine/nn/activation_fns.py, engine/nn/activation.py).
+"""Activation functions (engine/ops/activation.py, engine/nn/functional/activation.py,
+engine/nn/modules/activation.py).
 
 Values against the formulas, finite-difference gradients in float64, second derivatives for a few,
 PyTorch 2.13's exact values and gradients at NaN, +-inf, -0.0 and the threshold points, ``inplace=``

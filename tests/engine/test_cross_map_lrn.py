@@ -1,4 +1,4 @@
-"""nn.CrossMapLRN2d (engine/nn/cross_map_lrn.py): PyTorch's legacy windows, values and gradients."""
+"""nn.CrossMapLRN2d (engine/nn/modules/normalization.py): PyTorch's legacy windows, values and gradients."""
 from __future__ import annotations
 
 import numpy as np

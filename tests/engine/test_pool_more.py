@@ -1,5 +1,6 @@
 """Max unpooling, LP pooling, 1-D/3-D adaptive max pooling, 3-D adaptive average pooling, the 3-D padding
-and Upsampling modules (engine/nn/pool_more.py, engine/ops/pool_more.py)."""
+and Upsampling modules (engine/nn/functional/pooling.py, pooling3d.py, unpooling.py, engine/nn/modules/pooling.py,
+engine/ops/pool_more.py)."""
 from __future__ import annotations
 
 import itertools

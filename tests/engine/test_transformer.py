@@ -9,7 +9,7 @@ import pytest
 
 import engine
 import engine.nn as nn
-from engine.nn.transformer import _detect_is_causal_mask
+from engine.nn.modules.transformer import _detect_is_causal_mask
 from tests.engine.conftest import gradcheck
 
 

@@ -15,6 +15,7 @@ import math
 import types
 import warnings
 
+from ... import functional as E
 from ...core.tensor import Tensor
 from ...core.grad_mode import no_grad
 
@@ -25,7 +26,6 @@ def _as_list(tensors) -> list:
 
 def _vector_norm(x, p: float):
     """``torch.linalg.vector_norm(x, p)`` composed from engine ops."""
-    from ... import functional as E
     if p == 2.0:
         return E.norm(x)
     a = x.abs()
@@ -42,7 +42,6 @@ def _vector_norm(x, p: float):
 
 def get_total_norm(tensors, norm_type: float = 2.0, error_if_nonfinite: bool = False, foreach=None) -> Tensor:
     """The ``norm_type``-norm of all ``tensors`` together, as if concatenated into one vector."""
-    from ... import functional as E
     tensors = _as_list(tensors)
     norm_type = float(norm_type)
     with no_grad():
@@ -60,7 +59,6 @@ def get_total_norm(tensors, norm_type: float = 2.0, error_if_nonfinite: bool = F
 
 def clip_grads_with_norm_(parameters, max_norm: float, total_norm: Tensor, foreach=None) -> None:
     """Scale every ``.grad`` in place by ``min(1, max_norm / (total_norm + 1e-6))``."""
-    from ... import functional as E
     grads = [p.grad for p in _as_list(parameters) if p.grad is not None]
     max_norm = float(max_norm)
     if not grads:

@@ -1,8 +1,10 @@
 """``parameters_to_vector`` and ``vector_to_parameters``."""
 from __future__ import annotations
 
+from ... import functional as E
 from ...core.tensor import Tensor
-from ..module import _typename
+from ..modules.module import _typename
+from ..parameter import Parameter
 
 
 def _check_device(param, first) -> object:
@@ -15,7 +17,6 @@ def _check_device(param, first) -> object:
 
 def parameters_to_vector(parameters) -> Tensor:
     """One 1-D tensor: every parameter flattened, concatenated in order (a copy, in the graph)."""
-    from ... import functional as E
     device, flat = None, []
     for p in parameters:
         device = _check_device(p, device)
@@ -28,7 +29,6 @@ def vector_to_parameters(vec, parameters) -> None:
     parameters share ``vec``'s memory, whose storage is then counted as ``parameter``."""
     if not isinstance(vec, Tensor):
         raise TypeError(f"expected torch.Tensor, but got: {_typename(vec)}")
-    from ..parameter import Parameter
     device, start, any_param = None, 0, False
     for p in parameters:
         device = _check_device(p, device)

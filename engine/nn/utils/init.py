@@ -13,7 +13,7 @@ import threading
 
 from ...core.tensor import Tensor
 from .. import init as _init
-from ..module import Module
+from ..modules.module import Module
 
 _INIT_NAMES = ("uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_", "dirac_",
                "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_", "sparse_")

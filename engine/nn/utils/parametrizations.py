@@ -23,14 +23,18 @@ from __future__ import annotations
 import math
 from enum import Enum, auto
 
+import numpy as np
+
 from ...backend.dtype_info import finfo
 from ... import functional as E
+from ... import linalg
 from ...core.dispatch import apply
 from ...core.tensor import Tensor
 from ...core.grad_mode import no_grad
 from ...derivatives import OPS
-from ..distance import normalize
-from ..module import Module
+from ..functional.distance import normalize
+from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
+from ..modules.module import Module
 from . import parametrize
 from .weight_norm import _weight_norm, norm_except_dim
 
@@ -114,7 +118,6 @@ class _SpectralNorm(Module):
 
 
 def _conv_transpose_types():
-    from .. import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
     return ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 
 
@@ -175,7 +178,6 @@ def householder_product(A, tau):
 
 def _geqrf(A):
     """LAPACK's geqrf (reflectors below the diagonal, R on and above it, and ``tau``), on the host."""
-    import numpy as np
     a = A.detach().cpu().numpy()
     n, k = a.shape[-2], a.shape[-1]
     flat = a.reshape(-1, n, k)
@@ -211,7 +213,6 @@ class _Orthogonal(Module):
                 Q = matrix_exp(A)
             else:
                 eye = _eye_like(n, n, A)
-                from ... import linalg
                 Q = linalg.solve(E.add(eye, A, alpha=-0.5), E.add(eye, A, alpha=0.5))
             if n != k:
                 Q = Q[..., :k]
@@ -268,7 +269,6 @@ def _is_orthogonal(Q):
 
 def _make_orthogonal(A):
     """The Q of ``A = QR`` with R's diagonal made non-negative."""
-    from ... import linalg
     Q, R = linalg.qr(A)
     return Q * E.sgn(R.diagonal(dim1=-2, dim2=-1)).unsqueeze(-2)
 

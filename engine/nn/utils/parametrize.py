@@ -26,7 +26,7 @@ from contextlib import contextmanager
 
 from ...core.tensor import Tensor
 from ...core.grad_mode import no_grad
-from ..container import ModuleDict, ModuleList
+from ..modules.container import ModuleDict, ModuleList
 from ..parameter import Parameter
 
 _cache_enabled = 0

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from ... import functional as E
 from ...core.grad_mode import no_grad
-from ..distance import normalize
-from ..parameter import Parameter
+from ..functional.distance import normalize
+from ..parameter import Parameter, UninitializedParameter
+from .parametrizations import _conv_transpose_types
 
 
 class SpectralNorm:
@@ -69,7 +70,6 @@ class SpectralNorm:
         weight = module._parameters[name]
         if weight is None:
             raise ValueError(f"`SpectralNorm` cannot be applied as parameter `{name}` is None")
-        from ..uninitialized import UninitializedParameter
         if isinstance(weight, UninitializedParameter):
             raise ValueError("The module passed to `SpectralNorm` can't have uninitialized parameters. Make sure to "
                              "run the dummy forward before applying spectral normalization")
@@ -91,7 +91,6 @@ def spectral_norm(module, name: str = "weight", n_power_iterations: int = 1, eps
     """Rescale ``module.<name>`` by its largest singular value, estimated by power iteration before each
     forward (the weight is viewed as a matrix with ``dim`` first: 1 for transposed convolutions)."""
     if dim is None:
-        from .parametrizations import _conv_transpose_types
         dim = 1 if isinstance(module, _conv_transpose_types()) else 0
     SpectralNorm.apply(module, name, n_power_iterations, dim, eps)
     return module

@@ -8,7 +8,7 @@ import warnings
 from ... import functional as E
 from ...core.dispatch import apply
 from ...derivatives import OPS
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
 
 
 def norm_except_dim(v, pow=2, dim=0):
@@ -73,7 +73,6 @@ class WeightNorm:
             dim = -1
         fn = WeightNorm(name, dim)
         weight = getattr(module, name)
-        from ..parameter import UninitializedParameter
         if isinstance(weight, UninitializedParameter):
             raise ValueError("The module passed to `WeightNorm` can't have uninitialized parameters. Make sure to "
                              "run the dummy forward before applying weight normalization")
