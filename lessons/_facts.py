@@ -1,5 +1,11 @@
-"""Small queries over a step's events, shared by the lessons' facts and checks."""
+"""Small queries over a step's events, shared by the lessons' facts and checks.
+
+Memory and words come from ``replay``, as the app's and the pictures' do.
+"""
 from __future__ import annotations
+
+from replay import words
+from replay.memory import live_after
 
 
 def nodes(events) -> dict:
@@ -28,29 +34,8 @@ def released_bytes(events) -> int:
 
 
 def live_by_category(events_upto) -> dict:
-    """Live bytes per category after the given events (alloc/free/category events)."""
-    live: dict = {}
-    cat_of: dict = {}
-    for e in events_upto:
-        k = e["kind"]
-        if k == "alloc":
-            cat_of[e["storage"]] = e["category"]
-            live[e["category"]] = live.get(e["category"], 0) + e["bytes"]
-        elif k == "free":
-            c = cat_of.pop(e["storage"], e.get("category"))
-            live[c] = live.get(c, 0) - e["bytes"]
-        elif k == "category":
-            live[e["old"]] = live.get(e["old"], 0) - e["bytes"]
-            live[e["new"]] = live.get(e["new"], 0) + e["bytes"]
-            cat_of[e["storage"]] = e["new"]
-    return {c: b for c, b in live.items() if b}
+    """Live bytes per category after the given events, counted from nothing (``replay.memory``)."""
+    return live_after(events_upto)
 
 
-def nbytes(n: int) -> str:
-    """Bytes for people: 12 B, 3.0 KiB, 1.50 MiB."""
-    n = int(n)
-    if abs(n) < 1024:
-        return f"{n} B"
-    if abs(n) < 1024 ** 2:
-        return f"{n / 1024:.1f} KiB"
-    return f"{n / 1024 ** 2:.2f} MiB"
+nbytes = words.nbytes     # one format everywhere (NOTE [ One format ] in replay/words.py)

@@ -31,6 +31,8 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from replay.memory import Replay
+
 PANELS = ("graph", "memory", "log", "inspector", "narrative")
 
 
@@ -238,21 +240,8 @@ def select(events: list, selector: str, start: int = 0, end: int | None = None) 
     return end - 1
 
 
-def live_bytes_series(events: list) -> list:
-    """Live bytes (all devices, all categories) after each event, from alloc/free events."""
-    live, out = 0, []
-    for e in events:
-        k = e.get("kind")
-        if k == "alloc":
-            live += e.get("bytes", 0)
-        elif k == "free":
-            live -= e.get("bytes", 0)
-        out.append(live)
-    return out
-
-
 def _peak(events, start, end):
-    series = live_bytes_series(events[:end])
+    series = Replay(events[:end]).total     # live bytes, all devices, after each event
     best, at = None, start
     for i in range(start, end):
         if best is None or series[i] > best:

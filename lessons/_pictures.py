@@ -1,7 +1,10 @@
-"""Pictures for a lesson run, drawn by viz (a lesson still runs, and says so, when a picture cannot be drawn)."""
+"""Pictures for a lesson run, drawn by viz from one replay of its trace (a lesson still runs, and says so,
+when a picture cannot be drawn)."""
 from __future__ import annotations
 
 import os
+
+from replay.model import TraceModel
 
 
 def write_pictures(lr, outdir: str) -> list:
@@ -10,11 +13,12 @@ def write_pictures(lr, outdir: str) -> list:
         from viz.graph_dot import graph_picture
     except ImportError:
         return ["pictures: skipped (the viz package is not available)"]
+    model = TraceModel.from_trace(lr.trace)
     lines = []
     for r in lr.steps:
         idx = r.focus_index() if r.events else 0
         base = os.path.join(outdir, f"step{r.index + 1}_graph")
-        lines.append(_write_graph(graph_picture, lr, idx, base, r))
+        lines.append(_write_graph(graph_picture, model, idx, base, r))
     try:
         from viz.memory_plot import memory_figure, save_figure
 
@@ -26,9 +30,9 @@ def write_pictures(lr, outdir: str) -> list:
     return lines
 
 
-def _write_graph(graph_picture, lr, idx, base, r) -> str:
+def _write_graph(graph_picture, model, idx, base, r) -> str:
     try:
-        pic = graph_picture(lr.trace, step=idx, title=f"Step {r.index + 1}: {r.step.title} (event #{idx})")
+        pic = graph_picture(model, step=idx, title=f"Step {r.index + 1}: {r.step.title} (event #{idx})")
     except Exception as exc:
         return f"graph, step {r.index + 1}: not drawn ({type(exc).__name__}: {exc})"
     try:

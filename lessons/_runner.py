@@ -12,6 +12,8 @@ import traceback
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 
+from replay.words import event_line
+
 from ._format import CheckResult, Lesson, StepRun, fill
 
 
@@ -87,26 +89,6 @@ def _one_line(exc: BaseException) -> str:
 # ---------------------------------------------------------------- text
 
 
-def describe_event(ev: dict) -> str:
-    """One short line for an event (used by the text runner and the app's log)."""
-    k = ev.get("kind")
-    if k == "op":
-        node = ev.get("node") or {}
-        out = ev.get("output") or {}
-        return f"op {ev.get('op')} -> {node.get('name') or 'no grad_fn'} shape {tuple(out.get('shape', ()))}"
-    if k in ("execute", "leaf"):
-        return f"{k} {ev.get('name')} (node {ev.get('node')})"
-    if k in ("alloc", "free"):
-        return f"{k} {ev.get('bytes')} B {ev.get('category')} (storage {ev.get('storage')})"
-    if k == "mark":
-        return f"mark {ev.get('text')}" + (f": {ev['title']}" if "title" in ev else "")
-    if k == "compile_stage":
-        return f"compile_stage {ev.get('stage')} ({ev.get('nodes')} nodes)"
-    fields = ", ".join(f"{a}={b}" for a, b in ev.items() if a not in ("seq", "t", "phase", "kind")
-                       and not isinstance(b, (dict, list)))
-    return f"{k} {fields}".strip()
-
-
 def render_text(lr: LessonRun) -> str:
     L = lr.lesson
     out = [f"Lesson {L.number} · {L.title}", L.summary, ""]
@@ -120,7 +102,7 @@ def render_text(lr: LessonRun) -> str:
         if r.events:
             fi = r.focus_index()
             ev = lr.trace.events[fi]
-            out.append(f"Look at: the {r.step.focus.panel} panel, event #{fi} ({describe_event(ev)})")
+            out.append(f"Look at: the {r.step.focus.panel} panel, event #{fi} ({event_line(ev)})")
         out.append("Checks:")
         for c in r.checks:
             mark = "✓" if c.ok else "✗"

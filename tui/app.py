@@ -10,9 +10,10 @@ from collections import deque
 
 from textual.app import App
 
+from replay.model import TraceModel
+
 from .gcpause import paused_gc
 from .home_screen import HomeScreen
-from .model import TraceModel
 from .record_worker import command
 from .trace_screen import TraceScreen
 

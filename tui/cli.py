@@ -140,19 +140,19 @@ def _load(path: str):
 
 
 def summary(trace, name: str) -> str:
-    from .format import human_bytes
-    from .model import TraceModel
+    from replay.model import TraceModel
+    from replay.words import nbytes
 
     m = TraceModel.from_trace(trace)
     kinds: dict = {}
     for e in m.events:
         kinds[e.get("kind")] = kinds.get(e.get("kind"), 0) + 1
     lines = [f"{name}: {len(m)} events, {len(m.nodes)} graph nodes",
-             f"peak live memory: {human_bytes(m.peak_bytes)} after event #{m.peak_index}",
+             f"peak live memory: {nbytes(m.memory.peak_bytes)} after event #{m.memory.peak_index}",
              "events by kind: " + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items(), key=lambda kv: -kv[1]))]
     if len(m):
-        live = m.live_at(len(m) - 1)
-        lines.append("live at the end: " + (", ".join(f"{c} {human_bytes(b)}" for c, b in live.items() if b)
+        live = m.memory.live_at(len(m) - 1)
+        lines.append("live at the end: " + (", ".join(f"{c} {nbytes(b)}" for c, b in live.items() if b)
                                              or "nothing"))
     return "\n".join(lines)
 

@@ -8,8 +8,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from .format import event_line
-from .model import TraceModel
+from replay.model import TraceModel
+from replay.words import event_line
 
 PHASE_MARK = {"forward": "F", "backward": "B", "recompute": "R", "optimizer": "O"}
 

@@ -1,9 +1,10 @@
 """GraphView: the autograd graph at the current step, drawn with box-drawing characters.
 
-Boxes appear as forward creates nodes, light up as backward executes them; the
-second line of a box tells what the node saved (and whether it was released or
-dropped by checkpointing). Scroll with the mouse wheel or the arrow keys when
-focused; click a box to inspect the node.
+It draws the graph ``replay.model.TraceModel`` shows at the cursor (NOTE [ One trace
+model ]), the same nodes in the same states as the Graphviz picture (``w``). Boxes appear
+as forward creates nodes, light up as backward executes them; the second line of a box
+tells what the node saved (and whether it was released or dropped by checkpointing).
+Scroll with the mouse wheel or the arrow keys when focused; click a box to inspect the node.
 """
 from __future__ import annotations
 
@@ -15,27 +16,56 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from .format import human_bytes
+from replay.model import TraceModel
+from replay.words import nbytes, shape
+
 from .graph_layout import layout
-from .model import TraceModel
+
+_SAVED_WORDS = {"none": "saves nothing", "kept": "saved {b}", "released": "freed {b}", "packed": "packed {b}",
+                "recomputed": "saved {b}"}
 
 
-def node_texts(rec, i: int) -> tuple:
+def node_texts(model: TraceModel, nid, i: int) -> tuple:
     """Two text lines for a node's box at step i."""
+    rec = model.nodes[nid]
+    if rec.kind == "missing":
+        return rec.name, "built before recording"
     t = rec.tensor or {}
-    first = rec.name if not rec.is_leaf else (f"leaf {t['name']}" if t.get("name") else "AccumulateGrad")
     if rec.is_leaf:
-        shape = "×".join(str(d) for d in t.get("shape", [])) or "scalar"
-        second = f"[{shape}] {'grad ✓' if rec.state(i) in ('executed', 'current') else 'leaf'}"
-        return first, second
-    st = rec.saved_state(i)
-    b = human_bytes(rec.dropped_bytes if st == "dropped" else rec.saved_bytes())
-    dropped = f"✗ dropped {b}" if rec.dropped_bytes else "✗ not kept"
-    second = {"none": "saves nothing", "kept": f"saved {b}", "released": f"freed {b}",
-              "dropped": dropped, "packed": f"packed {b}"}[st]
-    if rec.recomputed:
+        first = f"leaf {t['name']}" if t.get("name") else "AccumulateGrad"
+        return first, f"{shape(t.get('shape'), 'box')} {'grad ✓' if model.state(nid, i) in ('executed', 'current') else 'leaf'}"
+    st = model.saved_state(nid, i)
+    if st == "dropped":
+        second = f"✗ dropped {nbytes(rec.dropped_bytes)}" if rec.dropped_bytes else "✗ not kept"
+    else:
+        second = _SAVED_WORDS[st].format(b=nbytes(rec.saved_bytes()))
+    if model.recomputed(nid, i):
         second = "↻ " + second
-    return first, second
+    return rec.name, second
+
+
+def panel_nodes(model: TraceModel, i: int) -> dict:
+    """What the panel draws at step i: {node id: (state, the box's two lines)}; the layout's input."""
+    return {nid: (model.state(nid, i), node_texts(model, nid, i)) for nid in model.shown(i)}
+
+
+def box_style(model: TraceModel, nid, i: int, selected=None, current=None) -> str:
+    """The component class a node's box is drawn with at step i."""
+    st = model.state(nid, i)
+    if nid == selected and st != "future":
+        return "graph--selected"
+    if st == "future":
+        return "graph--future"
+    if st == "current" or nid == current:
+        return "graph--current"
+    if model.saved_state(nid, i) == "dropped" and st != "executed":
+        return "graph--dropped"
+    if model.recomputed(nid, i) and st != "executed":
+        return "graph--recomputed"
+    if st == "executed":
+        return "graph--executed"
+    rec = model.nodes[nid]
+    return "graph--leaf" if rec.is_leaf else "graph--missing" if rec.kind == "missing" else "graph--pending"
 
 
 MAX_NODES = 400   # more than this and the view lays out the part of the graph around the cursor
@@ -45,8 +75,8 @@ class GraphView(ScrollView, can_focus=True):
     """The graph panel (a Line API widget: only visible rows are drawn)."""
 
     COMPONENT_CLASSES = {
-        "graph--edge", "graph--future", "graph--alive", "graph--current", "graph--executed",
-        "graph--selected", "graph--dropped", "graph--recomputed", "graph--leaf", "graph--empty",
+        "graph--edge", "graph--future", "graph--pending", "graph--current", "graph--executed",
+        "graph--selected", "graph--dropped", "graph--recomputed", "graph--leaf", "graph--missing", "graph--empty",
     }
 
     index: reactive[int] = reactive(0)
@@ -64,13 +94,12 @@ class GraphView(ScrollView, can_focus=True):
         self._key = None
         self._lay = None
         self._recs = {}
-        self._vis, self._vis_at = set(), None
 
     # -------------------------------------------------------------- layout
 
     def _ensure_layout(self) -> None:
-        nodes, i = self.model.nodes, self.index
-        ids = frozenset(n for n in self.model.graph_at(i) if nodes[n].created <= i)  # the graph grows as forward runs
+        i = self.index
+        ids = self.model.shown(i)          # the graph grows as forward runs
         key = (ids, i if len(ids) > MAX_NODES else None)
         if key == self._key and self._lay is not None:
             return
@@ -87,14 +116,7 @@ class GraphView(ScrollView, can_focus=True):
         labels = {nid: _widest(r) for nid, r in recs.items()}
         self._lay = layout(graph, labels)
         self._recs = recs
-        self._vis_at = None
         self.virtual_size = Size(self._lay.width, self._lay.height)
-
-    def _visible(self) -> set:
-        if self._vis_at != (self.index, self._key):
-            self._vis = {n for n, r in self._recs.items() if r.created <= self.index}
-            self._vis_at = (self.index, self._key)
-        return self._vis
 
     def watch_index(self, old: int, new: int) -> None:
         self._ensure_layout()
@@ -118,30 +140,13 @@ class GraphView(ScrollView, can_focus=True):
     def scroll_to_node(self, nid: int) -> None:
         self._ensure_layout()
         r = self._lay.rects.get(nid) if self._lay else None
-        rec = self._recs.get(nid)
-        if r and rec is not None and rec.created <= self.index:
+        if r and nid in self._recs:
             self.scroll_to_region(Region(*r), animate=False, force=True)
 
     # -------------------------------------------------------------- drawing
 
-    def _style(self, rec) -> Style:
-        i = self.index
-        st = rec.state(i)
-        if rec.id == self.selected and st != "future":
-            return self.get_component_rich_style("graph--selected")
-        if st == "future":
-            return self.get_component_rich_style("graph--future")
-        if st == "current" or rec.id == self.current:
-            return self.get_component_rich_style("graph--current")
-        if rec.saved_state(i) == "dropped" and st != "executed":
-            return self.get_component_rich_style("graph--dropped")
-        if rec.recomputed and st != "executed":
-            return self.get_component_rich_style("graph--recomputed")
-        if st == "executed":
-            return self.get_component_rich_style("graph--executed")
-        if rec.is_leaf:
-            return self.get_component_rich_style("graph--leaf")
-        return self.get_component_rich_style("graph--alive")
+    def _style(self, nid) -> Style:
+        return self.get_component_rich_style(box_style(self.model, nid, self.index, self.selected, self.current))
 
     def render_line(self, y: int) -> Strip:
         self._ensure_layout()
@@ -156,7 +161,7 @@ class GraphView(ScrollView, can_focus=True):
                     width, self.rich_style)
             return Strip.blank(width, self.rich_style)
         edge_style = self.get_component_rich_style("graph--edge")
-        vis = self._visible()
+        vis = self._recs
         cells = [" "] * lay.width
         owner = [None] * lay.width
         for x in range(lay.width):
@@ -167,7 +172,6 @@ class GraphView(ScrollView, can_focus=True):
         for nid in lay.rows.get(row, ()):
             if nid not in vis:
                 continue
-            rec = self._recs[nid]
             bx, by, bw, bh = lay.rects[nid]
             dy = row - by
             inner = bw - 2
@@ -185,7 +189,7 @@ class GraphView(ScrollView, can_focus=True):
                             line[x - bx - 1] = "┬"
                     text = "└" + "".join(line) + "┘"
             else:
-                t = node_texts(rec, i)[dy - 1]
+                t = node_texts(self.model, nid, i)[dy - 1]
                 t = t if len(t) <= inner else t[: inner - 1] + "…"
                 text = "│" + t.ljust(inner) + "│"
             for k, ch in enumerate(text):
@@ -208,7 +212,7 @@ class GraphView(ScrollView, can_focus=True):
     def _seg(self, text, owner, edge_style):
         if owner is None:
             return Segment(text, edge_style)
-        return Segment(text, self._style(self._recs[owner]))
+        return Segment(text, self._style(owner))
 
     def on_click(self, event) -> None:
         if self._lay is None:
@@ -219,19 +223,22 @@ class GraphView(ScrollView, can_focus=True):
         x = off.x + int(self.scroll_offset.x)
         y = off.y + int(self.scroll_offset.y)
         nid = self._lay.node_at(x, y)
-        if nid is not None and self._recs[nid].state(self.index) != "future":
+        if nid is not None and self.model.state(nid, self.index) != "future":
             self.selected = nid
             self.post_message(self.NodeClicked(nid))
 
 
 def _widest(rec) -> str:
     """The longest text the node's box will ever hold (sets its width, so the layout never moves)."""
-    name = node_texts(rec, -1)[0]
-    widest = "✗ dropped 999.9 KiB" if rec.region is not None or rec.dropped is not None else "freed 999.9 KiB"
-    second = ("↻ " if rec.recomputed else "") + widest
+    if rec.kind == "missing":
+        return max(rec.name, "built before recording", key=len) + " "
+    t = rec.tensor or {}
     if rec.is_leaf:
-        second = node_texts(rec, 1 << 60)[1]
-    return max(name, second, key=len) + " "
+        name = f"leaf {t['name']}" if t.get("name") else "AccumulateGrad"
+        return max(name, f"{shape(t.get('shape'), 'box')} {'grad ✓' if rec.runs else 'leaf'}", key=len) + " "
+    widest = "✗ dropped 999.9 KiB" if rec.region is not None or rec.dropped_at is not None else "freed 999.9 KiB"
+    second = ("↻ " if rec.recomputed_at is not None else "") + widest
+    return max(rec.name, second, key=len) + " "
 
 
-__all__ = ["GraphView", "node_texts"]
+__all__ = ["GraphView", "box_style", "node_texts", "panel_nodes"]

@@ -7,10 +7,10 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from .format import event_line, human_bytes, shape_str
-from .model import TraceModel
+from replay.model import TraceModel
+from replay.words import event_line, nbytes, shape, where
 
-_STATE_WORDS = {"future": "not created yet", "alive": "in the graph, waiting for backward",
+_STATE_WORDS = {"future": "not created yet", "pending": "in the graph, waiting for backward",
                 "current": "running now", "executed": "executed by backward"}
 
 
@@ -18,45 +18,50 @@ def _tensor(t: dict | None) -> str:
     if not t:
         return "-"
     name = f"{t['name']} " if t.get("name") else ""
-    return f"{name}{shape_str(t.get('shape'))} {t.get('dtype')} {human_bytes(t.get('bytes'))} on {t.get('device')}"
+    return f"{name}{shape(t.get('shape'))} {t.get('dtype')} {nbytes(t.get('bytes'))} on {t.get('device')}"
+
+
+def _saved(out: Text, model: TraceModel, rec, i: int) -> None:
+    out.append(f"saved     {nbytes(rec.saved_bytes())} ({model.saved_state(rec.id, i)})\n")
+    if rec.dropped_at is not None:
+        out.append(f"dropped   by checkpointing: {nbytes(rec.dropped_bytes)} freed; "
+                   "recomputed in backward\n", style="red")
+    for s in rec.saved:
+        flag = " = its output" if s.is_output else ""
+        out.append(f"  · {s.name}: {shape(s.shape)} {s.dtype} {nbytes(s.bytes)}"
+                   f" (storage {s.storage_at(i)}){flag}\n")
 
 
 def describe_node(model: TraceModel, nid: int, i: int) -> Text:
     rec = model.nodes[nid]
     out = Text()
     out.append(f"{rec.name}", style="bold")
-    out.append(f"  node {rec.id} · {_STATE_WORDS[rec.state(i)]}\n")
+    out.append(f"  node {rec.id} · {_STATE_WORDS[model.state(nid, i)]}\n")
+    if rec.kind == "missing":
+        out.append("built before recording began: only its name is known\n", style="dim")
     if rec.op:
         out.append(f"op        {rec.op}\n")
     if rec.file:
-        out.append(f"source    {os.path.basename(rec.file)}:{rec.line}\n")
+        out.append(f"source    {where(rec.file, rec.line)}\n")
     for k, t in enumerate(rec.inputs):
         out.append(f"input {k}   {_tensor(t)}\n")
     if rec.output:
         out.append(f"output    {_tensor(rec.output)}\n")
-        out.append(f"gradient  {shape_str(rec.output.get('shape'))} flows in here\n")
+        out.append(f"gradient  {shape(rec.output.get('shape'))} flows in here\n")
     if rec.tensor:
         out.append(f"leaf      {_tensor(rec.tensor)}\n")
-        out.append(f"gradient  {shape_str(rec.tensor.get('shape'))} accumulates into .grad\n")
+        out.append(f"gradient  {shape(rec.tensor.get('shape'))} accumulates into .grad\n")
     if rec.saved:
-        st = rec.saved_state(i)
-        out.append(f"saved     {human_bytes(rec.saved_bytes())} ({st})\n")
-        if rec.dropped is not None:
-            out.append(f"dropped   by checkpointing: {human_bytes(rec.dropped_bytes)} freed; "
-                       "recomputed in backward\n", style="red")
-        for s in rec.saved:
-            flag = " = its output" if s.get("is_output") else ""
-            out.append(f"  · {s['name']}: {shape_str(s.get('shape'))} {s.get('dtype')} {human_bytes(s.get('bytes'))}"
-                       f" (storage {s.get('storage')}){flag}\n")
-    elif not rec.is_leaf:
+        _saved(out, model, rec, i)
+    elif rec.kind == "fn":
         out.append("saved     nothing\n")
-    if rec.recomputed:
+    if model.recomputed(nid, i):
         out.append("recomputed in backward (checkpointing)\n", style="magenta")
     nxt = [n for n in rec.next if n[0] is not None]
     if nxt:
         out.append("next      " + ", ".join(f"{name}" for _, _, name in nxt) + "\n")
-    if rec.executed:
-        out.append("executed  at event " + ", ".join(f"#{x}" for x in rec.executed[:5]) + "\n")
+    if rec.runs:
+        out.append("executed  at event " + ", ".join(f"#{x}" for x in rec.runs[:5]) + "\n")
     return out
 
 
@@ -73,7 +78,7 @@ def describe_event(model: TraceModel, i: int) -> Text:
         if k == "file" and v:
             v = os.path.basename(str(v))
         if k in ("bytes", "reserved"):
-            v = f"{v} ({human_bytes(v)})"
+            v = f"{v} ({nbytes(v)})"
         out.append(f"{k:<10} {v}\n" if len(k) >= 10 else f"{k:<10}{v}\n")
     why = reserved_change(model, i)
     if why:
@@ -87,14 +92,15 @@ def reserved_change(model: TraceModel, i: int) -> str:
     k = e.get("kind")
     if k not in ("alloc", "free", "empty_cache") or not isinstance(e.get("reserved"), int):
         return ""
-    delta = model.reserved[i] - (model.reserved[i - 1] if i > 0 else model.reserved_start)
+    mem = model.memory
+    delta = mem.reserved[i] - (mem.reserved[i - 1] if i > 0 else mem.reserved_start)
     if k == "alloc":
         if delta > 0:
-            return f"+{human_bytes(delta)}: a new segment (no cached block fitted)"
+            return f"+{nbytes(delta)}: a new segment (no cached block fitted)"
         return "unchanged: fitted in a cached free block"
     if k == "free":
         return "unchanged: the block stays cached for reuse"
-    return f"-{human_bytes(-delta)}: wholly free segments given back"
+    return f"-{nbytes(-delta)}: wholly free segments given back"
 
 
 class Inspector(Static):

@@ -8,8 +8,8 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from .format import human_bytes
-from .model import TraceModel
+from replay.model import TraceModel
+from replay.words import nbytes
 
 EIGHTHS = " ▁▂▃▄▅▆▇█"
 SHORT = {"parameter": "param", "gradient": "grad", "activation": "act", "optimizer": "optim"}
@@ -30,7 +30,7 @@ def columns(model: TraceModel, width: int, lo: int = 0, hi: int | None = None) -
     out = []
     for c, a in enumerate(starts):
         b = max(a + 1, starts[c + 1] if c + 1 < width else hi)
-        seg = model.total[a:b]
+        seg = model.memory.total[a:b]
         j = max(range(len(seg)), key=seg.__getitem__)
         out.append((a + j, seg[j]))
     return out
@@ -86,9 +86,9 @@ class MemoryView(Widget, can_focus=True):
     def reserved_text(self) -> str:
         """"reserved 2.00 MiB" at the cursor, or "" when the trace has no reserved figures."""
         m = self.model
-        if not m.has_reserved or len(m) == 0:
+        if not m.memory.has_reserved or len(m) == 0:
             return ""
-        return f"reserved {human_bytes(m.reserved[m.clamp(self.index)])}"
+        return f"reserved {nbytes(m.memory.reserved[m.clamp(self.index)])}"
 
     def sync_reserved(self) -> None:
         """Put reserved_text() on the bottom border (only when it changed)."""
@@ -115,10 +115,11 @@ class MemoryView(Widget, can_focus=True):
 
     def peak_in(self, lo, hi) -> tuple:
         """(event index, bytes) of the highest total in [lo, hi) (the whole run's peak is precomputed)."""
+        mem = self.model.memory
         if (lo, hi) == (0, len(self.model)):
-            return self.model.peak_index, self.model.peak_bytes
+            return mem.peak_index, mem.peak_bytes
         if self._peak_key != (lo, hi):
-            seg = self.model.total[lo:hi]
+            seg = mem.total[lo:hi]
             j = max(range(len(seg)), key=seg.__getitem__) if seg else 0
             self._peak = (lo + j, seg[j] if seg else 0)
             self._peak_key = (lo, hi)
@@ -126,6 +127,7 @@ class MemoryView(Widget, can_focus=True):
 
     def render(self) -> Text:
         m = self.model
+        mem = m.memory
         w, h = self.size.width, self.size.height
         if len(m) == 0 or w < 10 or h < 3:
             return Text("No memory events yet.", style="dim")
@@ -143,14 +145,14 @@ class MemoryView(Widget, can_focus=True):
         scale = chart_h * 8 / top
         stacks = []
         for c, (ev, _) in enumerate(cols):
-            snap = m.snaps[i if c == cur_col else ev]
+            snap = mem.snaps[i if c == cur_col else ev]
             parts, acc = [], 0
             for k, v in enumerate(snap):
                 if v > 0:
                     acc += v
                     parts.append((acc * scale, k))
             stacks.append(parts)
-        styles = [self._cat_style(cat) for cat in m.categories]
+        styles = [self._cat_style(cat) for cat in mem.categories]
         cursor_line = self.get_component_rich_style("memory--cursor")
         cursor_bg = Style(bgcolor=cursor_line.bgcolor)
         text = Text()
@@ -188,14 +190,14 @@ class MemoryView(Widget, can_focus=True):
             axis[cur_col] = "┃"
         text.append("".join(axis), self.get_component_rich_style("memory--axis"))
         text.append("\n")
-        live = m.live_at(i)
+        live = mem.live_at(i)
         legend = Text()
-        legend.append(f"now {human_bytes(m.total[i])} ", self.get_component_rich_style("memory--now"))
-        legend.append(f"▲peak {human_bytes(peak_b)} ", self.get_component_rich_style("memory--peak"))
-        for cat in m.categories:
+        legend.append(f"now {nbytes(mem.total[i])} ", self.get_component_rich_style("memory--now"))
+        legend.append(f"▲peak {nbytes(peak_b)} ", self.get_component_rich_style("memory--peak"))
+        for cat in mem.categories:
             if live.get(cat):
                 legend.append("■", self._cat_style(cat))
-                legend.append(f"{SHORT.get(cat, cat)} {human_bytes(live[cat])} ")
+                legend.append(f"{SHORT.get(cat, cat)} {nbytes(live[cat])} ")
         legend.truncate(w)
         text.append_text(legend)
         return text

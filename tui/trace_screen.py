@@ -12,14 +12,15 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
+from replay.model import TraceModel
+from replay.words import event_line, nbytes
+
 from .event_log import EventLog
 from .export import write_step_graph
-from .format import event_line, human_bytes
 from .graph_view import GraphView
 from .help_screen import HelpScreen
 from .inspector import Inspector
 from .memory_view import MemoryView
-from .model import TraceModel
 from .narrative import Narrative
 
 SPEEDS = [1, 2, 5, 10, 25, 50, 100, 250, 1000, 5000, 20000]   # events a second
@@ -131,7 +132,7 @@ class TraceScreen(Screen):
         e = m.events[i]
         play = f"▶ playing {SPEEDS[self.speed]} events/s" if self.playing else "paused"
         return (f" {self.title_text} │ event #{i} of {n} │ {PHASE_WORDS.get(e.get('phase'), e.get('phase'))}"
-                f" │ {human_bytes(m.total[i])} live │ {play} │ ? help")
+                f" │ {nbytes(m.memory.total[i])} live │ {play} │ ? help")
 
     def _push_index(self) -> None:
         i = self.model.clamp(self.index)
@@ -244,10 +245,11 @@ class TraceScreen(Screen):
         """To the memory peak of what the chart shows (a lesson step, or the whole run)."""
         mv = self.query_one("#memory", MemoryView)
         lo, hi = mv._range()
-        at, peak = mv.peak_in(lo, hi) if hi > lo else (self.model.peak_index, self.model.peak_bytes)
+        mem = self.model.memory
+        at, peak = mv.peak_in(lo, hi) if hi > lo else (mem.peak_index, mem.peak_bytes)
         where = f"step {self.step + 1}" if mv.window is not None else "the run"
         self.index = at
-        self.notify(f"Peak of {where}: {human_bytes(peak)} live after event #{at}", timeout=3)
+        self.notify(f"Peak of {where}: {nbytes(peak)} live after event #{at}", timeout=3)
 
     def action_lesson_step(self, d: int) -> None:
         if self.lesson_run is None:

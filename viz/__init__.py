@@ -1,4 +1,6 @@
-"""Pictures of a recorded trace: the autograd graph (Graphviz) and memory timelines (matplotlib)."""
-from .graph_state import GraphState, default_step, phase_step  # noqa: F401
+"""Pictures of a recorded trace: the autograd graph (Graphviz) and memory timelines (matplotlib).
+
+Both draw what ``replay`` says a trace holds at a step; viz keeps no model of its own.
+"""
 from .graph_dot import GraphPicture, GraphvizNotFound, graph_picture, graph_source  # noqa: F401
 from .live_graph import make_dot  # noqa: F401

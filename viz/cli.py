@@ -114,7 +114,7 @@ def render_main(argv: list[str]) -> int:
         if n == 0:
             raise ValueError(f"the trace {args.trace!r} has no events: nothing to draw")
         say(f"{n} events")
-        from .graph_state import default_step, phase_step
+        from replay.graph import default_step, phase_step
         if args.phase:
             step = phase_step(tr, args.phase)
         elif args.step is not None:

@@ -13,7 +13,7 @@ ui.perfetto.dev, or chrome://tracing):
   slice over its optimizer-phase events, ``mark`` an instant event;
 - memory is a counter ("ph": "C") per device, "memory <device>", with one series per
   category, sampled at every alloc/free/category event (values from
-  ``Trace.replay_memory``); the caching allocator model's reserved bytes are a
+  ``replay.memory.by_device``); the caching allocator model's reserved bytes are a
   second counter, "reserved <device>" (series "reserved"), sampled at every
   alloc/free/empty_cache event that carries them (its own track: it is often far
   larger than the live bytes).
@@ -39,6 +39,8 @@ from __future__ import annotations
 
 import json
 import pickle
+
+from replay.memory import by_device
 
 PHASE_TIDS = {"forward": 1, "backward": 2, "recompute": 3, "optimizer": 4}
 PID = 1
@@ -111,7 +113,7 @@ def chrome_trace(trace) -> dict:
         slices.append(_slice(s["name"], "node", s["t"], s["t"], PHASE_TIDS.get(s["phase"], 2),
                              {"node": s["node"], "seq": s["seq"]}))
     out.extend(slices)
-    by_dev = _category_replay(trace)
+    by_dev = by_device(trace)
     for e in events:
         rows = by_dev.get(e["seq"])
         if rows is None:
@@ -130,30 +132,6 @@ def chrome_trace(trace) -> dict:
 def _slice(name, cat, start, end, tid, args) -> dict:
     return {"name": name, "cat": cat, "ph": "X", "ts": _us(start), "dur": round(max(end - start, 0) * 1e6, 3),
             "pid": PID, "tid": tid, "args": args}
-
-
-def _category_replay(trace) -> dict:
-    """seq -> (device, {category: live bytes on that device}) for memory events."""
-    cats: dict = {}
-    for dev, m in trace.meta.get("memory_at_start", {}).items():
-        cats[dev] = dict(m.get("by_category", {}))
-    out = {}
-    for e in trace.events:
-        k = e["kind"]
-        if k not in ("alloc", "free", "category"):
-            continue
-        dev = e["device"]
-        c = cats.setdefault(dev, {})
-        b = e["bytes"]
-        if k == "alloc":
-            c[e["category"]] = c.get(e["category"], 0) + b
-        elif k == "free":
-            c[e["category"]] = c.get(e["category"], 0) - b
-        else:
-            c[e["old"]] = c.get(e["old"], 0) - b
-            c[e["new"]] = c.get(e["new"], 0) + b
-        out[e["seq"]] = (dev, dict(c))
-    return out
 
 
 def _jsonable(obj):

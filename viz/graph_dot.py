@@ -1,32 +1,23 @@
-"""The autograd graph as Graphviz DOT, with a legend; rendering to svg/png/pdf.
+"""The autograd graph as Graphviz DOT, with a legend, written in pure Python.
 
-``graph_picture(events, step=...)`` draws a trace at one step;
-``make_dot(tensor)`` draws a live tensor's graph (as torchviz does).
-Both return a :class:`GraphPicture` with ``.source``, ``.render(path)`` and
-``_repr_svg_()``. Styles are listed once, in ``STYLES``, and the legend is built
-from the same table, so every style on the picture is explained beside it.
+``graph_picture(trace, step=...)`` draws the graph a ``replay.model.TraceModel`` shows at
+one step (``graph_source`` turns a ``replay.graph.Graph`` into DOT text);
+``make_dot(tensor)`` draws a live tensor's graph (as torchviz does). Both return a
+:class:`GraphPicture` with ``.source``, ``.render(path)`` and ``_repr_svg_()``. Styles are
+listed once, in ``STYLES``, and the legend is built from the same table, so every style on
+the picture is explained beside it.
 """
 from __future__ import annotations
 
-import os
 import re
 
-from . import _fmt
+from replay import words
+from replay.graph import Graph, default_step, graph_at
+from replay.model import TraceModel
+
 from . import graph_layout as layout
-from .graph_state import GraphState, default_step
-from .module_groups import assign_modules, collapsed_instances
-
-INSTALL_HINT = ("Graphviz's `dot` program was not found on PATH; it is needed to render the graph to an image. "
-                "Install it with `sudo apt-get install graphviz` (Debian/Ubuntu), `brew install graphviz` (macOS) "
-                "or from https://graphviz.org/download/. The DOT text is still available (`.source`, or save "
-                "it with a .dot/.gv file name).")
-
-FORMATS = ("svg", "png", "pdf")
-
-
-class GraphvizNotFound(RuntimeError):
-    """Raised by rendering when the Graphviz ``dot`` binary is missing."""
-
+from .module_groups import alike_line, assign_modules, collapsed_instances, ops_line
+from .picture import FORMATS, INSTALL_HINT, GraphPicture, GraphvizNotFound  # noqa: F401  (their home is picture.py)
 
 # style name -> (node attributes, legend text, legend swatch: (fill, cell style, text))
 STYLES = {
@@ -77,6 +68,10 @@ def _attrs(d: dict) -> str:
     return ", ".join(f"{k}={_q(v)}" for k, v in d.items())
 
 
+def _shape(dims) -> str:
+    return words.shape(dims, "tuple")
+
+
 def _html(s: str) -> str:
     return str(s).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
@@ -87,59 +82,13 @@ def _node_style(name: str, **extra) -> dict:
     return a
 
 
-class GraphPicture:
-    """DOT source for one picture; ``render`` needs Graphviz's ``dot``, ``source`` does not."""
-
-    def __init__(self, source: str, state: GraphState | None = None):
-        self.source = source
-        self.state = state
-
-    def __str__(self):
-        return self.source
-
-    def pipe(self, format: str = "svg") -> bytes:
-        import graphviz
-        if format not in FORMATS:
-            raise ValueError(f"unsupported image format {format!r}: choose one of {', '.join(FORMATS)}")
-        try:
-            return graphviz.pipe("dot", format, self.source.encode("utf-8"), quiet=True)
-        except graphviz.ExecutableNotFound:
-            raise GraphvizNotFound(INSTALL_HINT) from None
-        except graphviz.CalledProcessError as e:
-            err = (e.stderr or b"").decode("utf-8", "replace").strip()
-            raise RuntimeError(f"Graphviz failed to render the graph: {err}") from None
-
-    def render(self, path, format: str | None = None) -> str:
-        """Write the picture to ``path``; the format comes from its suffix (.svg/.png/.pdf, or .dot/.gv for DOT)."""
-        path = os.fspath(path)
-        fmt = format or os.path.splitext(path)[1].lstrip(".").lower()
-        if fmt in ("dot", "gv"):
-            data = self.source.encode("utf-8")
-        elif fmt in FORMATS:
-            data = self.pipe(fmt)
-        else:
-            raise ValueError(f"cannot tell the image format of {path!r}: use a .svg, .png or .pdf "
-                             "(or .dot/.gv for the DOT text) file name")
-        d = os.path.dirname(os.path.abspath(path))
-        if not os.path.isdir(d):
-            raise FileNotFoundError(f"the folder {d!r} for {path!r} does not exist")
-        tmp = path + ".tmp"
-        with open(tmp, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-        return path
-
-    def _repr_svg_(self):
-        return self.pipe("svg").decode("utf-8")
-
-
 # ------------------------------------------------------------------ labels
 def _fn_label(n) -> str:
     lines = [n.name]
     if n.output is not None:
         o = n.output
-        lines.append((f"{n.op} -> " if n.op else "") + f"{_fmt.shape(o.get('shape', []))} {_fmt.kind(o)}")
-    w = _fmt.where(n.file, n.line)
+        lines.append((f"{n.op} -> " if n.op else "") + f"{_shape(o.get('shape', []))} {words.kind(o)}")
+    w = words.where(n.file, n.line)
     if w:
         lines.append(w)
     if n.state == "current":
@@ -152,16 +101,18 @@ def _fn_label(n) -> str:
 def _leaf_label(n) -> str:
     t = n.tensor or {}
     name = t.get("name") or "leaf tensor"
-    lines = [name, f"{_fmt.shape(t.get('shape', []))} {_fmt.kind(t)} · {_fmt.nbytes(t.get('bytes', 0))}",
+    lines = [name, f"{_shape(t.get('shape', []))} {words.kind(t)} · {words.nbytes(t.get('bytes', 0))}",
              "AccumulateGrad"]
-    if n.state == "executed":
+    if n.state == "current":
+        lines.append("RUNNING NOW")
+    if n.state in ("current", "executed"):
         lines.append("grad accumulated")
     return "\n".join(lines)
 
 
 def _slot_line(slot, nodes) -> str:
     owner = nodes[slot.node].name if slot.node in nodes else f"node {slot.node}"
-    return f"{owner}._saved_{slot.name} · {_fmt.shape(slot.shape)} {slot.dtype}"
+    return f"{owner}._saved_{slot.name} · {_shape(slot.shape)} {slot.dtype}"
 
 
 # ------------------------------------------------------------------ the DOT
@@ -172,7 +123,7 @@ _NOTE_EDGE = {"live": 'style=dashed, color="#e65100", dir=none',
 
 
 class _Builder:
-    def __init__(self, state: GraphState, collapse: bool, min_repeats: int, legend: bool, title: str | None,
+    def __init__(self, state: Graph, collapse: bool, min_repeats: int, legend: bool, title: str | None,
                  total_steps: int | None):
         self.s = state
         self.lines: list[str] = []
@@ -200,8 +151,7 @@ class _Builder:
     def build(self) -> str:
         s = self.s
         assign_modules(s)
-        boxed = collapsed_instances(s, self.min_repeats) if self.collapse else {}
-        self.boxed = boxed
+        self.boxed = collapsed_instances(s, self.min_repeats) if self.collapse else {}
         head = ["digraph autograd {",
                 f"  graph [rankdir=TB, fontname=Helvetica, fontsize=12, labelloc=t, nodesep=0.25, "
                 f"ranksep=0.35, ordering=out, pack=true, packmode=\"array_tu{{columns}}\", label={_q(self._title())}];",
@@ -216,26 +166,7 @@ class _Builder:
         self.group = {v: f"spine{k}" for v, (k, _i) in self.pos.items()}
         spine_outs: dict = {}      # spine -> the output tensor drawn below it
 
-        # grad_fn and leaf nodes
-        for n in sorted(s.nodes.values(), key=lambda n: (n.seq, n.id)):
-            if n.id in boxed:
-                continue
-            nid = f"n{n.id}"
-            grp = {"group": self.group[nid]} if nid in self.group else {}
-            if n.kind == "leaf":
-                extra = {"fillcolor": "#a5d6a7"} if n.state == "executed" else {}
-                self.node(nid, _leaf_label(n), "leaf", **extra)
-            elif n.kind == "missing":
-                self.node(nid, f"{n.name}\n(built before recording)", "missing", **grp)
-            else:
-                extra = dict(grp)
-                if n.recomputed:
-                    self.used.add("recomputed")
-                    extra.update(STYLES["recomputed"][0])
-                    if n.state == "current":
-                        extra["penwidth"] = "3"
-                region = n.region if n.region is not None and n.region in s.regions else None
-                self.node(nid, _fn_label(n), n.state, region, **extra)
+        self._graph_nodes()
         # collapsed module boxes
         self._module_boxes()
         # graph edges; the spine's are heavy, skips along it come first (NOTE [ Graph picture layout ] rule 2)
@@ -256,7 +187,7 @@ class _Builder:
         for n in outs:
             o = n.output
             tid = f"t{o['id']}"
-            label = f"{o.get('name') or 'output'}\n{_fmt.shape(o.get('shape', []))} {_fmt.kind(o)}"
+            label = f"{o.get('name') or 'output'}\n{_shape(o.get('shape', []))} {words.kind(o)}"
             k = pos.get(self._id(n.id), (None,))[0]
             on_spine = k is not None and self._id(n.id) == self.spines[k][-1] and k not in spine_outs
             if on_spine:
@@ -267,17 +198,7 @@ class _Builder:
             edges.append((self._id(n.id), tid))
         self._saved()
         layout_edges = edges + self._ranks()
-        for rid, rl in sorted(self.region_lines.items()):
-            r = s.regions[rid]
-            txt = f"checkpoint region {rid}\ndropped {_fmt.nbytes(r.dropped_bytes)} in forward"
-            if r.recomputed:
-                txt += ", recomputed in backward"
-            self.used.add("region")
-            self.lines.append(f"  subgraph cluster_region_{rid} {{")
-            self.lines.append(f'    label={_q(txt)}; style=dashed; color="#8e24aa"; fontcolor="#6a1b9a"; '
-                              "fontsize=10;")
-            self.lines.extend("  " + x for x in rl)
-            self.lines.append("  }")
+        self._region_frames()
         # packing order: the graph's components, most graph nodes first, then the legend (rule 7)
         comps = sorted(layout.components(self.order, layout_edges),
                        key=lambda c: -sum(v.startswith(("n", "m_")) for v in c))
@@ -287,6 +208,45 @@ class _Builder:
             self.lines.append(self._legend(len(comps)))
         head[1] = head[1].replace("{columns}", str(len(comps) + self.legend), 1)
         return "\n".join(head + self.lines + ["}"]) + "\n"
+
+    def _graph_nodes(self):
+        """grad_fn, leaf and placeholder nodes, each in its checkpoint frame when it has one."""
+        s = self.s
+        for n in sorted(s.nodes.values(), key=lambda n: (n.seq, n.id)):
+            if n.id in self.boxed:
+                continue
+            nid = f"n{n.id}"
+            grp = {"group": self.group[nid]} if nid in self.group else {}
+            if n.kind == "leaf":
+                extra = (dict(STYLES["current"][0]) if n.state == "current" else
+                         {"fillcolor": "#a5d6a7"} if n.state == "executed" else {})
+                self.node(nid, _leaf_label(n), "leaf", **extra)
+            elif n.kind == "missing":
+                self.node(nid, f"{n.name}\n(built before recording)", "missing", **grp)
+            else:
+                extra = dict(grp)
+                if n.recomputed:
+                    self.used.add("recomputed")
+                    extra.update(STYLES["recomputed"][0])
+                    if n.state == "current":
+                        extra["penwidth"] = "3"
+                region = n.region if n.region is not None and n.region in s.regions else None
+                self.node(nid, _fn_label(n), n.state, region, **extra)
+
+    def _region_frames(self):
+        """One dashed cluster per checkpoint region, holding the lines drawn inside it."""
+        s = self.s
+        for rid, rl in sorted(self.region_lines.items()):
+            r = s.regions[rid]
+            txt = f"checkpoint region {rid}\ndropped {words.nbytes(r.dropped_bytes)} in forward"
+            if r.recomputed:
+                txt += ", recomputed in backward"
+            self.used.add("region")
+            self.lines.append(f"  subgraph cluster_region_{rid} {{")
+            self.lines.append(f'    label={_q(txt)}; style=dashed; color="#8e24aa"; fontcolor="#6a1b9a"; '
+                              "fontsize=10;")
+            self.lines.extend("  " + x for x in rl)
+            self.lines.append("  }")
 
     def _edges(self) -> list:
         """Graph edges between drawn ids, deduplicated after mapping nodes into boxes, in node order."""
@@ -363,7 +323,7 @@ class _Builder:
         step = f"step {s.step}" + (f" of {self.total_steps - 1}" if self.total_steps else "")
         where = "backward" if s.in_backward else s.phase
         return (f"autograd graph at {step} ({where}) · {c['nodes']} nodes, {c['executed']} executed · "
-                f"saved tensors hold {_fmt.nbytes(live)} beyond the leaves' own storage")
+                f"saved tensors hold {words.nbytes(live)} beyond the leaves' own storage")
 
     def _module_boxes(self):
         s = self.s
@@ -398,11 +358,11 @@ class _Builder:
             title = f"checkpoint {inst}" if inst.startswith("region ") else f"module {inst}"
             lines = [title,
                      f"collapsed: {_plural(len(fns), 'grad_fn node')} · {_plural(len(leaves), 'parameter')}",
-                     "ops: " + _ops_line(fns),
-                     f"saved: {_fmt.nbytes(live)} held beyond parameters"
-                     + (f", {_fmt.nbytes(released)} released" if released else "")]
+                     "ops: " + ops_line(fns),
+                     f"saved: {words.nbytes(live)} held beyond parameters"
+                     + (f", {words.nbytes(released)} released" if released else "")]
             if dropped:
-                lines.append(f"checkpointed: {_fmt.nbytes(dropped)} dropped")
+                lines.append(f"checkpointed: {words.nbytes(dropped)} dropped")
             if any(n.recomputed for n in fns):
                 lines.append("recomputed")
             lines.append(f"backward: {run}/{len(fns)} nodes run")
@@ -432,7 +392,7 @@ class _Builder:
                 lines.append(f"= storage of {leaf.label_name}: no extra bytes")
             else:
                 cat = st.category if st is not None else "?"
-                lines.append(f"storage {_fmt.nbytes(nbytes)} · {cat}")
+                lines.append(f"storage {words.nbytes(nbytes)} · {cat}")
             if not held:
                 freed = st is not None and not st.live
                 lines.append("released · memory freed" if freed else "released · storage still in use")
@@ -467,7 +427,7 @@ class _Builder:
             lines = ["dropped by checkpoint"] + [_slot_line(sl, s.nodes) for sl in slots[:4]]
             if len(slots) > 4:
                 lines.append(f"... and {len(slots) - 4} more")
-            lines.append(f"{_fmt.nbytes(slots[0].bytes)} not kept")
+            lines.append(f"{words.nbytes(slots[0].bytes)} not kept")
             region = s.nodes[slots[0].node].region
             self.node(did, "\n".join(lines), "dropped", region if region in s.regions else None)
             self.notes.append((did, [(f"n{sl.node}", _NOTE_EDGE["dropped"]) for sl in slots]))
@@ -485,7 +445,7 @@ class _Builder:
             rows.append(f'<TR><TD BGCOLOR="{fill}" COLOR="{color}" STYLE="{cstyle}">{_html(text)}</TD>'
                         f'<TD BORDER="0" ALIGN="LEFT">{_html(STYLES[k][1])}</TD></TR>')
         for insts in getattr(self, "alike", {}).values():
-            rows.append(f'<TR><TD BORDER="0"></TD><TD BORDER="0" ALIGN="LEFT">{_html(_alike_line(insts))}</TD></TR>')
+            rows.append(f'<TR><TD BORDER="0"></TD><TD BORDER="0" ALIGN="LEFT">{_html(alike_line(insts))}</TD></TR>')
         for color, estyle, text in EDGE_LEGEND:
             arrow = "&#8594;" if estyle == "solid" else "- - -"
             rows.append(f'<TR><TD BORDER="0"><FONT COLOR="{color}" POINT-SIZE="14"><B>{arrow}</B></FONT></TD>'
@@ -499,44 +459,28 @@ def _plural(k: int, word: str) -> str:
     return f"{k} {word}" if k == 1 else f"{k} {word}s"
 
 
-def _ops_line(fns, most: int = 4) -> str:
-    """The ops of a collapsed box in forward order, repeats counted: ``t, addmm, tanh`` or ``addmm ×4, ...``."""
-    counts: dict[str, int] = {}
-    for n in fns:
-        k = n.op or n.name
-        counts[k] = counts.get(k, 0) + 1
-    parts = [k if c == 1 else f"{k} ×{c}" for k, c in counts.items()]
-    if len(parts) > most:
-        parts = parts[:most] + [f"{len(parts) - most} more kinds"]
-    return ", ".join(parts)
-
-
-def _alike_line(insts: list) -> str:
-    """Legend line for one group of alike collapsed instances."""
-    what = "modules"
-    if all(i.startswith("region ") for i in insts):
-        what, insts = "checkpoint regions", [i[len("region "):] for i in insts]
-    names = insts if len(insts) <= 4 else insts[:2] + ["…"] + insts[-1:]
-    return f"{len(insts)} alike {what} drawn collapsed, one box each: {', '.join(names)}"
-
-
-def graph_source(state: GraphState, *, collapse: bool = True, min_repeats: int = 3, legend: bool = True,
+def graph_source(state: Graph, *, collapse: bool = True, min_repeats: int = 3, legend: bool = True,
                  title: str | None = None, total_steps: int | None = None) -> str:
-    """DOT text for a :class:`GraphState` (see ``STYLES`` for what each style means)."""
+    """DOT text for a :class:`replay.graph.Graph` (see ``STYLES`` for what each style means)."""
     return _Builder(state, collapse, min_repeats, legend, title, total_steps).build()
 
 
-def graph_picture(events, step: int | None = None, *, expand_modules: bool = False, min_repeats: int = 3,
+def graph_picture(trace, step: int | None = None, *, expand_modules: bool = False, min_repeats: int = 3,
                   legend: bool = True, title: str | None = None) -> GraphPicture:
-    """The autograd graph of a trace at ``step`` (default: just before the first backward)."""
-    evs = events.events if hasattr(events, "events") else list(events)
+    """The autograd graph of a trace (a Trace, an event list or a TraceModel) at ``step``.
+
+    The default step is just before the first backward (``replay.graph.default_step``).
+    """
+    model = trace if isinstance(trace, TraceModel) else TraceModel(
+        trace.events if hasattr(trace, "events") else list(trace), getattr(trace, "meta", None))
+    n = len(model)
     if step is None:
-        step = default_step(evs)
-    elif not -len(evs) <= step < len(evs):
-        raise IndexError(f"step {step} is out of range: the trace has {len(evs)} events (0..{len(evs) - 1})")
+        step = default_step(model.events)
+    elif not -n <= step < n:
+        raise IndexError(f"step {step} is out of range: the trace has {n} events (0..{n - 1})")
     elif step < 0:
-        step += len(evs)
-    state = GraphState.at(evs, step if step is not None else -1)
+        step += n
+    state = graph_at(model, step if step is not None else -1)
     src = graph_source(state, collapse=not expand_modules, min_repeats=min_repeats, legend=legend, title=title,
-                       total_steps=len(evs))
+                       total_steps=n)
     return GraphPicture(src, state)

@@ -5,8 +5,10 @@ The walk turns the live graph into the same events a recording would hold
 """
 from __future__ import annotations
 
+from replay.graph import graph_at
+from replay.model import TraceModel
+
 from .graph_dot import GraphPicture, graph_source
-from .graph_state import GraphState
 
 
 def graph_events(tensor, params: dict | None = None) -> list[dict]:
@@ -52,7 +54,7 @@ def make_dot(tensor, params: dict | None = None, *, legend: bool = True, expand_
         raise ValueError("make_dot: the tensor has no grad_fn (it is a leaf or was made without grad), "
                          "so there is no graph to draw")
     events = graph_events(tensor, params)
-    state = GraphState.at(events)
+    state = graph_at(TraceModel(events))
     for n in state.nodes.values():
         for sl, ev in zip(n.saved, _saved_of(events, n.id)):
             if ev.get("released"):

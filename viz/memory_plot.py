@@ -3,11 +3,11 @@
 ``memory_figure(trace)``: live bytes over events, stacked by category, phases
 shaded, the peak marked with the op that caused it, memory_reserved above when
 the trace has it. ``compare_figure(a, b)``: two traces' totals on one axis.
-Each figure carries its data as ``fig.glassgrad_data`` (MemoryTimeline objects).
+Each figure carries its data as ``fig.glassgrad_data`` (Timeline objects).
 
 NOTE [ Drawing reserved memory ]
 1. ``reserved`` is the caching allocator model's figure from the trace's events
-   (NOTE [ Memory replay ] rule 4); a trace without it draws no reserved line.
+   (NOTE [ Memory replay ] rule 3, in replay/memory.py); a trace without it draws no reserved line.
 2. For small models it dwarfs the live bytes (the first 1 KiB tensor reserves a
    2 MiB segment), and on one linear axis the stacked categories would shrink to a
    sliver. So with ``reserved="auto"`` a reserved peak above ``PANEL_RATIO`` times
@@ -22,8 +22,11 @@ from __future__ import annotations
 
 import os
 
-from . import _fmt
-from .memory_data import CATEGORIES, LABELS, MemoryTimeline, timeline
+from replay.memory import CATEGORIES, Timeline, timeline
+from replay.words import nbytes, unit_for
+
+LABELS = {"parameter": "parameters", "optimizer": "optimizer state", "gradient": "gradients",
+          "activation": "activations (saved for backward)", "input": "inputs", "other": "other (outputs, temporaries)"}
 
 COLORS = {"parameter": "#1f77b4", "optimizer": "#9467bd", "gradient": "#2ca02c", "activation": "#ff7f0e",
           "input": "#8c564b", "other": "#bdbdbd"}
@@ -45,7 +48,7 @@ def _figure(width=10.0, height=5.0):
     return fig
 
 
-def _shade_phases(ax, tl: MemoryTimeline, names: bool = True):
+def _shade_phases(ax, tl: Timeline, names: bool = True):
     """Shade backward/recompute/optimizer spans; name every span wide enough to hold its name."""
     done = set()
     n = max(len(tl.steps), 1)
@@ -92,7 +95,7 @@ def _reserved_panel(rax, rows, title):
     """
     res_max = max(max(t.reserved or [0]) for t, _, _ in rows)
     live_max = max(max(t.total + [1]) for t, _, _ in rows)
-    unit, div = _fmt.unit_for(max(res_max, 1))
+    unit, div = unit_for(max(res_max, 1))
     if len(rows) == 1:
         _shade_phases(rax, rows[0][0], names=False)
     for tl, lab, col in rows:
@@ -105,8 +108,8 @@ def _reserved_panel(rax, rows, title):
     rax.set_ylabel(f"reserved ({unit})")
     ratio = res_max / live_max
     times = f"{ratio:.1f}" if ratio < 10 else f"{ratio:,.0f}"
-    rax.text(0.01, 0.95, f"reserved reaches {_fmt.nbytes(res_max)}, {times}× the live peak "
-                         f"({_fmt.nbytes(live_max)}): the allocator takes whole segments from the device\n"
+    rax.text(0.01, 0.95, f"reserved reaches {nbytes(res_max)}, {times}× the live peak "
+                         f"({nbytes(live_max)}): the allocator takes whole segments from the device\n"
                          "and keeps freed blocks cached for reuse. Below: live bytes on their own scale.",
              transform=rax.transAxes, ha="left", va="top", fontsize=8, color="#424242", gid="reserved-note")
     rax.legend(loc="center right", bbox_to_anchor=(1.0, 0.38), fontsize=8, framealpha=0.9)
@@ -126,7 +129,7 @@ def memory_figure(trace, *, step: int | None = None, device: str | None = None, 
     fig = _figure(10.0, 7.4 if layout == "panel" else 5.6)
     ax, rax = _axes(fig, layout)
     top = max(tl.total + (tl.reserved if layout == "same" else []) + [1])
-    unit, div = _fmt.unit_for(top)
+    unit, div = unit_for(top)
     x = tl.steps
     _shade_phases(ax, tl)
     lower = [0.0] * len(x)
@@ -149,7 +152,7 @@ def memory_figure(trace, *, step: int | None = None, device: str | None = None, 
     if tl.peak_step >= 0:
         py = tl.peak_bytes / div
         ax.plot([tl.peak_step], [py], marker="v", color="#b71c1c", ms=9, zorder=5, gid="peak", ls="none")
-        text = f"peak {_fmt.nbytes(tl.peak_bytes)} at event {tl.peak_step}"
+        text = f"peak {nbytes(tl.peak_bytes)} at event {tl.peak_step}"
         if tl.peak_cause:
             text += f"\ncaused by {tl.peak_cause}"
         right = tl.peak_step > 0.6 * max(len(x) - 1, 1)
@@ -159,15 +162,15 @@ def memory_figure(trace, *, step: int | None = None, device: str | None = None, 
     if step is not None and x:
         s = min(max(step if step >= 0 else len(x) + step, 0), len(x) - 1)
         ax.axvline(s, color="#37474f", lw=1.2, ls=":", gid="step")
-        ax.annotate(f"step {s}: {_fmt.nbytes(tl.total[s])}", (s, 1.0), xycoords=("data", "axes fraction"),
+        ax.annotate(f"step {s}: {nbytes(tl.total[s])}", (s, 1.0), xycoords=("data", "axes fraction"),
                     xytext=(3, -12), textcoords="offset points", fontsize=8, color="#37474f")
     ax.set_ylim(0, top / div * 1.3)
     ax.set_xlim(-0.5, max(len(x) - 0.5, 0.5))
     ax.set_xlabel("event (trace order)")
     ax.set_ylabel(f"live / reserved memory ({unit})" if layout == "same" else f"live memory ({unit})")
     base = sum(tl.baseline.values())
-    sub = f" · {_fmt.nbytes(base)} already allocated when recording began" if base else ""
-    title = title or f"memory timeline on {tl.device} · peak {_fmt.nbytes(tl.peak_bytes)}{sub}"
+    sub = f" · {nbytes(base)} already allocated when recording began" if base else ""
+    title = title or f"memory timeline on {tl.device} · peak {nbytes(tl.peak_bytes)}{sub}"
     if rax is not None:
         res_div = _reserved_panel(rax, [(tl, "", "#212121")], title)
     else:
@@ -193,11 +196,11 @@ def compare_figure(a, b, labels=("A", "B"), *, device: str | None = None, title:
     fig = _figure(10.0, 7.0 if layout == "panel" else 5.0)
     ax, rax = _axes(fig, layout)
     top = max(max(t.total + (t.reserved or [] if layout == "same" else []) + [1]) for t in tls)
-    unit, div = _fmt.unit_for(top)
+    unit, div = unit_for(top)
     colors = ("#1565c0", "#e65100")
     for tl, lab, col in zip(tls, labels, colors):
         ax.step(tl.steps, [v / div for v in tl.total], where="post", color=col, lw=1.4,
-                label=f"{lab}: allocated · peak {_fmt.nbytes(tl.peak_bytes)}", gid=f"total:{lab}")
+                label=f"{lab}: allocated · peak {nbytes(tl.peak_bytes)}", gid=f"total:{lab}")
         ax.step(tl.steps, [v / div for v in tl.by_category["activation"]], where="post", color=col, lw=1.0,
                 ls=":", label=f"{lab}: activations saved for backward", gid=f"activation:{lab}")
         if layout == "same" and tl.reserved is not None:

@@ -112,3 +112,24 @@ def _trim_tails(members: dict, unit: dict, sig_of: dict) -> None:
             extra = {n.id for n in fns[len(common):]}
             members[inst] = [n for n in members[inst] if n.id not in extra]
             sig_of[inst] = common
+
+
+def ops_line(fns, most: int = 4) -> str:
+    """The ops of a collapsed box in forward order, repeats counted: ``t, addmm, tanh`` or ``addmm ×4, ...``."""
+    counts: dict[str, int] = {}
+    for n in fns:
+        k = n.op or n.name
+        counts[k] = counts.get(k, 0) + 1
+    parts = [k if c == 1 else f"{k} ×{c}" for k, c in counts.items()]
+    if len(parts) > most:
+        parts = parts[:most] + [f"{len(parts) - most} more kinds"]
+    return ", ".join(parts)
+
+
+def alike_line(insts: list) -> str:
+    """Legend line for one group of alike collapsed instances."""
+    what = "modules"
+    if all(i.startswith("region ") for i in insts):
+        what, insts = "checkpoint regions", [i[len("region "):] for i in insts]
+    names = insts if len(insts) <= 4 else insts[:2] + ["…"] + insts[-1:]
+    return f"{len(insts)} alike {what} drawn collapsed, one box each: {', '.join(names)}"

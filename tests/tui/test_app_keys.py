@@ -3,6 +3,7 @@ import os
 
 import pytest
 
+from replay.model import TraceModel
 from tui.app import GlassgradApp
 from tui.event_log import EventLog
 from tui.graph_view import GraphView
@@ -10,7 +11,6 @@ from tui.help_screen import HelpScreen
 from tui.home_screen import HomeScreen
 from tui.inspector import Inspector
 from tui.memory_view import MemoryView
-from tui.model import TraceModel
 from tui.narrative import Narrative
 from tui.trace_screen import SPEEDS, TraceScreen
 
@@ -56,10 +56,10 @@ async def test_stepping_keys(mlp_trace):
         await pilot.press("left_curly_bracket")
         assert s.index == 0
         await pilot.press("p")
-        assert s.index == m.peak_index
+        assert s.index == m.memory.peak_index
         # the panels follow the screen's index
-        assert s.query_one(GraphView).index == s.query_one(MemoryView).index == m.peak_index
-        assert s.query_one(EventLog).index == s.query_one(Inspector).index == m.peak_index
+        assert s.query_one(GraphView).index == s.query_one(MemoryView).index == m.memory.peak_index
+        assert s.query_one(EventLog).index == s.query_one(Inspector).index == m.memory.peak_index
 
 
 async def test_play_pause_and_speed(mlp_trace):
@@ -300,12 +300,12 @@ async def test_lesson_memory_chart_zooms_to_the_step(lesson_run):
         r = lr.steps[0]
         assert mv.window == (r.start, r.end)
         await pilot.press("p")                       # the step's own peak
-        step_total = s.model.total[r.start:r.end]
+        step_total = s.model.memory.total[r.start:r.end]
         assert s.index == r.start + step_total.index(max(step_total))
         await pilot.press("z")
         assert mv.window is None and "whole run" in str(mv.border_title)
         await pilot.press("p")
-        assert s.index == s.model.peak_index
+        assert s.index == s.model.memory.peak_index
         assert s.step == 2                            # the run's peak is in step 3; the step follows the cursor
         await pilot.press("z", "left_square_bracket")
         assert mv.window == (lr.steps[1].start, lr.steps[1].end)

@@ -1,8 +1,8 @@
 """Reserved bytes in the app: the model's series, the memory panel's border, the inspector's words."""
+from replay.model import TraceModel
 from tui.app import GlassgradApp
 from tui.inspector import Inspector, describe_event, reserved_change
 from tui.memory_view import MemoryView
-from tui.model import TraceModel
 
 MiB = 1 << 20
 
@@ -24,18 +24,18 @@ EVENTS = [
 
 def test_model_sums_each_devices_newest_reserved():
     m = TraceModel(EVENTS, {"memory_at_start": {"cpu": {"allocated": 0, "by_category": {}, "reserved": 2 * MiB}}})
-    assert m.has_reserved and m.reserved_start == 2 * MiB
-    assert m.reserved == [2 * MiB, 2 * MiB, 2 * MiB, 22 * MiB, 22 * MiB, 2 * MiB, 2 * MiB]
+    assert m.memory.has_reserved and m.memory.reserved_start == 2 * MiB
+    assert m.memory.reserved == [2 * MiB, 2 * MiB, 2 * MiB, 22 * MiB, 22 * MiB, 2 * MiB, 2 * MiB]
     built = TraceModel(meta={"memory_at_start": {"cpu": {"reserved": 2 * MiB}}})
     for e in EVENTS:                    # streamed one by one: the same series
         built.extend([e])
-    assert built.reserved == m.reserved
+    assert built.memory.reserved == m.memory.reserved
 
 
 def test_a_trace_without_reserved():
     evs = [{k: v for k, v in e.items() if k != "reserved"} for e in EVENTS]
     m = TraceModel(evs)
-    assert not m.has_reserved and m.reserved == [0] * len(evs)
+    assert not m.memory.has_reserved and m.memory.reserved == [0] * len(evs)
     assert reserved_change(m, 1) == "" and "reserved" not in describe_event(m, 1).plain
 
 
@@ -57,15 +57,15 @@ def test_inspector_says_what_the_event_did_to_reserved():
 
 async def test_memory_panel_border_shows_reserved_at_the_cursor(mlp_trace):
     m = TraceModel.from_trace(mlp_trace)
-    assert m.has_reserved                 # the fixture was recorded with reserved on its events
+    assert m.memory.has_reserved                 # the fixture was recorded with reserved on its events
     async with GlassgradApp("trace", trace=mlp_trace, title="t").run_test(size=(120, 36)) as pilot:
         s = pilot.app.screen
         mv = s.query_one(MemoryView)
         assert mv.reserved_text() == "reserved 2.00 MiB" and " reserved 2.00 MiB " in str(mv.border_subtitle)
         first = next(i for i, e in enumerate(m.events) if e["kind"] == "alloc")
-        assert m.reserved[first] == mlp_trace[first]["reserved"] == 2 * MiB
+        assert m.memory.reserved[first] == mlp_trace[first]["reserved"] == 2 * MiB
         await pilot.press("end")
-        assert mv.reserved_text() == "reserved 2.00 MiB" and m.reserved[-1] == 2 * MiB
+        assert mv.reserved_text() == "reserved 2.00 MiB" and m.memory.reserved[-1] == 2 * MiB
         await pilot.press("home")
         ins = s.query_one(Inspector)
         assert "+2.00 MiB: a new segment" in ins.content().plain      # event 0 allocates the first segment

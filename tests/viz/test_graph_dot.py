@@ -7,8 +7,8 @@ import pytest
 import engine as torch
 from engine import nn
 import viz
+from replay.graph import default_step
 from viz.graph_dot import INSTALL_HINT, STYLES, GraphvizNotFound, graph_picture
-from viz.graph_state import default_step
 
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None,
                                reason="Graphviz `dot` is not installed (apt-get install graphviz)")
@@ -149,7 +149,7 @@ def test_collapsed_modules_box_and_expand(stack_trace):
 
 
 def test_checkpoint_region_cluster_and_dropped():
-    from test_graph_state import CKPT
+    from tests.replay.traces import CKPT
     src = graph_picture(CKPT, 3).source
     assert "subgraph cluster_region_7 {" in src
     assert "checkpoint region 7\\ndropped 16 B in forward" in src
@@ -186,7 +186,7 @@ def test_render_files(mlp_trace, tmp_path, fmt, magic):
 @needs_dot
 def test_dot_accepts_every_fixture(sincos, mlp_trace, stack_trace):
     import subprocess
-    from test_graph_state import CKPT
+    from tests.replay.traces import CKPT
     for ev, step in [(sincos, None), (mlp_trace[0], None), (stack_trace(4), None), (CKPT, 3), (CKPT, None)]:
         src = graph_picture(ev, step).source
         r = subprocess.run(["dot", "-Tplain"], input=src.encode(), capture_output=True)

@@ -1,83 +1,9 @@
-"""Memory replay and the memory figures: checked on the plotted data, not on pixels."""
+"""The memory figures: checked on the plotted data, not on pixels (the replay's own tests: tests/replay)."""
 import pytest
 
-import engine as torch
-from engine import nn
+from replay.memory import CATEGORIES
+from tests.replay.traces import SYN
 from viz import memory_plot
-from viz.memory_data import CATEGORIES, timeline
-
-
-def _ev(seq, kind, phase="forward", **f):
-    return {"seq": seq, "t": 0.0, "phase": phase, "kind": kind, **f}
-
-
-SYN = [
-    _ev(0, "alloc", storage=1, bytes=1000, device="cpu", category="parameter"),
-    _ev(1, "alloc", storage=2, bytes=300, device="cpu", category="other"),
-    _ev(2, "category", storage=2, bytes=300, device="cpu", old="other", new="activation"),
-    _ev(3, "op", op="relu", inputs=[], output=None, node=None, file="/a/b/train.py", line=9, region=None),
-    _ev(4, "alloc", "backward", storage=3, bytes=1000, device="cpu", category="gradient"),
-    _ev(5, "free", "backward", storage=2, bytes=300, device="cpu", category="activation"),
-    _ev(6, "alloc", "optimizer", storage=4, bytes=2000, device="cpu", category="optimizer"),
-    _ev(7, "free", "optimizer", storage=9, bytes=50, device="cpu", category="input"),   # made before recording
-]
-
-
-def test_replay_by_category():
-    tl = timeline(SYN)
-    assert tl.baseline == {"input": 50}
-    assert tl.by_category["parameter"] == [1000] * 8
-    assert tl.by_category["activation"] == [0, 0, 300, 300, 300, 0, 0, 0]
-    assert tl.by_category["other"] == [0, 300, 0, 0, 0, 0, 0, 0]
-    assert tl.by_category["gradient"] == [0, 0, 0, 0, 1000, 1000, 1000, 1000]
-    assert tl.by_category["input"] == [50] * 7 + [0]
-    assert tl.total == [1050, 1350, 1350, 1350, 2350, 2050, 4050, 4000]
-    assert (tl.peak_step, tl.peak_bytes) == (6, 4050)
-    assert tl.phases == [(0, 3, "forward"), (4, 5, "backward"), (6, 7, "optimizer")]
-    assert tl.reserved is None
-
-
-def test_peak_cause_names_the_op():
-    evs = SYN[:4]
-    tl = timeline(evs)
-    assert tl.peak_step == 1 and tl.peak_cause == "relu (train.py:9)"
-
-
-def test_sincos_trace_matches_engine_counts(sincos):
-    tl = timeline(sincos.events)          # a bare event list: the inferring replay
-    # x (12 B, made before recording) is in the baseline; sin's output becomes an activation
-    assert tl.baseline == {"other": 12}
-    i = next(k for k, e in enumerate(sincos.events) if e["kind"] == "category" and e["new"] == "activation")
-    assert tl.by_category["activation"][i] == 12
-    assert tl.by_category["activation"][-1] == 0
-    assert tl.by_category["gradient"][-1] == 12        # x.grad
-    assert tl.total[-1] == 28                          # x, x.grad and y (the 0-d sum, still referenced)
-
-
-def test_parameters_made_before_recording_count_from_the_start(mlp_trace):
-    tr, model = mlp_trace
-    tl = timeline(tr.events)
-    nparam = sum(p.numel() * 4 for p in model.parameters())
-    assert tl.baseline["parameter"] == nparam == tl.by_category["parameter"][0] == tl.by_category["parameter"][-1]
-    assert max(tl.by_category["gradient"]) == nparam
-    assert tl.by_category["gradient"][-1] == 0         # zero_grad() set them to None
-
-
-def test_recorded_trace_starts_from_memory_at_start(mlp_trace):
-    tr, _ = mlp_trace
-    start = tr.meta.get("memory_at_start") if hasattr(tr, "meta") else None
-    if start is None or not hasattr(tr, "replay_memory"):
-        pytest.skip("this engine's traces carry no memory_at_start")
-    tl, own = timeline(tr), timeline(tr.events)
-    # everything alive at the start (this process's other tensors too) is the baseline ...
-    assert tl.baseline == {c: b for c, b in start["cpu"]["by_category"].items() if b}
-    assert tl.total[0] - own.total[0] == sum(tl.baseline.values()) - sum(own.baseline.values())
-    # ... and both replays then move by exactly the same bytes at every event
-    for c in CATEGORIES:
-        d = [a - b for a, b in zip(tl.by_category[c], own.by_category[c])]
-        assert len(set(d)) == 1, c
-    seq, live, cats = tr.replay_memory("cpu")[-1]
-    assert tl.total[-1] == live["cpu"]
 
 
 def _artist(ax, gid):
@@ -95,7 +21,7 @@ def test_memory_figure_stacks_to_the_total():
     total = _artist(ax, "total")
     assert [round(v * 1024) for v in total.get_ydata()] == tl.total
     stacked = data["stacked"]
-    assert list(stacked) == ["parameter", "optimizer", "gradient", "activation", "input", "other"]
+    assert list(stacked) == list(CATEGORIES)      # the trace format's one category order
     top = stacked["other"]
     assert [round(v * 1024) for v in top] == tl.total
     for c in stacked:                                   # each layer was drawn, with its label

@@ -3,8 +3,8 @@ import pytest
 
 import engine as torch
 from engine import nn
+from replay.memory import timeline
 from viz import memory_plot
-from viz.memory_data import timeline
 
 MiB = 1 << 20
 

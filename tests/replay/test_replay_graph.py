@@ -1,10 +1,19 @@
-"""The graph model replayed from traces: nodes, edges, saved slots, storages and step states."""
+"""The graph at one step, replayed from traces: nodes, edges, saved slots, storages and step states.
+
+Moved from tests/viz/test_graph_state.py: ``GraphState.at(events, step)`` became ``graph_at(TraceModel(events), step)``.
+"""
 import pytest
 
 import engine as torch
-from engine import nn
-from viz.graph_state import GraphState, default_step, phase_step
-from viz.module_groups import collapsed_instances, instance_of
+from replay.graph import default_step, graph_at, phase_step
+from replay.model import TraceModel
+from tests.replay.traces import CKPT
+
+
+def _at(trace, step=None):
+    """The graph a trace (or an event list) shows at ``step`` (None: the last event)."""
+    evs = trace.events if hasattr(trace, "events") else list(trace)
+    return graph_at(TraceModel(evs, getattr(trace, "meta", None)), step)
 
 
 def _index(tr, kind, **match):
@@ -19,7 +28,7 @@ def _by_name(g):
 
 
 def test_sincos_nodes_edges_and_saved(sincos):
-    g = GraphState.at(sincos, default_step(sincos))
+    g = _at(sincos, default_step(sincos))
     n = _by_name(g)
     assert set(n) == {"AccumulateGrad", "SinBackward0", "CosBackward0", "SumBackward0"}
     assert n["SumBackward0"].next == [(n["CosBackward0"].id, 0)]
@@ -45,22 +54,22 @@ def test_default_step_is_just_before_backward(sincos):
 
 def test_step_states_current_executed_released(sincos):
     i = _index(sincos, "execute", name="CosBackward0")
-    g = GraphState.at(sincos, i)
+    g = _at(sincos, i)
     n = _by_name(g)
     assert (n["SumBackward0"].state, n["CosBackward0"].state, n["SinBackward0"].state) == \
         ("executed", "current", "pending")
     assert g.current == n["CosBackward0"].id and g.in_backward
     assert n["CosBackward0"].saved[0].state == "live"
     r = _index(sincos, "release", node=n["CosBackward0"].id)
-    g = GraphState.at(sincos, r)
+    g = _at(sincos, r)
     n = _by_name(g)
     assert n["CosBackward0"].saved[0].state == "released"
     assert n["SinBackward0"].saved[0].state == "live"
     # the released activation's storage is freed two events later, the leaf's never
     cos_st = n["CosBackward0"].saved[0].storage
     assert g.storages[cos_st].live
-    assert not GraphState.at(sincos, r + 2).storages[cos_st].live
-    end = GraphState.at(sincos)
+    assert not _at(sincos, r + 2).storages[cos_st].live
+    end = _at(sincos)
     assert {x.state for x in end.nodes.values()} == {"executed"}
     assert end.current is None and not end.in_backward
     assert all(s.state == "released" for x in end.nodes.values() for s in x.saved)
@@ -77,7 +86,7 @@ def test_one_storage_saved_twice_is_one_storage():
     x = torch.randn(4, requires_grad=True)
     with torch.record() as tr:
         (x * x).sum()
-    g = GraphState.at(tr)
+    g = _at(tr)
     mul = _by_name(g)["MulBackward0"]
     assert [s.name for s in mul.saved] == ["other", "self"]  # PyTorch's packing order
     by_st = g.saved_by_storage()
@@ -87,7 +96,7 @@ def test_one_storage_saved_twice_is_one_storage():
 
 def test_mlp_parameters_named_and_weight_view_shares_storage(mlp_trace):
     tr, model = mlp_trace
-    g = GraphState.at(tr, default_step(tr))
+    g = _at(tr, default_step(tr))
     leaves = {n.label_name: n for n in g.nodes.values() if n.kind == "leaf"}
     assert set(leaves) == {"0.weight", "0.bias", "2.weight", "2.bias"}
     addmm = sorted((n for n in g.nodes.values() if n.name == "AddmmBackward0"), key=lambda n: n.seq)
@@ -108,11 +117,11 @@ def test_new_graph_after_backward():
     with torch.record() as tr:
         for _ in range(2):
             (w.exp() * 2).sum().backward()
-    g = GraphState.at(tr)
+    g = _at(tr)
     assert g.iteration == 1
     assert sorted(n.name for n in g.nodes.values()) == ["AccumulateGrad", "ExpBackward0", "MulBackward0",
                                                          "SumBackward0"]
-    first_exp = GraphState.at(tr, default_step(tr))
+    first_exp = _at(tr, default_step(tr))
     assert first_exp.iteration == 0
     assert _by_name(first_exp)["ExpBackward0"].id != _by_name(g)["ExpBackward0"].id
 
@@ -122,47 +131,18 @@ def test_node_built_before_recording_is_a_placeholder():
     y = x.exp()
     with torch.record() as tr:
         y.sum()
-    g = GraphState.at(tr)
+    g = _at(tr)
     exp = _by_name(g)["ExpBackward0"]
     assert exp.kind == "missing"
 
 
-def _ev(seq, kind, phase="forward", **f):
-    return {"seq": seq, "t": 0.0, "phase": phase, "kind": kind, **f}
-
-
-def _op(seq, nid, name, nxt, saved, region=None, phase="forward"):
-    return _ev(seq, "op", phase, op=name.lower(), inputs=[], output={"id": 100 + nid, "storage": 200 + nid,
-               "shape": [2], "dtype": "float32", "bytes": 8, "storage_bytes": 8}, file="m.py", line=seq,
-               region=region, node={"id": nid, "name": name, "next": nxt, "saved": saved, "attrs": {}})
-
-
-def _sv(name, storage, packed=False):
-    return {"name": name, "storage": storage, "bytes": 8, "shape": [2], "dtype": "float32",
-            "is_output": False, "packed": packed}
-
-
-CKPT = [
-    _ev(0, "leaf", node=1, name="AccumulateGrad", tensor={"id": 50, "storage": 60, "shape": [2],
-        "dtype": "float32", "bytes": 8, "storage_bytes": 8, "requires_grad": True, "leaf": True, "name": "w"}),
-    _op(1, 2, "SinBackward0", [[1, 0, "AccumulateGrad"]], [_sv("self", 60, packed=True)], region=7),
-    _op(2, 3, "CosBackward0", [[2, 0, "SinBackward0"]], [_sv("self", 202, packed=True)], region=7),
-    _op(3, 4, "SumBackward0", [[3, 0, "CosBackward0"]], []),
-    _ev(4, "backward_begin", roots=[104], retain_graph=False, create_graph=False),
-    _ev(5, "execute", "backward", node=4, name="SumBackward0"),
-    _op(6, 12, "SinBackward0", [[1, 0, "AccumulateGrad"]], [_sv("self", 60)], region=7, phase="recompute"),
-    _op(7, 13, "CosBackward0", [[12, 0, "SinBackward0"]], [_sv("self", 212)], region=7, phase="recompute"),
-    _ev(8, "execute", "backward", node=3, name="CosBackward0"),
-]
-
-
 def test_checkpoint_region_dropped_and_recomputed():
-    g = GraphState.at(CKPT, 3)
+    g = _at(CKPT, 3)
     r = g.regions[7]
     assert r.nodes == [2, 3] and r.dropped_bytes == 16 and not r.recomputed
     assert [s.state for s in g.nodes[3].saved] == ["dropped"]
     assert g.saved_by_storage() == {}
-    g = GraphState.at(CKPT)
+    g = _at(CKPT)
     assert g.regions[7].recomputed
     assert g.nodes[2].recomputed and g.nodes[3].recomputed and not g.nodes[4].recomputed
     assert 12 not in g.nodes and 13 not in g.nodes          # matched onto the forward nodes
@@ -170,39 +150,9 @@ def test_checkpoint_region_dropped_and_recomputed():
     assert g.nodes[3].state == "current"
 
 
-def test_instance_rule():
-    assert instance_of("blocks.3.attn.qkv") == ("blocks.3", "blocks.*")
-    assert instance_of("0") == ("0", "*")
-    assert instance_of("encoder.layers.11") == ("encoder.layers.11", "encoder.layers.*")
-    assert instance_of("head") is None and instance_of(None) is None
-
-
-def test_repeated_modules_collapse_and_tail_stays_outside(stack_trace):
-    tr = stack_trace(4)
-    g = GraphState.at(tr)
-    boxed = collapsed_instances(g)
-    assert set(boxed.values()) == {"0", "1", "2", "3"}
-    per = {}
-    for nid, inst in boxed.items():
-        per.setdefault(inst, []).append(g.nodes[nid].name)
-    for inst, names in per.items():
-        assert sorted(names) == ["AccumulateGrad", "AccumulateGrad", "AddmmBackward0", "TBackward0",
-                                 "TanhBackward0"], inst
-    outside = [n.name for n in g.nodes.values() if n.id not in boxed]
-    assert outside == ["SumBackward0"]        # the loss after the stack is not part of block 3
-    assert collapsed_instances(g, min_repeats=5) == {}
-    g2 = GraphState.at(stack_trace(2))
-    assert collapsed_instances(g2) == {}       # two alike are not enough by default
-
-
-def test_mlp_does_not_collapse(mlp_trace):
-    tr, _ = mlp_trace
-    assert collapsed_instances(GraphState.at(tr, default_step(tr))) == {}
-
-
 def test_real_checkpoint_non_reentrant(ckpt_trace):
     tr = ckpt_trace(False)
-    g = GraphState.at(tr, default_step(tr))
+    g = _at(tr, default_step(tr))
     (r,) = g.regions.values()
     names = [g.nodes[i].name for i in r.nodes]
     assert names == ["ReluBackward0", "TBackward0", "AddmmBackward0", "ReluBackward0"]
@@ -214,7 +164,7 @@ def test_real_checkpoint_non_reentrant(ckpt_trace):
     mat2 = {s.name: s for s in addmm.saved}["mat2"]           # the weight is kept: not dropped
     assert mat2.state == "live" and g.leaf_storages()[mat2.storage].label_name == "2.weight"
     assert not any(g.nodes[i].recomputed for i in r.nodes)
-    end = GraphState.at(tr)
+    end = _at(tr)
     assert end.regions[r.id].recomputed and all(end.nodes[i].recomputed for i in r.nodes)
     assert all(sl.state == "released" for i in r.nodes for sl in end.nodes[i].saved)
     assert {n.state for n in end.nodes.values()} == {"executed"}
@@ -222,10 +172,10 @@ def test_real_checkpoint_non_reentrant(ckpt_trace):
 
 def test_real_checkpoint_reentrant(ckpt_trace):
     tr = ckpt_trace(True)
-    g = GraphState.at(tr, default_step(tr))
+    g = _at(tr, default_step(tr))
     assert "CheckpointFunctionBackward" in {n.name for n in g.nodes.values()}
     assert not any(n.name == "ReluBackward0" for n in g.nodes.values())   # forward ran without grad
-    end = GraphState.at(tr)
+    end = _at(tr)
     rec = sorted(n.name for n in end.nodes.values() if n.recomputed)
     assert rec == ["AddmmBackward0", "ReluBackward0", "ReluBackward0", "TBackward0"]
     assert not end.in_backward and {n.state for n in end.nodes.values() if n.kind == "fn"} == {"executed"}

@@ -1,0 +1,491 @@
+"""TraceModel: a trace's events with per-event indices, so any step's graph and memory are a lookup.
+
+``TraceModel(events, meta)`` (or ``TraceModel.from_trace(trace)``) folds each event in once
+(``extend`` takes more as a running script streams them). It answers, for any step i (an
+event index): which nodes the graph shows, each node's state, each saved tensor's state,
+what checkpointing dropped and recomputed, and (``memory``) the live and reserved bytes.
+The app's graph panel, the Graphviz pictures (through ``replay.graph``) and the lessons
+all ask this one model, so they cannot disagree.
+
+NOTE [ One trace model ]
+1. Nodes: a grad_fn node exists from its ``op`` event (the ``node`` field), an AccumulateGrad
+   from its ``leaf`` event. A node that an edge or an ``execute`` names but the trace never
+   created (built before recording began) is a *missing* placeholder from the first event
+   that names it.
+2. A node is *future* before it exists, *pending* until backward runs it, *current* from
+   its ``execute`` event (an AccumulateGrad: its ``accumulate`` event) until the next
+   ``execute``, ``accumulate`` or ``backward_end``, then *executed*.
+3. A saved slot is *live* from its op event until a ``release`` event names (node, name):
+   then *released*. A slot a checkpoint packed inside its region is *dropped* (the
+   ``checkpoint_drop`` event before the op names its storage and bytes) unless the drop
+   says ``kept`` (a parameter, the region's input: alive anyway, so held). A dropped slot
+   is *recomputed* once the region's recompute rebuilt its node, and *released* when its
+   node has run in a backward without retain_graph; so is a live slot a hook packed (no
+   ``release`` event names a slot a hook packed).
+4. Ops recorded in phase "recompute" are matched to the forward nodes of the same
+   checkpoint region in order (the k-th node rebuilt is the k-th node of the region, if
+   their names agree); the forward node is *recomputed* from then on. A recompute op that
+   matches nothing (reentrant checkpointing: forward ran without grad) is a node of its
+   own, recomputed from its creation.
+5. Storages, not tensors, hold memory: slots that name one storage (views, an output
+   saved twice) are one storage, freed at its ``free`` event.
+6. Graphs: grad_fn nodes joined by edges are one graph (a weakly connected component).
+   AccumulateGrad nodes join nothing: PyTorch hands a leaf's one AccumulateGrad to every
+   graph built while an older graph still holds it. A leaf belongs to each graph whose ops
+   name it, from the first such op (from its own ``leaf`` event in the graph it was made
+   for). Its state counts only the accumulates since it joined the oldest graph shown with
+   it, so a new training iteration's leaves are pending again, not executed.
+7. A graph starts at its first node. It ends when PyTorch frees it: when a backward
+   without retain_graph that ran its nodes finishes (its saved tensors are released and
+   PyTorch refuses a second backward), or when the last tensor it produced dies (the
+   ``free`` of the storage of the last of its nodes' outputs; outputs that share an input's
+   storage, views and in-place results, do not count).
+8. The graph shown at step i is every graph started by i that has not left the view: a
+   graph freed by backward leaves when the next graph starts after that backward (so the
+   finished backward stays in view until new work begins); a graph whose last tensor died
+   leaves at once if a newer graph has started, else when the next one starts. A retained
+   graph stays while it lives, and the newest graph always shows (the end of a run keeps
+   its last picture).
+9. Events arrive in order; each is folded in once (``extend``) and a query compares the
+   stored indices with i (bisection, a few comparisons per node), never replaying events.
+"""
+from __future__ import annotations
+
+import bisect
+
+from .memory import Replay, reserved_start, start_of
+from .nodes import INF, Graph, Node, Region, Slot, View
+
+NODE_STATES = ("future", "pending", "current", "executed")
+SLOT_STATES = ("live", "released", "dropped", "recomputed")
+
+
+class TraceModel:
+    """A trace's events with the indices NOTE [ One trace model ] answers from; ``memory`` replays its bytes."""
+
+    def __init__(self, events=None, meta=None):
+        self.events: list = []
+        self.meta: dict = dict(meta or {})
+        self.memory = Replay(start=start_of(self.meta), reserved=reserved_start(self.meta))
+        self.nodes: dict = {}
+        self.node_events: list = []       # indices of op (with a node), leaf and execute events
+        self.phase_starts: list = []      # indices where the phase changes
+        self.marks: list = []             # (index, event) of mark events
+        self._phase = None
+        self._bounds: list = []           # indices of execute, accumulate and backward_end events (rule 2)
+        self._bound_node: list = []       # the node each of those runs (None for backward_end)
+        self._depth: list = [(-1, 0)]     # (index, backward nesting depth after it)
+        self._roots: list = []            # (index, root tensor ids) of backward_begin events
+        self._spent: list = []            # (index, node ids run) of backward passes that freed their graph
+        self._retain = False              # retain_graph of the outermost backward running
+        self._ran: set = set()            # nodes executed by the outermost backward running
+        self._current = None              # the node running (its saved slots finish when it stops)
+        self._regions: dict = {}
+        self._cursor: dict = {}           # region -> forward nodes matched by its recompute so far (rule 4)
+        self._drops: dict = {}            # node id -> [(index, checkpoint_drop event)] before its op event
+        self._outputs: dict = {}          # storage -> ids of nodes whose output it holds (rule 7)
+        self._parent: dict = {}           # union-find over graph nodes (rule 6)
+        self._graphs = None
+        self._firsts: list = []
+        self._views: dict = {}
+        self._storage_idx = None
+        if events:
+            self.extend(events)
+
+    @classmethod
+    def from_trace(cls, trace) -> "TraceModel":
+        return cls(list(trace.events), getattr(trace, "meta", None))
+
+    def __len__(self):
+        return len(self.events)
+
+    # ------------------------------------------------------------------ building
+
+    def extend(self, events) -> None:
+        events = list(events)
+        start = len(self.events)
+        self.events.extend(events)
+        self.memory.extend(events)
+        handlers, phase, starts = _HANDLERS, self._phase, self.phase_starts
+        for i, e in enumerate(events, start):
+            if e.get("phase") != phase or i == 0:
+                phase = e.get("phase")
+                starts.append(i)
+            handler = handlers.get(e.get("kind"))
+            if handler is not None:
+                handler(self, i, e)
+        self._phase = phase
+        self._graphs, self._views, self._storage_idx = None, {}, None
+
+    def _on_mark(self, i, e):
+        self.marks.append((i, e))
+
+    def _placeholder(self, nid, name, i, seq) -> Node:
+        n = self.nodes[nid] = Node(nid, name or "?", "missing", i, seq)
+        if not n.is_leaf:
+            self._parent[nid] = nid
+        return n
+
+    def _on_op(self, i, e):
+        info = e.get("node")
+        if not info:
+            return
+        self.node_events.append(i)
+        phase, region = e.get("phase", "forward"), e.get("region")
+        if phase == "recompute" and region is not None and self._match_recompute(i, info, region):
+            return
+        n = self.nodes.get(info["id"])
+        if n is None or n.kind == "missing":
+            n = Node(info["id"], info.get("name", "?"), "fn", i if n is None else n.created, e.get("seq", i))
+            self.nodes[n.id] = n
+        n.fill(e, info, i if phase == "recompute" else None)
+        self._parent.setdefault(n.id, n.id)
+        n.saved = [self._slot(n, sv, region, phase) for sv in info.get("saved", ())]
+        for j, d in self._drops.pop(n.id, ()):
+            n.dropped_by(j, d)
+        for nid, _, name in n.next:
+            if nid is None:
+                continue
+            child = self.nodes.get(nid) or self._placeholder(nid, name, i, e.get("seq", i))
+            if not child.is_leaf:
+                self._union(n.id, nid)
+            elif child.first_namer is None:
+                child.first_namer = n.id
+        out = e.get("output") or {}
+        ins = {t.get("storage") for t in e.get("inputs") or () if isinstance(t, dict)}
+        if out.get("storage") is not None and out["storage"] not in ins:
+            self._outputs.setdefault(out["storage"], []).append(n.id)
+            n.mortal = True
+        if region is not None:
+            self._regions.setdefault(region, Region(region)).add(i, n, phase == "recompute")
+
+    def _slot(self, n, sv, region, phase) -> Slot:
+        slot = Slot(n.id, sv)
+        if region is not None and slot.packed and phase != "recompute":
+            drop = {d.get("name"): d for _, d in self._drops.get(n.id, ())}.get(slot.name)
+            if drop is not None and drop.get("kept"):
+                slot.storage, slot.bytes = drop.get("storage"), drop.get("bytes", 0)
+            else:
+                slot.dropped = True
+                if drop is not None:
+                    slot.dropped_storage, slot.bytes = drop.get("storage"), drop.get("bytes", 0)
+        return slot
+
+    def _match_recompute(self, i, info, region) -> bool:
+        """Rule 4: the recompute op rebuilt the next forward node of its region, if the names agree."""
+        reg = self._regions.get(region)
+        k = self._cursor.get(region, 0)
+        if reg is None or k >= len(reg.nodes):
+            return False
+        target = self.nodes.get(reg.nodes[k])
+        if target is None or target.name != info.get("name"):
+            return False
+        self._cursor[region] = k + 1
+        if target.recomputed_at is None:
+            target.recomputed_at = i
+        target.about.append(i)
+        reg.recompute.append((i, target.id))
+        for sv in info.get("saved", ()):
+            for slot in target.saved:
+                if slot.name == sv.get("name") and slot.dropped and slot.recomputed_at is None:
+                    slot.recomputed_at, slot.recomputed_storage = i, sv.get("storage")
+                    break
+        return True
+
+    def _on_leaf(self, i, e):
+        self.node_events.append(i)
+        nid = e.get("node")
+        n = self.nodes.get(nid)
+        if n is None or n.kind == "missing":
+            n = self.nodes[nid] = Node(nid, e.get("name", "AccumulateGrad"), "leaf",
+                                       i if n is None else n.created, e.get("seq", i))
+        n.tensor = e.get("tensor")
+        n.about.append(i)
+
+    def _run(self, i, nid):
+        self._bounds.append(i)
+        self._bound_node.append(nid)
+        self._current = nid
+
+    def _on_execute(self, i, e):
+        self._finish(i)
+        self.node_events.append(i)
+        n = self.nodes.get(e.get("node")) or self._placeholder(e.get("node"), e.get("name"), i, e.get("seq", i))
+        n.runs.append(i)
+        n.about.append(i)
+        self._ran.add(n.id)
+        self._run(i, n.id)
+
+    def _on_accumulate(self, i, e):
+        self._finish(i)
+        n = self.nodes.get(e.get("node"))
+        if n is not None:
+            n.runs.append(i)
+            n.about.append(i)
+        self._run(i, n.id if n is not None else None)
+
+    def _on_release(self, i, e):
+        n = self.nodes.get(e.get("node"))
+        if n is None:
+            return
+        n.about.append(i)
+        for slot in n.saved:
+            if slot.name == e.get("name") and slot.released_at is None and slot.state(i) in ("live", "recomputed"):
+                slot.released_at = i
+                return
+
+    def _on_drop(self, i, e):
+        nid = e.get("node")
+        if nid is None:
+            return
+        if nid in self.nodes:
+            self.nodes[nid].dropped_by(i, e)
+        else:     # a checkpoint packs a saved tensor while its op runs: the drop comes before the op event
+            self._drops.setdefault(nid, []).append((i, e))
+
+    def _finish(self, i):
+        """The running node stopped (rule 3): without retain_graph its recomputed and hook-packed slots go."""
+        nid, self._current = self._current, None
+        n = self.nodes.get(nid) if nid is not None else None
+        if n is None or self._retain:
+            return
+        for slot in n.saved:
+            if slot.released_at is None:
+                st = slot.state(i)
+                if st == "recomputed" or (st == "live" and slot.packed):
+                    slot.released_at = i
+
+    def _on_backward_begin(self, i, e):
+        depth = self._depth[-1][1] + 1
+        if depth == 1:
+            self._retain, self._ran = bool(e.get("retain_graph")), set()
+        self._depth.append((i, depth))
+        self._roots.append((i, list(e.get("roots") or ())))
+
+    def _on_backward_end(self, i, e):
+        self._finish(i)
+        self._bounds.append(i)
+        self._bound_node.append(None)
+        depth = max(self._depth[-1][1] - 1, 0)
+        self._depth.append((i, depth))
+        if depth == 0 and not self._retain and e.get("phase") != "recompute":
+            self._spent.append((i, frozenset(self._ran)))
+
+    def _on_free(self, i, e):
+        for nid in self._outputs.pop(e.get("storage"), ()):
+            self.nodes[nid].died = i
+
+    def _find(self, a):
+        p = self._parent
+        while p[a] != a:
+            p[a] = p[p[a]]
+            a = p[a]
+        return a
+
+    def _union(self, a, b):
+        ra, rb = self._find(a), self._find(b)
+        if ra != rb:
+            self._parent[max(ra, rb)] = min(ra, rb)
+
+    # ------------------------------------------------------------------ graphs (rules 6-8)
+
+    def graphs(self) -> list:
+        """Every graph of the trace, by start (rules 6-7); ``hide`` is where a newer graph replaces it."""
+        if self._graphs is None:
+            self._graphs = self._build_graphs()
+        return self._graphs
+
+    def _build_graphs(self) -> list:
+        members: dict = {}
+        for nid, n in self.nodes.items():
+            if not n.is_leaf:
+                members.setdefault(self._find(nid), []).append(n)
+        spent: dict = {}
+        for end, ran in self._spent:
+            for nid in ran:
+                if nid in self._parent:
+                    r = self._find(nid)
+                    spent[r] = min(spent.get(r, end), end)
+        named = set()
+        out = []
+        for root, ms in members.items():
+            joins = {m.id: m.created for m in ms}
+            for m in ms:
+                for x, _, _ in m.next:
+                    leaf = self.nodes.get(x) if x is not None else None
+                    if leaf is not None and leaf.is_leaf:
+                        j = leaf.created if leaf.first_namer == m.id else m.created
+                        joins[x] = min(joins.get(x, j), j)
+                        named.add(x)
+            mortal = [m for m in ms if m.mortal]
+            died = max((m.died for m in mortal), default=None) if all(m.died is not None for m in mortal) else None
+            out.append(Graph(min(joins.values()), spent.get(root, INF), INF if died is None else died, joins,
+                             any(m.kind == "fn" for m in ms)))
+        for nid, n in self.nodes.items():      # a leaf no op named: a graph of its own, over at once
+            if n.is_leaf and nid not in named:
+                out.append(Graph(n.created, n.created, INF, {nid: n.created}, False))
+        out.sort(key=lambda g: g.first)
+        self._firsts = [g.first for g in out]
+        for g in out:
+            g.hide = min(self._next_start(g.spent), max(g.died, self._next_start(g.first)))
+        for n in self.nodes.values():
+            n.joins = []
+        for g in out:
+            for nid, j in g.joins.items():
+                self.nodes[nid].joins.append(j)
+        for n in self.nodes.values():
+            n.joins.sort()
+        return out
+
+    def _next_start(self, i):
+        """The first graph start after event i (inf when none)."""
+        k = bisect.bisect_right(self._firsts, i) if i != INF else len(self._firsts)
+        return self._firsts[k] if k < len(self._firsts) else INF
+
+    def view(self, i: int) -> View:
+        """What the graph panel and the picture show at step i (rule 8)."""
+        v = self._views.get(i)
+        if v is not None:
+            return v
+        gs = self.graphs()
+        k = bisect.bisect_right(self._firsts, i)
+        shown = [g for g in gs[:k] if g.hide > i]
+        ids, since = set(), {}
+        for g in shown:
+            for nid, j in g.joins.items():
+                if j <= i:
+                    ids.add(nid)
+                    if nid not in since or j < since[nid]:
+                        since[nid] = j
+        v = View(i, frozenset(ids), since, shown)
+        if len(self._views) > 8:
+            self._views.clear()
+        self._views[i] = v
+        return v
+
+    def shown(self, i: int) -> frozenset:
+        """Ids of the nodes the graph shows at step i."""
+        return self.view(i).ids
+
+    def iteration(self, i: int) -> int:
+        """How many graphs started before the newest one started by step i."""
+        return max(0, sum(1 for g in self.graphs() if g.has_fn and g.first <= i) - 1)
+
+    # ------------------------------------------------------------------ states at step i
+
+    def since(self, nid, i: int) -> int:
+        """From which event a node's runs count at step i (rule 6: a leaf's join, else its creation)."""
+        n = self.nodes[nid]
+        j = self.view(i).since.get(nid)
+        if j is None and n.is_leaf:
+            self.graphs()
+            k = bisect.bisect_right(n.joins, i) - 1
+            j = n.joins[k] if k >= 0 else None
+        return n.created if j is None else j
+
+    def state(self, nid, i: int) -> str:
+        """future | pending | current | executed (rule 2)."""
+        n = self.nodes[nid]
+        if n.created > i:
+            return "future"
+        k = bisect.bisect_right(n.runs, i) - 1
+        if k < 0 or n.runs[k] < self.since(nid, i):
+            return "pending"
+        b = bisect.bisect_right(self._bounds, i) - 1
+        return "current" if b >= 0 and self._bounds[b] == n.runs[k] else "executed"
+
+    def saved_state(self, nid, i: int) -> str:
+        """A node's saved tensors in one word: none | dropped | released | recomputed | packed | kept."""
+        n = self.nodes[nid]
+        states = [s.state(i) for s in n.saved]
+        if not states:
+            return "none"
+        for word in ("dropped", "released", "recomputed"):
+            if word in states:
+                return word
+        return "packed" if any(s.packed for s in n.saved) else "kept"
+
+    def recomputed(self, nid, i: int) -> bool:
+        """Whether checkpointing has rebuilt the node by step i (rule 4)."""
+        at = self.nodes[nid].recomputed_at
+        return at is not None and at <= i
+
+    def current(self, i: int):
+        """The node running at step i, or None."""
+        b = bisect.bisect_right(self._bounds, i) - 1
+        return self._bound_node[b] if b >= 0 else None
+
+    def in_backward(self, i: int) -> bool:
+        k = bisect.bisect_right(self._depth, (i, INF)) - 1
+        return self._depth[k][1] > 0
+
+    def roots(self, lo: int, hi: int) -> list:
+        """Tensor ids backward started from in events lo..hi."""
+        out = []
+        for j, rs in self._roots:
+            if lo <= j <= hi:
+                out.extend(r for r in rs if r not in out)
+        return out
+
+    def regions(self) -> dict:
+        """Checkpoint region id -> Region (its forward nodes, drops and recompute)."""
+        return self._regions
+
+    def storage_at(self, sid, i: int):
+        """(bytes, category, live) of a storage after event i from its memory events, or None before any."""
+        if self._storage_idx is None:
+            idx: dict = {}
+            for j, e in enumerate(self.events):
+                if e.get("kind") in ("alloc", "free", "category"):
+                    idx.setdefault(e.get("storage"), []).append(j)
+            self._storage_idx = idx
+        js = self._storage_idx.get(sid)
+        k = bisect.bisect_right(js, i) - 1 if js else -1
+        if k < 0:
+            return None
+        e = self.events[js[k]]
+        cat = e.get("new") if e.get("kind") == "category" else e.get("category")
+        return e.get("bytes", 0), cat or "other", e.get("kind") != "free"
+
+    # ------------------------------------------------------------------ moving around
+
+    def clamp(self, i: int) -> int:
+        return max(0, min(i, len(self.events) - 1))
+
+    def next_node_event(self, i: int, direction: int) -> int:
+        ne = self.node_events
+        if direction > 0:
+            j = bisect.bisect_right(ne, i)
+            return ne[j] if j < len(ne) else i
+        j = bisect.bisect_left(ne, i) - 1
+        return ne[j] if j >= 0 else i
+
+    def next_phase(self, i: int, direction: int) -> int:
+        ps = self.phase_starts
+        if direction > 0:
+            j = bisect.bisect_right(ps, i)
+            return ps[j] if j < len(ps) else self.clamp(len(self.events) - 1)
+        j = bisect.bisect_left(ps, i) - 1
+        return ps[j] if j >= 0 else 0
+
+    def step_of(self, i: int):
+        """(step number, mark event) of the lesson step owning event i, or None."""
+        owner = None
+        for idx, ev in self.marks:
+            if idx <= i and ev.get("text") == "step":
+                owner = (ev.get("step"), ev)
+        return owner
+
+
+_HANDLERS = {
+    "mark": TraceModel._on_mark,
+    "op": TraceModel._on_op,
+    "leaf": TraceModel._on_leaf,
+    "execute": TraceModel._on_execute,
+    "accumulate": TraceModel._on_accumulate,
+    "release": TraceModel._on_release,
+    "checkpoint_drop": TraceModel._on_drop,
+    "backward_begin": TraceModel._on_backward_begin,
+    "backward_end": TraceModel._on_backward_end,
+    "free": TraceModel._on_free,
+}
