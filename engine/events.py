@@ -14,6 +14,9 @@ import os
 import sys
 import threading
 
+# the memory categories of a storage, in the order every view stacks them (docs/memory-model.md)
+CATEGORIES = ("parameter", "gradient", "activation", "optimizer", "input", "other")
+
 active = False          # True while at least one recorder listens
 _recorders: list = []
 _lock = threading.Lock()

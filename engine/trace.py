@@ -33,11 +33,14 @@ import threading
 import time
 
 from . import events as _events
+from .core.graph import node_info
+from .core.tensor import tensor_info
 from .memory import state as _memstate
 
 FORMAT = "glassgrad-trace"
 VERSION = 1
 PHASES = ("forward", "backward", "recompute", "optimizer")
+CATEGORIES = _events.CATEGORIES    # a storage's memory categories, in stacking order
 
 # kind -> the kind's own fields (besides seq, t, phase, kind); see docs/trace-format.md
 KINDS = {
@@ -396,13 +399,50 @@ class record:
 # NOTE [ engine.trace is also torch.trace ]
 # 1. ``torch.trace(x)`` (the sum of a matrix's diagonal) and this module share the name ``engine.trace``;
 #    importing a submodule sets the package attribute to the module, so a plain function could not keep it.
-# 2. The module is therefore callable: ``engine.trace(x)`` runs engine._math_fns.trace, while
+# 2. The module is therefore callable: ``engine.trace(x)`` runs engine.functions.build.trace, while
 #    ``engine.trace.record`` and ``from engine.trace import Trace`` work as before.
 class _CallableModule(type(_events)):
     def __call__(self, input):
-        from ._math_fns import trace as matrix_trace
+        from .functions.build import trace as matrix_trace
         return matrix_trace(input)
 
 
 import sys as _sys  # noqa: E402
 _sys.modules[__name__].__class__ = _CallableModule
+
+
+def snapshot(tensor, params: dict | None = None) -> list[dict]:
+    """The graph behind a live ``tensor`` as the events a recording would hold (``leaf`` and ``op``,
+    in creation order), so readers draw a live graph from events, never from engine objects.
+    ``params`` (name -> tensor) names leaves."""
+    names = {id(p): k for k, p in (params or {}).items()}
+
+    def info(t):
+        d = tensor_info(t)
+        if id(t) in names:
+            d["name"] = names[id(t)]
+        return d
+
+    seen, stack, nodes = set(), [tensor.grad_fn] if tensor.grad_fn is not None else [], []
+    while stack:
+        n = stack.pop()
+        if n is None or n.id in seen:
+            continue
+        seen.add(n.id)
+        nodes.append(n)
+        stack.extend(nx for nx, _ in n.next_functions)
+    events = []
+    for n in sorted(nodes, key=lambda n: n.id):
+        if n.name() == "AccumulateGrad" and getattr(n, "variable", None) is not None:
+            events.append({"kind": "leaf", "phase": "forward", "node": n.id, "name": "AccumulateGrad",
+                           "tensor": info(n.variable)})
+            continue
+        ni = node_info(n)
+        for sv, (_, st) in zip(ni["saved"], n._saved.items()):
+            sv["released"] = bool(getattr(st, "released", False))
+        out = info(tensor) if n is tensor.grad_fn else None
+        events.append({"kind": "op", "phase": "forward", "op": None, "inputs": [], "output": out, "node": ni,
+                       "file": None, "line": None, "region": None})
+    for i, e in enumerate(events):
+        e["seq"] = i
+    return events

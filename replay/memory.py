@@ -31,9 +31,7 @@ import engine.trace as _format
 
 from .words import where
 
-# engine/trace.py does not export CATEGORIES yet: until it does, this is engine/core/storage.py's order
-CATEGORIES = tuple(getattr(_format, "CATEGORIES",
-                           ("parameter", "gradient", "activation", "optimizer", "input", "other")))
+CATEGORIES = _format.CATEGORIES
 MEMORY_KINDS = ("alloc", "free", "category")
 RESERVED_KINDS = tuple(k for k, fields in _format.KINDS.items() if "reserved" in fields)
 _TOUCHING = frozenset(MEMORY_KINDS + RESERVED_KINDS)

@@ -21,7 +21,7 @@ from ..memory import state as _memstate
 
 _ndarray = np.ndarray
 
-CATEGORIES = ("parameter", "gradient", "activation", "optimizer", "input", "other")
+CATEGORIES = _events.CATEGORIES
 
 
 class Storage:

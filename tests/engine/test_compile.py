@@ -225,7 +225,7 @@ def test_compile_stage_events():
     stages = [(e["stage"], e["nodes"]) for e in tr.events if e["kind"] == "compile_stage"]
     assert stages == [("graph", 5), ("joint", 5 + 11), ("partition", 5 + 3 + 11), ("fusion", 3 + 8)]
     assert "def joint(" in [e for e in tr.events if e["kind"] == "compile_stage"][1]["text"]
-    from tui.format import event_line        # the app's event log: one line per stage
+    from replay.words import event_line      # the app's event log: one line per stage
     assert event_line(tr.of_kind("compile_stage")[0]) == "compile: graph (5 nodes)"
     with engine.record() as tr2:
         cf(x, w)
