@@ -18,9 +18,10 @@ from .backend.dtypes import dtype, get_default_dtype, promote_types, set_default
 from .backend.size import Size
 from .core.tensor import Tensor
 from . import printing as _printing  # noqa: F401  (binds repr and deepcopy on Tensor)
-from ._legacy import BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor
+from .functions.legacy import BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor
 from .backend.print_options import set_printoptions
 from .backend.dtype_info import can_cast, finfo, iinfo, result_type
+from . import ops as _ops  # noqa: F401  (the op table's rows, every family: OPS is full from here on)
 from . import _tensor_methods  # noqa: F401  (binds methods and operators)
 from .functional import *  # noqa: F401,F403
 from .functional import (abs, all, any, bool, double, float, float32, float64, int64, long, max,  # noqa: A004

@@ -285,14 +285,14 @@ def _type(self, dtype=None):
     if dtype is None:
         n = names[self.dtype.name]
         return n.replace("torch.", "torch.cuda.") if self.device.type == "cuda" else n
-    from ._legacy import dtype_of_type_name
+    from .functions.legacy import dtype_of_type_name
     return self.to(dtype_of_type_name(dtype))
 
 
 Tensor.type = _type
 
 
-# ---- roll, scatter/scatter_, bernoulli, multinomial (engine/_more_ops.py) -----------------------------
+# ---- roll, scatter/scatter_, bernoulli, multinomial (engine/functions/shape.py, index.py, random.py) ---------
 def _roll(self, shifts, dims=None):
     return E.roll(self, shifts, dims)
 
@@ -308,7 +308,7 @@ Tensor.multinomial = lambda self, num_samples, replacement=False, *, generator=N
 
 
 def _scatter_(self, dim, index, src=None, value=None, *, reduce=None):
-    from ._more_ops import scatter_
+    from .functions.index import scatter_
     return scatter_(self, dim, index, src, value, reduce=reduce)
 
 
@@ -325,30 +325,10 @@ def _bernoulli_(self, p=0.5, *, generator=None):
 Tensor.bernoulli_ = _bernoulli_
 
 
-# ---- more math (engine/_math_fns.py) ---------------------------------------------------------------
-from ._math_fns import bind_methods as _bind_math_methods  # noqa: E402
-_bind_math_methods(Tensor)
-
-# ---- scatter_add_, index_add/fill/copy(_), fill_diagonal_, erfinv, sgn, isinf..., new_empty, data_ptr --------
-from ._index_fns import bind_methods as _bind_index_methods  # noqa: E402
-_bind_index_methods(Tensor)
-
-# ---- lgamma, digamma, polygamma, mvlgamma and their in-place forms (engine/_gamma_fns.py) --------------
-from ._gamma_fns import bind_methods as _bind_gamma_methods  # noqa: E402
-_bind_gamma_methods(Tensor)
+# ---- the torch.* families' methods, one table (engine/functions/methods.py) -------------------------------
+from .functions.methods import bind_methods as _bind_family_methods  # noqa: E402
+_bind_family_methods(Tensor)
 
 # ---- erfc, exp2, i0 (engine/special.py) ----------------------------------------------------------------
 from . import special as _special  # noqa: E402
 Tensor.erfc, Tensor.exp2, Tensor.i0 = _special.erfc, _special.exp2, _special.i0
-
-# ---- ravel, select, movedim, unfold, t_/transpose_/squeeze_/unsqueeze_, take, index_put(_), put(_)... ----------
-from ._shape_fns import bind_methods as _bind_shape_methods  # noqa: E402
-_bind_shape_methods(Tensor)
-
-# ---- quantile, cummax, cov, histogram, renorm, random_/exponential_/..., get_device, is_cpu (engine/_stats_fns.py)
-from ._stats_fns import bind_methods as _bind_stats_methods  # noqa: E402
-_bind_stats_methods(Tensor)
-
-# ---- tan, fmax, copysign, gcd, bitwise ops and operators, aliases and in-place forms (engine/_elementwise_fns.py)
-from ._elementwise_fns import bind_methods as _bind_elementwise_methods  # noqa: E402
-_bind_elementwise_methods(Tensor)

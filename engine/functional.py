@@ -11,7 +11,7 @@ from . import return_types
 from .backend import gaps as _backend, dtypes as _dtype
 from .core.dispatch import apply, broadcast_mismatch
 from .core.inplace import bump_version
-from ._factories import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,  # noqa: F401
+from .functions.factories import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,  # noqa: F401
                          linspace, logspace, ones, ones_like, rand, rand_like, randint, randn, randn_like,
                          randperm, tensor, zeros, zeros_like)
 from .backend.size import Size
@@ -19,7 +19,7 @@ from .core.tensor import Tensor, _wrap_dim
 from .core import fns as _fns
 from .core.operators import _binary, _broadcast_check, _is_bool, _scalar_ok, _shape_str, _t, add, mul, sub  # noqa: F401
 from .derivatives import _SLOT, OPS
-from .ops.conv import Geom
+from .ops.nn.conv import Geom
 
 bool = _dtype.bool_  # noqa: A001
 int64 = long = _dtype.int64
@@ -41,7 +41,7 @@ def div(input, other, *, rounding_mode=None):
     if rounding_mode is not None and not _dtype.result_type([_scalar_ok(input, "div"), _scalar_ok(other, "div")]) \
             .is_floating_point:
         return _int_div(input, other, rounding_mode)
-    if rounding_mode is not None:   # DivBackward2, a zero gradient (engine/ops/elementwise_more.py)
+    if rounding_mode is not None:   # DivBackward2, a zero gradient (engine/ops/elementwise/binary.py)
         if rounding_mode not in ("floor", "trunc"):
             raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
                              f"'{rounding_mode}'")
@@ -52,7 +52,7 @@ def div(input, other, *, rounding_mode=None):
 divide = true_divide = div
 
 
-# remainder and fmod (RemainderBackward0/1, FmodBackward0/1) are in engine/_elementwise_fns.py
+# remainder and fmod (RemainderBackward0/1, FmodBackward0/1) are in engine/functions/elementwise/binary.py
 
 
 def _int_div(input, other, rounding_mode):
@@ -196,7 +196,7 @@ def gelu(input, approximate="none"):
 def clamp(input, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    if isinstance(min, Tensor) or isinstance(max, Tensor):   # ClampBackward0 (rows in engine/ops/activation.py)
+    if isinstance(min, Tensor) or isinstance(max, Tensor):   # ClampBackward0 (rows in engine/ops/nn/activation.py)
         ref = min if isinstance(min, Tensor) else max
         lo, hi = (b if b is None or isinstance(b, Tensor) else full((), b, dtype=ref.dtype, device=ref.device)
                   for b in (min, max))
@@ -1269,7 +1269,7 @@ def _bound_type(fn, name, value):
 
 
 def clamp_min(input, min):
-    """ClampMinBackward0 for a number bound, ClampMinBackward1 for a tensor (engine/ops/activation.py)."""
+    """ClampMinBackward0 for a number bound, ClampMinBackward1 for a tensor (engine/ops/nn/activation.py)."""
     _bound_type("clamp_min", "min", min)
     if isinstance(min, Tensor):
         _broadcast_check(input, min)
@@ -1373,35 +1373,27 @@ def log_softmax(input, dim, dtype=None):
 __all__ = [n for n in dir() if not n.startswith("_")]
 
 
-# ---- roll, scatter, unique, std_mean/var_mean, normal/bernoulli/multinomial (engine/_more_ops.py) --------------
-from ._more_ops import bernoulli, multinomial, normal, roll, scatter, std_mean, unique, var_mean  # noqa: E402
-__all__ += ["bernoulli", "multinomial", "normal", "roll", "scatter", "std_mean", "unique", "var_mean"]
-
-# ---- more math: trigonometric, scans, median/mode, diagonals, add* products, cdist (engine/_math_fns.py) --------
-from ._math_fns import *  # noqa: E402,F401,F403
-from ._math_fns import __all__ as _math_all  # noqa: E402
-__all__ += [n for n in _math_all if n != "trace"]   # engine.trace: NOTE [ engine.trace is also torch.trace ]
-
-# ---- scatter_add, index_add/fill/copy, erfinv, sgn, isinf..., hstack... (engine/_index_fns.py) ----------------
-from ._index_fns import *  # noqa: E402,F401,F403
-from ._index_fns import __all__ as _index_all  # noqa: E402
-__all__ += _index_all
-
-# ---- lgamma, digamma, polygamma, mvlgamma (engine/_gamma_fns.py) -------------------------------------------
-from ._gamma_fns import digamma, lgamma, mvlgamma, polygamma  # noqa: E402
-__all__ += ["digamma", "lgamma", "mvlgamma", "polygamma"]
-
-# ---- ravel, select, movedim, unfold, take, index_put, put, masked_scatter, *_scatter... (engine/_shape_fns.py) ----
-from ._shape_fns import *  # noqa: E402,F401,F403
-from ._shape_fns import __all__ as _shape_all  # noqa: E402
-__all__ += _shape_all
-
-# ---- quantile, cummax, cov, trapezoid, histogram, windows, poisson, asarray... (engine/_stats_fns.py) ------
-from ._stats_fns import *  # noqa: E402,F401,F403
-from ._stats_fns import __all__ as _stats_all  # noqa: E402
-__all__ += _stats_all
-
-# tan, fmax/fmin, copysign, float_power, gcd, bitwise ops, constants, torch.<name>_ (engine/_elementwise_fns.py)
-from ._elementwise_fns import *  # noqa: E402,F401,F403
-from ._elementwise_fns import __all__ as _elementwise_all  # noqa: E402
-__all__ += _elementwise_all
+# ---- the torch.* families beyond the core (engine/functions/, one module per family, paired with engine/ops/) ---
+from .functions.elementwise import *  # noqa: E402,F401,F403
+from .functions.reduce import *  # noqa: E402,F401,F403
+from .functions.stats import *  # noqa: E402,F401,F403
+from .functions.shape import *  # noqa: E402,F401,F403
+from .functions.build import *  # noqa: E402,F401,F403
+from .functions.search import *  # noqa: E402,F401,F403
+from .functions.index import *  # noqa: E402,F401,F403
+from .functions.index_dim import *  # noqa: E402,F401,F403
+from .functions.linalg import *  # noqa: E402,F401,F403
+from .functions.special import *  # noqa: E402,F401,F403
+from .functions.random import *  # noqa: E402,F401,F403
+from .functions.tensor_info import *  # noqa: E402,F401,F403
+from .functions.factories import (asarray, bartlett_window, blackman_window, hamming_window, hann_window,  # noqa: E402
+                                  kaiser_window, scalar_tensor)
+from .functions import (build as _build, elementwise as _elementwise, index as _index,  # noqa: E402
+                        index_dim as _index_dim, linalg as _linalg, random as _random, reduce as _reduce,
+                        search as _search, shape as _shape, special as _special, stats as _stats,
+                        tensor_info as _tensor_info)
+for _family in (_elementwise, _reduce, _stats, _shape, _build, _search, _index, _index_dim, _linalg, _special,
+                _random, _tensor_info):
+    __all__ += _family.__all__
+__all__ += ["asarray", "bartlett_window", "blackman_window", "hamming_window", "hann_window", "kaiser_window",
+            "scalar_tensor"]

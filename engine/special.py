@@ -1,6 +1,6 @@
 """``torch.special``: the special functions under PyTorch's names. Most are the engine's own functions under
 another name (gammaln is lgamma, expit is sigmoid, psi is digamma ...), so each shows the grad_fn PyTorch's
-does; the rows that only live here are in engine/ops/special_ops.py (NOTE [ special kernels ])."""
+does; the rows that only live here are in engine/ops/special/torch_special.py (NOTE [ special kernels ])."""
 from __future__ import annotations
 
 import math
@@ -9,9 +9,9 @@ from . import functional as E
 from .core import fns
 from .core.dispatch import apply
 from .backend.dtypes import get_default_dtype
-from ._gamma_fns import digamma, polygamma
-from ._gamma_fns import lgamma as gammaln
-from ._gamma_fns import mvlgamma as multigammaln
+from .functions.special import digamma, polygamma
+from .functions.special import lgamma as gammaln
+from .functions.special import mvlgamma as multigammaln
 from .core.tensor import Tensor
 from .derivatives import OPS as _O
 

@@ -42,16 +42,16 @@ POINTWISE_FNS = frozenset(("exp", "log", "log1p", "logical_or", "sqrt", "sin", "
 
 POINTWISE_OPS = POINTWISE_OPS | frozenset(("add_number",))   # the + eps of rms_norm
 POINTWISE_OPS = POINTWISE_OPS | frozenset(("sub_number",))   # the - margin of cosine_embedding_loss
-POINTWISE_OPS = POINTWISE_OPS | frozenset(("erfinv", "sgn"))   # engine/ops/erfinv.py
+POINTWISE_OPS = POINTWISE_OPS | frozenset(("erfinv", "sgn"))   # engine/ops/special/erfinv.py
 
-# the elementwise math of engine/ops/math_ops.py
+# the elementwise math of engine/ops/elementwise/unary.py and binary.py
 POINTWISE_OPS = POINTWISE_OPS | frozenset((
     "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "sinc", "logit",
     "nan_to_num", "trunc", "frac", "deg2rad", "rad2deg", "atan2", "hypot", "logaddexp", "xlogy",
     "xlogy_number_other", "xlogy_number_self", "lerp", "lerp_tensor", "addcmul", "addcdiv"))
 
 
-# tan, fmax, copysign, ... and the integer-only ops (engine/ops/elementwise_more.py)
+# tan, fmax, copysign, ... and the integer-only ops (engine/ops/elementwise/)
 POINTWISE_OPS = POINTWISE_OPS | frozenset((
     "tan", "fmax", "fmin", "copysign", "copysign_number", "logaddexp2", "ldexp", "nextafter", "rsub", "rsub_number",
     "pow_number_base", "fmod", "fmod_number", "remainder", "remainder_number",

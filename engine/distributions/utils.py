@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import functional as E
 from ..core.tensor import Tensor, _numpy_ns
-from ..ops.gamma_ops import digamma_f64, lgamma_f64
+from ..ops.special.gamma import digamma_f64, lgamma_f64
 
 _EPS = {"float32": float(np.finfo(np.float32).eps), "float64": float(np.finfo(np.float64).eps)}
 _TINY = {"float32": float(np.finfo(np.float32).tiny), "float64": float(np.finfo(np.float64).tiny)}

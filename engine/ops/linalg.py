@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import math
 
-from ..derivatives import _keep, op
+from ..core.primitives import _keep
+from ..core.table import op
 
 
 class _LinAlgError(RuntimeError):

@@ -1,4 +1,4 @@
-"""Activation functions (engine/ops/activation.py, engine/nn/functional/activation.py,
+"""Activation functions (engine/ops/nn/activation.py, engine/nn/functional/activation.py,
 engine/nn/modules/activation.py).
 
 Values against the formulas, finite-difference gradients in float64, second derivatives for a few,
@@ -450,7 +450,7 @@ def test_logsigmoid_keeps_its_buffer_and_its_value_is_stable():
 
 def test_logsigmoid_on_cuda_keeps_an_empty_buffer(monkeypatch):
     """The kernel on CuPy (PyTorch's CUDA kernel returns a 0-element buffer); the gradient recomputes it."""
-    from engine.ops import activation
+    from engine.ops.nn import activation
     x = leaf(grid(6))
     want = F.logsigmoid(x).detach().numpy()
     monkeypatch.setattr(activation, "_on_cuda", lambda xp: True)

@@ -1,4 +1,4 @@
-"""Grouped and depthwise convolutions, padding modes, transposed convolutions (engine/ops/conv.py,
+"""Grouped and depthwise convolutions, padding modes, transposed convolutions (engine/ops/nn/conv.py,
 engine/nn/functional/conv.py, engine/nn/modules/conv.py): values against direct NumPy loops, finite differences in
 float64 (first and second order), what ConvolutionBackward0 keeps, PyTorch's errors, module repr/init."""
 from __future__ import annotations

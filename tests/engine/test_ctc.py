@@ -1,4 +1,5 @@
-"""F.ctc_loss and nn.CTCLoss (engine/nn/functional/likelihood_loss.py, engine/nn/modules/loss.py, engine/ops/ctc.py)."""
+"""F.ctc_loss and nn.CTCLoss (engine/nn/functional/likelihood_loss.py, engine/nn/modules/loss.py,
+engine/ops/nn/ctc.py)."""
 from __future__ import annotations
 
 import itertools

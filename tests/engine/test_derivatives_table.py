@@ -1,4 +1,4 @@
-"""The op table itself (engine/derivatives.py): one row per name."""
+"""The op table itself (engine/core/table.py; rows in core/primitives.py and engine/ops/): one row per name."""
 from __future__ import annotations
 
 import pytest

@@ -1,6 +1,6 @@
 """tan, fmax/fmin, copysign, float_power, logaddexp2, ldexp, nextafter, rsub, gcd/lcm, the bitwise
-operations and operators, the aliases and the in-place forms (engine/_elementwise_fns.py, rows in
-engine/ops/elementwise_more.py). Expected values, nodes and messages are PyTorch 2.13's."""
+operations and operators, the aliases and the in-place forms (engine/functions/elementwise/, rows in
+engine/ops/elementwise/). Expected values, nodes and messages are PyTorch 2.13's."""
 from __future__ import annotations
 
 import math
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import engine
-from engine._elementwise_fns import _TORCH_INPLACE
+from engine.functions.elementwise.inplace import _TORCH_INPLACE
 from tests.engine.conftest import BACKENDS, assert_matches, f64, gradcheck, gradgradcheck, on_backend
 
 D = engine.float64
@@ -626,7 +626,8 @@ def test_integer_ops_on_other_backends(name, backend):
 
 
 def exercise_elementwise_ops():
-    """One call per differentiable row of engine/ops/elementwise_more.py (test_every_table_op_is_exercised)."""
+    """One call per differentiable row of tan ... the comparisons in place (engine/ops/elementwise/), for
+    test_every_table_op_is_exercised."""
     x, y = leaf([0.5, -1.0, 2.0]), leaf([1.0, 2.0, 3.0])
     engine.tan(x), engine.fmax(x, y), engine.fmin(x, y), engine.copysign(x, y), engine.copysign(x, -1.0)
     engine.logaddexp2(x, y), engine.ldexp(x, y), engine.nextafter(x, y), engine.rsub(x, y), engine.rsub(x, 2.0)

@@ -1,5 +1,5 @@
 """F.embedding_bag and nn.EmbeddingBag (engine/nn/functional/sparse.py, engine/nn/modules/sparse.py,
-engine/ops/embedding_bag.py)."""
+engine/ops/nn/embedding.py)."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,5 +1,5 @@
-"""F.grid_sample, F.affine_grid (engine/nn/functional/sampling.py, engine/ops/sampling.py) and F.pdist
-(engine/nn/functional/distance.py, engine/ops/pdist.py)."""
+"""F.grid_sample, F.affine_grid (engine/nn/functional/sampling.py, engine/ops/nn/sampling.py) and F.pdist
+(engine/nn/functional/distance.py, engine/ops/nn/pdist.py)."""
 from __future__ import annotations
 
 import math

@@ -431,14 +431,16 @@ def test_compiled_function_matches_eager_values_and_gradients():
 
 
 def exercise_index_ops():
-    """One call per op-table row of engine/ops/index_ops.py and erfinv.py (for test_ops_grad's coverage check)."""
+    """One call per op-table row of engine/ops/shape/index_dim.py and special/erfinv.py (for test_ops_grad's
+    coverage check)."""
     for name in ("scatter_add", "index_add", "index_fill", "index_fill_tensor", "index_copy", "erfinv", "sgn",
                  "scatter_reduce_prod_True"):
         FD[name](f64(3, 4, seed=1), f64(2, 4, seed=2))
 
 
 def test_exercise_index_ops_runs_every_row():
-    from engine.ops import erfinv as erfinv_rows, index_ops
+    from engine.ops.shape import index_dim as index_ops
+    from engine.ops.special import erfinv as erfinv_rows
     rows = {n for n, o in engine.derivatives.OPS.items() if o.fwd.__module__ in (index_ops.__name__,
                                                                                  erfinv_rows.__name__)}
     with engine.record() as tr:

@@ -1,5 +1,5 @@
 """Unflatten, PixelShuffle/PixelUnshuffle/ChannelShuffle, the padding modules, Fold/Unfold, Bilinear
-(engine/ops/shuffle.py, engine/ops/bilinear.py, engine/nn/functional/shuffle.py, padding.py, im2col.py,
+(engine/ops/nn/shuffle.py, engine/ops/nn/bilinear.py, engine/nn/functional/shuffle.py, padding.py, im2col.py,
 linear_maps.py, and their modules in engine/nn/modules/): values against NumPy, finite differences in float64,
 PyTorch's nodes, errors and reprs."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""More of torch.*'s math (engine/_math_fns.py, rows in engine/ops/math_ops.py).
+"""More of torch.*'s math (engine/functions/, rows in engine/ops/elementwise/, reduce/, shape/ and blas.py).
 
 Each case in CASES runs the same code in glassgrad and in a real PyTorch 2.13: values, dtype,
 grad_fn name and the gradient of ``sum(out * w)`` (w fixed) are compared with what PyTorch

@@ -1,4 +1,4 @@
-"""GroupNorm, InstanceNorm, RMSNorm, LocalResponseNorm (engine/ops/norm.py, engine/nn/functional/normalization.py,
+"""GroupNorm, InstanceNorm, RMSNorm, LocalResponseNorm (engine/ops/nn/norm.py, engine/nn/functional/normalization.py,
 engine/nn/modules/normalization.py, engine/nn/modules/instancenorm.py): values against NumPy, finite differences in
 float64, the nodes and saved tensors PyTorch shows, errors in PyTorch's words, modules."""
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Max unpooling, LP pooling, 1-D/3-D adaptive max pooling, 3-D adaptive average pooling, the 3-D padding
 and Upsampling modules (engine/nn/functional/pooling.py, pooling3d.py, unpooling.py, engine/nn/modules/pooling.py,
-engine/ops/pool_more.py)."""
+engine/ops/nn/pool.py, pool3d.py, unpool.py)."""
 from __future__ import annotations
 
 import itertools
@@ -236,7 +236,7 @@ def test_upsampling_modules_and_nll_loss2d():
 
 # ---- fractional max pooling --------------------------------------------------------------------------
 def test_fractional_windows_follow_the_samples():
-    from engine.ops.pool_more import fractional_starts
+    from engine.ops.nn.pool import fractional_starts
     # a = (9 - 2) / (4 - 1) = 7/3; starts trunc((i + u) a) - trunc(u a), the last at 9 - 2
     assert fractional_starts([0.0, 0.7], 9, 4, 2, np.float64).tolist() == [[0, 2, 4, 7], [0, 2, 5, 7]]
     x = f64(2, 3, 9, 11, seed=31)
@@ -292,7 +292,8 @@ def test_other_backends_match_numpy(backend):
 
 
 def exercise_pool_more_ops():
-    """Runs each op-table row of engine/ops/pool_more.py once (for test_every_table_op_is_exercised)."""
+    """Runs each op-table row of max unpooling, 3-D adaptive and fractional max pooling (engine/ops/nn/) once
+    (for test_every_table_op_is_exercised)."""
     x = f64(1, 2, 4, 4, 4, seed=30)
     o2, i2 = F.max_pool2d(x[0], 2, return_indices=True)
     F.max_unpool2d(o2, i2, 2)

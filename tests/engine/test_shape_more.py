@@ -1,4 +1,4 @@
-"""Shape, view and index functions (engine/_shape_fns.py, rows in engine/ops/shape_more.py).
+"""Shape, view and index functions (engine/functions/shape.py, build.py, index.py; rows in engine/ops/shape/).
 
 Graph node names, saved tensors and error messages are compared with PyTorch through the
 fixture (test_saved_tensors.py, test_errors.py); here: values PyTorch 2.13 gives, gradients
@@ -484,6 +484,7 @@ def test_graph_free_functions_on_other_backends(backend):
 
 
 def exercise_shape_ops():
-    """One call per row of engine/ops/shape_more.py, with its backward (for test_ops_grad's table check)."""
+    """One call per row behind these shape functions (unfold, take, index_put, ...; engine/ops/shape/), with its
+    backward (for test_ops_grad's table check)."""
     for fn in BACKEND_CASES.values():
         _run(fn)

@@ -1,4 +1,4 @@
-"""lgamma, digamma, polygamma, mvlgamma (engine/ops/gamma_ops.py) and the engine.special namespace, against
+"""lgamma, digamma, polygamma, mvlgamma (engine/ops/special/gamma.py) and the engine.special namespace, against
 numbers printed by PyTorch 2.13 (float64) and finite differences."""
 import math
 

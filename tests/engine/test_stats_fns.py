@@ -1,5 +1,6 @@
 """quantile/nanquantile, cummax/cummin, msort, cov/corrcoef, trapezoid, histogram, inner/ger/vdot, renorm,
-the window functions, the random fills, poisson and the small utilities (engine/_stats_fns.py).
+the window functions, the random fills, poisson and the small utilities (engine/functions/reduce.py, stats.py,
+linalg.py, factories.py, random.py, tensor_info.py).
 
 Values are PyTorch 2.13's (recorded here); graphs and saved tensors are checked against the recorded
 fixture by test_saved_tensors.py, error messages by test_errors.py.
@@ -339,7 +340,8 @@ def test_scalar_tensor_and_predicates():
 
 
 def exercise_stats_ops():
-    """One call per row of engine/ops/stats_ops.py (test_ops_grad.test_every_table_op_is_exercised)."""
+    """One call per row of cummax, cummin, vdot, renorm, poisson and histogram (engine/ops/), for
+    test_ops_grad.test_every_table_op_is_exercised."""
     x = f64(3, 4, seed=25)
     engine.cummax(x, 1), engine.cummin(x, 0), engine.vdot(x[0], x[1]), engine.renorm(x, 2, 0, 1.0)
     engine.poisson(x.abs()), engine.histogram(x, 3)

@@ -1,4 +1,4 @@
-"""The activation functions of ``torch.nn.functional`` (rows in engine/ops/activation.py): ``softmax``,
+"""The activation functions of ``torch.nn.functional`` (rows in engine/ops/nn/activation.py): ``softmax``,
 ``log_softmax`` and ``tanh``, ``sigmoid``, ``gelu`` (engine.functional's), relu, relu6, hardtanh,
 threshold, elu, selu, celu, leaky_relu, rrelu, prelu, silu, mish, softplus, hardsigmoid, hardswish,
 softsign, logsigmoid, tanhshrink, hardshrink, softshrink, glu, softmin, their in-place forms, and
@@ -73,7 +73,7 @@ def relu_(input):
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """``x`` clamped to ``[min_val, max_val]``; the gradient is cut where ``x <= min_val`` or
-    ``x >= max_val`` (NOTE [ Activation gradients at NaN ] in engine/ops/activation.py)."""
+    ``x >= max_val`` (NOTE [ Activation gradients at NaN ] in engine/ops/nn/activation.py)."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     if input.dtype.name == "bool":

@@ -1,10 +1,10 @@
 """``F.conv1d/2d/3d`` and ``F.conv_transpose1d/2d/3d``: arguments checked as PyTorch checks them, in
-PyTorch's words, then one ConvolutionBackward0 row each (NOTE [ Convolution ] in engine/ops/conv.py)."""
+PyTorch's words, then one ConvolutionBackward0 row each (NOTE [ Convolution ] in engine/ops/nn/conv.py)."""
 from __future__ import annotations
 
 from ...core.dispatch import apply
 from ...derivatives import OPS
-from ...ops.conv import Geom, Geom3
+from ...ops.nn.conv import Geom, Geom3
 from .padding import pad
 
 _NAMES = {"float32": "float", "float64": "double", "int64": "long", "bool": "bool"}

@@ -1,6 +1,6 @@
 """Distances: ``F.cosine_similarity``, ``F.pairwise_distance``, ``F.normalize`` (composed as PyTorch composes
 them) and ``F.pdist``, the p-norm distance between every pair of rows (NOTE [ pdist ] in
-engine/ops/pdist.py)."""
+engine/ops/nn/pdist.py)."""
 from __future__ import annotations
 
 import numpy as np

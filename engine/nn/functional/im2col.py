@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...core.dispatch import apply
 from ...derivatives import OPS
-from ...ops.conv import Geom
+from ...ops.nn.conv import Geom
 
 
 def _pair(v, what):

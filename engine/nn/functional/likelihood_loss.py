@@ -1,6 +1,6 @@
 """The losses of a distribution or a likelihood: ``F.kl_div``, ``F.poisson_nll_loss``,
 ``F.gaussian_nll_loss`` and ``F.ctc_loss``, the connectionist temporal classification loss
-(NOTE [ CTC loss ] in engine/ops/ctc.py)."""
+(NOTE [ CTC loss ] in engine/ops/nn/ctc.py)."""
 from __future__ import annotations
 
 import math

@@ -1,5 +1,5 @@
 """``F.linear`` (``input @ weight.T + bias``) and ``F.bilinear`` (``y = x1^T W x2 + b`` per output feature,
-NOTE [ Bilinear ] in engine/ops/bilinear.py)."""
+NOTE [ Bilinear ] in engine/ops/nn/bilinear.py)."""
 from __future__ import annotations
 
 from ... import functional as E

@@ -1,7 +1,7 @@
 """The losses of classification and regression: ``F.nll_loss``, ``F.cross_entropy``, ``F.mse_loss``,
 ``F.binary_cross_entropy(_with_logits)``, ``F.l1_loss``, ``F.smooth_l1_loss``, ``F.huber_loss``, and the
 reduction helpers every loss shares (``reduction``, PyTorch's legacy ``size_average``/``reduce``).
-Rows in engine/core/primitives.py and engine/ops/loss.py; the rest composed from ops as PyTorch composes
+Rows in engine/ops/nn/loss.py; the rest composed from ops as PyTorch composes
 them (so the graph shows PyTorch's nodes)."""
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from ...backend import gaps as _backend
 from ... import functional as E
 from ...core.dispatch import apply
 from ...derivatives import OPS
-from ...ops.loss import REDUCTION_ENUM
+from ...ops.nn.loss import REDUCTION_ENUM
 from .activation import log_softmax
 
 _REDUCTIONS = ("mean", "sum", "none")

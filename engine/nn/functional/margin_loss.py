@@ -1,7 +1,7 @@
 """The ranking, embedding and margin losses: ``F.margin_ranking_loss``, ``F.hinge_embedding_loss``,
 ``F.cosine_embedding_loss``, ``F.triplet_margin_loss`` (and ``_with_distance_loss``),
 ``F.multilabel_soft_margin_loss``, ``F.multi_margin_loss``, ``F.multilabel_margin_loss``,
-``F.soft_margin_loss`` (NOTE [ Margin losses ] in engine/ops/loss.py)."""
+``F.soft_margin_loss`` (NOTE [ Margin losses ] in engine/ops/nn/loss.py)."""
 from __future__ import annotations
 
 import numpy as np
@@ -137,7 +137,7 @@ def _host_ints(t):
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
                       reduction="mean"):
     """Multi-class hinge: ``sum_{j != y} max(0, margin - x[y] + x[j])^p / C`` per sample (``weight[y]``
-    scales it). NOTE [ Margin losses ] in engine/ops/loss.py."""
+    scales it). NOTE [ Margin losses ] in engine/ops/nn/loss.py."""
     red = _reduction(size_average, reduce, reduction)
     if p != 1 and p != 2:
         raise ValueError("only p == 1 and p == 2 supported")
@@ -169,7 +169,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
 
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """Multi-label hinge: each listed class (the target row up to its first -1) against every unlisted
-    one, ``sum max(0, 1 - x[t] + x[j]) / C`` per sample. NOTE [ Margin losses ] in engine/ops/loss.py."""
+    one, ``sum max(0, 1 - x[t] + x[j]) / C`` per sample. NOTE [ Margin losses ] in engine/ops/nn/loss.py."""
     red = _reduction(size_average, reduce, reduction)
     _margin_input_check(input)
     if target.dtype is not _dtype.int64:

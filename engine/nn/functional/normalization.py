@@ -1,4 +1,4 @@
-"""Normalisation: ``F.batch_norm`` (NOTE [ Batch norm ] in engine/ops/norm.py), ``F.layer_norm``,
+"""Normalisation: ``F.batch_norm`` (NOTE [ Batch norm ] in engine/ops/nn/norm.py), ``F.layer_norm``,
 ``F.group_norm`` (NOTE [ Group norm ]), ``F.instance_norm`` (batch norm over a (1, N*C, ...) view, as
 PyTorch composes it), ``F.rms_norm`` and ``F.local_response_norm``."""
 from __future__ import annotations

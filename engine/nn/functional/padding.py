@@ -1,4 +1,4 @@
-"""``F.pad``: constant, reflect, replicate and circular padding (NOTE [ Padding ] in engine/ops/pad.py)."""
+"""``F.pad``: constant, reflect, replicate and circular padding (NOTE [ Padding ] in engine/ops/nn/pad.py)."""
 from __future__ import annotations
 
 from ... import functional as E

@@ -1,6 +1,6 @@
 """Pooling in 1-D and 2-D: ``F.max_pool1d/2d``, ``F.avg_pool1d/2d``, ``F.adaptive_avg_pool1d/2d``,
 ``F.adaptive_max_pool1d/2d``, power-average ``F.lp_pool1d/2d`` and ``F.fractional_max_pool2d``
-(NOTE [ Pooling ] in engine/ops/pool.py, NOTE [ Fractional max pooling ] in engine/ops/pool_more.py).
+(NOTE [ Pooling ] and NOTE [ Fractional max pooling ] in engine/ops/nn/pool.py).
 1-D pooling is the 2-D op on a height-1 image, as PyTorch composes it."""
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from ...backend import dtypes as _dtype
 from ... import functional as E
 from ...core.dispatch import apply
 from ...derivatives import OPS
-from ...ops.pool import Pool2d, _avg_matrix, out_size
+from ...ops.nn.pool import Pool2d, _avg_matrix, out_size
 
 
 def _pair(v, name="", fn="max_pool2d"):
@@ -255,7 +255,7 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 # ---- fractional max pooling -------------------------------------------------------------------------
 def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
                                        return_indices=False, _random_samples=None):
-    """Max pooling over pseudo-random windows (NOTE [ Fractional max pooling ] in engine/ops/pool_more.py):
+    """Max pooling over pseudo-random windows (NOTE [ Fractional max pooling ] in engine/ops/nn/pool.py):
     always (values, int64 indices). ``_random_samples`` (N, C, 2) fixes the windows; by default they are
     drawn from the input device's generator."""
     if output_size is None and output_ratio is None:

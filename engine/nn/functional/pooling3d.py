@@ -8,8 +8,8 @@ import math
 from ... import functional as E
 from ...core.dispatch import apply
 from ...derivatives import OPS
-from ...ops.pool import out_size
-from ...ops.pool3d import Pool3d
+from ...ops.nn.pool import out_size
+from ...ops.nn.pool3d import Pool3d
 from .pooling import _lp_finish, _tuple
 
 

@@ -1,12 +1,12 @@
 """``F.grid_sample`` and ``F.affine_grid``: reading an image at arbitrary points, and the points of an
-affine transform (NOTE [ Grid sampling ] and NOTE [ Affine grids ] in engine/ops/sampling.py)."""
+affine transform (NOTE [ Grid sampling ] and NOTE [ Affine grids ] in engine/ops/nn/sampling.py)."""
 from __future__ import annotations
 
 import warnings
 
 from ...core.dispatch import apply
 from ...derivatives import OPS
-from ...ops.sampling import BILINEAR, BORDER, NEAREST, REFLECTION, ZEROS
+from ...ops.nn.sampling import BILINEAR, BORDER, NEAREST, REFLECTION, ZEROS
 
 _MODES = {"bilinear": BILINEAR, "nearest": NEAREST}
 _PADDING = {"zeros": ZEROS, "border": BORDER, "reflection": REFLECTION}

@@ -1,5 +1,5 @@
 """``F.pixel_shuffle``, ``F.pixel_unshuffle`` and ``F.channel_shuffle``: channels moved into pixels, back,
-or between groups (NOTE [ Shuffles ] in engine/ops/shuffle.py)."""
+or between groups (NOTE [ Shuffles ] in engine/ops/nn/shuffle.py)."""
 from __future__ import annotations
 
 from ...core.dispatch import apply

@@ -1,6 +1,6 @@
 """Lookups: ``F.embedding``, ``F.one_hot`` and ``F.embedding_bag`` (the sum, mean or max of bags of
 embedding rows without materialising the rows one by one, NOTE [ Embedding bags ] in
-engine/ops/embedding_bag.py)."""
+engine/ops/nn/embedding.py)."""
 from __future__ import annotations
 
 from ...backend import dtypes as _dtype
@@ -8,7 +8,7 @@ from ... import functional as E
 from ...core.dispatch import apply
 from ...core.grad_mode import no_grad
 from ...derivatives import OPS
-from ...ops.embedding_bag import MAX, MEAN, SUM
+from ...ops.nn.embedding import MAX, MEAN, SUM
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,

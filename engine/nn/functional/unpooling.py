@@ -1,5 +1,5 @@
 """Max unpooling: ``F.max_unpool1d/2d/3d`` write each value back at the position its max pooling took it
-from (NOTE [ Max unpooling ] in engine/ops/pool_more.py)."""
+from (NOTE [ Max unpooling ] in engine/ops/nn/unpool.py)."""
 from __future__ import annotations
 
 import math

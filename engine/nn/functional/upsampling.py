@@ -1,5 +1,5 @@
 """``F.interpolate``: nearest, linear, bilinear ... resizing (NOTE [ Interpolation matrices ] in
-engine/ops/upsample.py)."""
+engine/ops/nn/upsample.py)."""
 from __future__ import annotations
 
 import math

@@ -1,5 +1,5 @@
 """Batch normalisation: ``BatchNorm1d/2d/3d`` and what every norm with running statistics shares
-(NOTE [ Batch norm ] in engine/ops/norm.py)."""
+(NOTE [ Batch norm ] in engine/ops/nn/norm.py)."""
 from __future__ import annotations
 
 from ...backend import dtypes as _dtype

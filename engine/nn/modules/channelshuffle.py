@@ -1,4 +1,4 @@
-"""``ChannelShuffle`` (NOTE [ Shuffles ] in engine/ops/shuffle.py)."""
+"""``ChannelShuffle`` (NOTE [ Shuffles ] in engine/ops/nn/shuffle.py)."""
 from __future__ import annotations
 
 from ..functional.shuffle import channel_shuffle

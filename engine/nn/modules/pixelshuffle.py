@@ -1,4 +1,4 @@
-"""``PixelShuffle`` and ``PixelUnshuffle`` (NOTE [ Shuffles ] in engine/ops/shuffle.py)."""
+"""``PixelShuffle`` and ``PixelUnshuffle`` (NOTE [ Shuffles ] in engine/ops/nn/shuffle.py)."""
 from __future__ import annotations
 
 from ..functional.shuffle import pixel_shuffle, pixel_unshuffle

@@ -1,5 +1,5 @@
 """Weight normalization: ``norm_except_dim``, ``_weight_norm`` (NOTE [ Weight norm ] in
-engine/ops/weight_norm.py) and the legacy hook form ``weight_norm``/``remove_weight_norm``, as
+engine/ops/nn/weight_norm.py) and the legacy hook form ``weight_norm``/``remove_weight_norm``, as
 ``torch.nn.utils.weight_norm`` (deprecated there in favour of ``parametrizations.weight_norm``)."""
 from __future__ import annotations
 

@@ -1,0 +1,385 @@
+"""Tensor factories: ``tensor``, ``zeros``, ``randn``, ``arange`` ... (PyTorch's signatures), the window
+functions (``hann_window`` ...), ``asarray``, ``scalar_tensor`` and ``Tensor.new_empty``."""
+from __future__ import annotations
+
+import builtins
+import math
+import numbers
+import warnings
+
+import numpy as np
+
+from ..backend import gaps as _backend, dtypes as _dtype
+from ..memory import oom as _oom
+from ..backend.device import as_device, namespace_for
+from ..core.tensor import CANNOT_REQUIRE_GRAD, Tensor
+from ..random import generator_for
+from ..core import grad_mode
+from .. import functional as E
+
+
+def _resolve(dtype, device, default=None):
+    dev = as_device(device)
+    dt = dtype if dtype is not None else (default or _dtype.get_default_dtype())
+    if isinstance(dt, str):
+        dt = _dtype._by_name(dt)
+    if not isinstance(dt, _dtype.dtype):
+        dt = _dtype._by_name(np.dtype(dt).name)
+    return dev, dt, namespace_for(dev)
+
+
+def _finish(array, requires_grad, base="input"):
+    t = Tensor._wrap(array, base=base)
+    if requires_grad:
+        if not t.dtype.is_floating_point:
+            raise RuntimeError(CANNOT_REQUIRE_GRAD)
+        t.requires_grad = True
+    return t
+
+
+def _np_dtype(dt):
+    return np.dtype("bool" if dt is _dtype.bool_ else dt.name)
+
+
+def _infer_dtype(data) -> _dtype.dtype:
+    a = np.asarray(data)
+    if a.dtype == np.bool_:
+        return _dtype.bool_
+    if a.dtype.kind in "iu":
+        return _dtype.int64
+    if a.dtype.kind == "f":
+        if isinstance(data, np.ndarray):
+            return _dtype.float64 if a.dtype == np.float64 else _dtype.float32
+        return _dtype.get_default_dtype()
+    raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+
+
+def _flatten_tensors(data):
+    if isinstance(data, Tensor):
+        return data.detach().numpy(force=True) if data.device.type == "cpu" else data.cpu().numpy()
+    if isinstance(data, (list, tuple)):
+        return [_flatten_tensors(d) for d in data]
+    return data
+
+
+def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """Copy ``data`` (nested lists, scalars, NumPy arrays, tensors) into a new leaf tensor."""
+    data = _flatten_tensors(data)
+    if isinstance(data, (list, tuple)) and _ragged(data):
+        raise ValueError("expected sequence of length consistent with the first element (ragged nested list)")
+    dt = dtype if dtype is not None else _infer_dtype(data)
+    dev, dt, xp = _resolve(dt, device)
+    try:
+        host = np.array(data, dtype=_np_dtype(dt))
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"tensor(): could not convert data to {dt!r}: {e}") from None
+    return _finish(_to_device(xp, host), requires_grad)
+
+
+def _ragged(data) -> bool:
+    try:
+        np.array(data, dtype=float)
+        return False
+    except ValueError:
+        return True
+    except TypeError:
+        return False
+
+
+def _to_device(xp, host: np.ndarray):
+    return _backend.from_numpy(xp, np.asarray(host, order="C"))  # (ascontiguousarray makes 0-d 1-d)
+
+
+def as_tensor(data, dtype=None, device=None):
+    if isinstance(data, Tensor) and (dtype is None or data.dtype is dtype) and (device is None or data.device == as_device(device)):
+        return data
+    return tensor(data, dtype=dtype, device=device)
+
+
+def from_numpy(a: np.ndarray):
+    """A tensor sharing memory with the NumPy array ``a``."""
+    if not isinstance(a, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(a).__name__})")
+    if a.dtype.kind not in "biuf":
+        raise TypeError(f"can't convert np.ndarray of type {a.dtype}. The only supported types are: "
+                        "float64, float32, int64, and bool.")
+    if a.dtype not in (np.float32, np.float64, np.int64, np.bool_):
+        a = a.astype(np.int64 if a.dtype.kind in "iu" else np.float64)
+    return _finish(a, False)
+
+
+def _size(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    for s in size:
+        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
+            raise TypeError(f"size must be a tuple of ints, but got {type(s).__name__}")
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+    return tuple(int(s) for s in size)
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False):
+    dev, dt, xp = _resolve(dtype, device)
+    return _finish(xp.zeros(_size(size), dtype=_dtype.to_array_dtype(xp, dt)), requires_grad)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False):
+    dev, dt, xp = _resolve(dtype, device)
+    return _finish(xp.ones(_size(size), dtype=_dtype.to_array_dtype(xp, dt)), requires_grad)
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False):
+    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def full(size, fill_value, dtype=None, device=None, requires_grad=False):
+    if dtype is None:
+        dtype = _dtype.scalar_dtype(fill_value)
+    dev, dt, xp = _resolve(dtype, device)
+    return _finish(xp.full(_size((size,)), fill_value, dtype=_dtype.to_array_dtype(xp, dt)), requires_grad)
+
+
+def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
+    if end is None:
+        start, end = 0, start
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if dtype is None:
+        dtype = _dtype.int64 if all(isinstance(v, int) for v in vals) else _dtype.get_default_dtype()
+    if vals[2] == 0:
+        raise RuntimeError("step must be nonzero")
+    dev, dt, xp = _resolve(dtype, device)
+    return _finish(_to_device(xp, np.arange(*vals, dtype=_np_dtype(dt))), requires_grad)
+
+
+def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
+    dev, dt, xp = _resolve(dtype, device)
+    return _finish(_to_device(xp, np.linspace(start, end, int(steps), dtype=_np_dtype(dt))), requires_grad)
+
+
+def logspace(start, end, steps, base=10.0, dtype=None, device=None, requires_grad=False):
+    """``steps`` values from ``base ** start`` to ``base ** end``, evenly spaced in the exponent."""
+    dev, dt, xp = _resolve(dtype, device)
+    host = np.power(float(base), np.linspace(start, end, int(steps), dtype=np.float64))
+    return _finish(_to_device(xp, host.astype(_np_dtype(dt))), requires_grad)
+
+
+def eye(n, m=None, dtype=None, device=None, requires_grad=False):
+    dev, dt, xp = _resolve(dtype, device)
+    return _finish(_to_device(xp, np.eye(n, m if m is not None else n, dtype=_np_dtype(dt))), requires_grad)
+
+
+def _rand(kind, size, dtype, device, requires_grad, generator=None):
+    dev, dt, xp = _resolve(dtype, device)
+    if not dt.is_floating_point:
+        raise NotImplementedError(f"\"{kind}\" not implemented for '{_short(dt)}'")
+    gen = generator or generator_for(dev)
+    shape = _size(size)
+    host = gen.normal(shape, _np_dtype(dt)) if kind == "normal_kernel_cpu" else gen.uniform(shape, _np_dtype(dt))
+    return _finish(_to_device(xp, host), requires_grad)
+
+
+def _short(dt) -> str:
+    return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}[dt.name]
+
+
+def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
+    return _rand("normal_kernel_cpu", size, dtype, device, requires_grad, generator)
+
+
+def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
+    return _rand("check_uniform_bounds", size, dtype, device, requires_grad, generator)
+
+
+def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False, generator=None):
+    """``randint(high, size)`` or ``randint(low, high, size)``: integers in [low, high)."""
+    if size is None and isinstance(high, (tuple, list)):
+        low, high, size = 0, low, high        # randint(high, size)
+    if high is None:
+        low, high = 0, low
+    if size is None:
+        raise TypeError("randint() missing required argument 'size'")
+    dev, dt, xp = _resolve(dtype or _dtype.int64, device)
+    gen = generator or generator_for(dev)
+    host = gen.integers(low, high, _size((size,))).astype(_np_dtype(dt))
+    return _finish(_to_device(xp, host), requires_grad)
+
+
+def randperm(n, dtype=None, device=None, generator=None):
+    dev, dt, xp = _resolve(dtype or _dtype.int64, device)
+    gen = generator or generator_for(dev)
+    return _finish(_to_device(xp, gen.permutation(int(n))), False)
+
+
+def _like(fn, t, dtype, device, requires_grad, *extra):
+    return fn(*extra, tuple(t.shape), dtype=dtype or t.dtype, device=device or t.device,
+              requires_grad=requires_grad) if extra else fn(tuple(t.shape), dtype=dtype or t.dtype,
+                                                            device=device or t.device, requires_grad=requires_grad)
+
+
+def zeros_like(t, dtype=None, device=None, requires_grad=False):
+    return zeros(tuple(t.shape), dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
+
+
+def ones_like(t, dtype=None, device=None, requires_grad=False):
+    return ones(tuple(t.shape), dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
+
+
+def empty_like(t, dtype=None, device=None, requires_grad=False):
+    return zeros_like(t, dtype, device, requires_grad)
+
+
+def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
+    return full(tuple(t.shape), fill_value, dtype=dtype or t.dtype, device=device or t.device,
+                requires_grad=requires_grad)
+
+
+def rand_like(t, dtype=None, device=None, requires_grad=False):
+    return rand(tuple(t.shape), dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
+
+
+def randn_like(t, dtype=None, device=None, requires_grad=False):
+    return randn(tuple(t.shape), dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
+
+
+# NOTE [ Out of memory ] 3: an array too big for the device raises PyTorch's error, not NumPy's or CuPy's
+for _name in ("tensor", "zeros", "ones", "empty", "full", "arange", "linspace", "logspace", "eye", "randn", "rand",
+              "randint", "randperm", "zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like"):
+    globals()[_name] = _oom.translated(globals()[_name])
+
+
+def _cname(dt):
+    return {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}[dt.name]
+
+
+# ---- window functions -----------------------------------------------------------------------------
+def _window(name, n, periodic, dtype, device, requires_grad, make):
+    """A window of length ``n`` built by ``make(m)`` over m = n (+1 if periodic) points, as PyTorch."""
+    from ..backend.device import as_device
+    dt = dtype if dtype is not None else _dtype.get_default_dtype()
+    dev = as_device(device) if device is not None else None
+    if n < 0:
+        raise RuntimeError(f"{name} requires non-negative window_length, got window_length={n}")
+    if not dt.is_floating_point:
+        from ..backend.device import get_default_device
+        where = str(dev if dev is not None else get_default_device())
+        rg = "true" if requires_grad else "false (default)"
+        raise RuntimeError(f"{name} expects floating point dtypes, got: TensorOptions(dtype={_cname(dt)}, "
+                           f"device={where}, layout=Strided (default), requires_grad={rg}, "
+                           "pinned_memory=false, memory_format=(nullopt))")
+    with grad_mode.no_grad():
+        if n <= 1:
+            w = E.ones(n, dtype=dt, device=dev)
+        else:
+            m = n + 1 if periodic else n
+            w = make(E.arange(m, dtype=dt, device=dev), m)
+            if periodic:
+                w = E.narrow(w, 0, 0, n).clone()
+    w = w.detach()
+    if requires_grad:
+        w.requires_grad_(True)
+    return w
+
+
+def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None, device=None,
+                   requires_grad=False, layout=None, pin_memory=False):
+    """``alpha - beta cos(2 pi k / (N - 1))``; periodic windows are the first N of N + 1 points."""
+    return _window("hamming_window", window_length, periodic, dtype, device, requires_grad,
+                   lambda k, m: E.cos(k * (2.0 * math.pi / (m - 1))) * -beta + alpha)
+
+
+def hann_window(window_length, periodic=True, *, dtype=None, device=None, requires_grad=False,
+                layout=None, pin_memory=False):
+    """``0.5 - 0.5 cos(2 pi k / (N - 1))`` (hamming_window with alpha = beta = 0.5)."""
+    return _window("hann_window", window_length, periodic, dtype, device, requires_grad,
+                   lambda k, m: E.cos(k * (2.0 * math.pi / (m - 1))) * -0.5 + 0.5)
+
+
+def blackman_window(window_length, periodic=True, *, dtype=None, device=None, requires_grad=False,
+                    layout=None, pin_memory=False):
+    """``0.42 - 0.5 cos(2 pi k / (N - 1)) + 0.08 cos(4 pi k / (N - 1))``."""
+    def make(k, m):
+        t = k * (math.pi / (m - 1))
+        return E.cos(t * 4) * 0.08 - E.cos(t * 2) * 0.5 + 0.42
+    return _window("blackman_window", window_length, periodic, dtype, device, requires_grad, make)
+
+
+def bartlett_window(window_length, periodic=True, *, dtype=None, device=None, requires_grad=False,
+                    layout=None, pin_memory=False):
+    """The triangle ``1 - |2k / (N - 1) - 1|``: 2k/(N-1) up to the middle, 2 minus it after."""
+    def make(k, m):
+        t = k * (2.0 / (m - 1))
+        half = ((m - 1) >> 1) + 1
+        return E.cat([E.narrow(t, 0, 0, half), E.narrow(t, 0, half, m - half) * -1 + 2])
+    return _window("bartlett_window", window_length, periodic, dtype, device, requires_grad, make)
+
+
+def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, device=None, requires_grad=False,
+                  layout=None, pin_memory=False):
+    """``I0(beta sqrt(1 - ((k - (N-1)/2) / ((N-1)/2))^2)) / I0(beta)``."""
+    from ..special import i0
+
+    def make(k, m):
+        c = (m - 1) / 2.0
+        r = (k - c) / c
+        return i0(E.sqrt(E.clamp(1 - r * r, min=0)) * beta) / i0(E.full((), beta, dtype=k.dtype, device=k.device))
+    return _window("kaiser_window", window_length, periodic, dtype, device, requires_grad, make)
+
+
+# ---- small utilities ------------------------------------------------------------------------------
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
+    """A tensor from ``obj``, sharing its memory when it can (a tensor of the asked dtype and device, or a
+    NumPy array on the CPU) unless ``copy=True``; ``copy=False`` raises when it cannot share."""
+    from ..backend.device import as_device
+    dev = as_device(device) if device is not None else None
+    if isinstance(obj, Tensor):
+        same = (dtype is None or dtype is obj.dtype) and (dev is None or dev == obj.device)
+        if copy is False and not same:
+            if dtype is not None and dtype is not obj.dtype:
+                raise ValueError(f"can't alias tensor with dtype '{_short(obj.dtype)}' into dtype '{_short(dtype)}'.")
+            raise ValueError(f"can't alias tensor on device '{obj.device}' into device '{dev}'.")
+        if same and not copy:
+            if requires_grad:
+                obj.requires_grad_(True)
+            return obj
+        if requires_grad is None and obj.requires_grad:
+            warnings.warn("torch.asarray: unspecified requires_grad now defaults to obj.requires_grad instead of "
+                          "False. Pass requires_grad=False explicitly to get the old behavior and silence this "
+                          "warning.", UserWarning, stacklevel=2)
+        out = obj.to(device=dev, dtype=dtype) if not same else obj
+        if out is obj:
+            out = E.clone(obj)
+        if requires_grad is False:
+            out = out.detach()
+        elif requires_grad and not out.requires_grad:
+            out.requires_grad_(True)
+        return out
+    if isinstance(obj, np.ndarray) and copy is not True and (dev is None or dev.type == "cpu"):
+        t = from_numpy(obj)
+        if dtype is not None and dtype is not t.dtype:
+            if copy is False:
+                raise ValueError(f"can't alias NumPy array with dtype '{obj.dtype}' into dtype '{_short(dtype)}'.")
+            t = t.to(dtype)
+        if requires_grad:
+            t.requires_grad_(True)
+        return t
+    if copy is False:
+        raise ValueError("can't alias arbitrary sequence into a tensor.")
+    if isinstance(obj, str) or not (isinstance(obj, (list, tuple, numbers.Number, np.ndarray, np.generic))):
+        raise TypeError(f"new(): invalid data type '{type(obj).__name__}'")
+    return tensor(obj, dtype=dtype, device=dev, requires_grad=builtins.bool(requires_grad))
+
+
+def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    """A 0-d tensor holding the number ``s`` (the default float dtype unless ``dtype`` says otherwise)."""
+    if isinstance(s, Tensor):
+        s = s.item()
+    if not isinstance(s, numbers.Number):
+        raise TypeError(f"scalar_tensor(): argument 's' (position 1) must be Number, not {type(s).__name__}")
+    return E.full((), s, dtype=dtype or _dtype.get_default_dtype(), device=device, requires_grad=requires_grad)
+
+
+def _new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+    if not size:
+        raise TypeError('new_empty() missing 1 required positional arguments: "size"')
+    return E.empty(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)

@@ -1,0 +1,76 @@
+"""What a tensor is, asked as PyTorch asks it: ``is_nonzero``, ``is_signed``, ``is_complex`` (always False:
+glassgrad is real), ``is_inference``, ``typename``, and the Tensor methods ``get_device`` and ``data_ptr``.
+"""
+from __future__ import annotations
+
+import builtins
+
+from ..backend import gaps as _backend, dtypes as _dtype
+from ..core.tensor import Tensor
+
+
+def _need_tensor(fn, x, arg="input", pos=1):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{fn}(): argument '{arg}' (position {pos}) must be Tensor, not {type(x).__name__}")
+
+
+def is_nonzero(input) -> bool:
+    """Whether the single value of ``input`` is not zero (PyTorch's errors for zero or many values)."""
+    _need_tensor("is_nonzero", input)
+    n = input.numel()
+    if n == 0:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+    if n > 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return builtins.bool(input.detach().reshape(()).item() != 0)
+
+
+def is_signed(input) -> bool:
+    """True for every glassgrad dtype but bool."""
+    _need_tensor("is_signed", input)
+    return input.dtype is not _dtype.bool_
+
+
+def is_complex(input) -> bool:
+    """Always False: glassgrad has no complex dtype."""
+    _need_tensor("is_complex", input)
+    return False
+
+
+def is_inference(input) -> bool:
+    """Whether ``input`` was made inside ``inference_mode()``."""
+    _need_tensor("is_inference", input)
+    return input.is_inference()
+
+
+def typename(obj) -> str:
+    """A tensor's type name (``torch.FloatTensor``), or ``module.QualName`` for anything else."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = getattr(obj, "__module__", "") or ""
+    if hasattr(obj, "__qualname__"):
+        qual = obj.__qualname__
+    elif hasattr(obj, "__name__"):
+        qual = obj.__name__
+    else:
+        module, qual = obj.__class__.__module__ or "", obj.__class__.__qualname__
+    return qual if module in ("", "builtins") else f"{module}.{qual}"
+
+
+def _get_device(self) -> int:
+    return -1 if self.device.type == "cpu" else (self.device.index or 0)
+
+
+def _data_ptr(self):
+    """The address of the tensor's first element (storage offset included), as an int."""
+    xp, a = self._storage.xp, self._data
+    if _backend._is_strict(xp):
+        a = a._array
+    if hasattr(a, "__array_interface__"):
+        return int(a.__array_interface__["data"][0])
+    if hasattr(a, "data") and hasattr(a.data, "ptr"):
+        return int(a.data.ptr)
+    raise RuntimeError("data_ptr(): this backend does not expose addresses")
+
+
+__all__ = ["is_nonzero", "is_signed", "is_complex", "is_inference", "typename"]

@@ -1,0 +1,184 @@
+"""scatter_add, index_add, index_fill, index_copy and scatter_reduce for the op table: whole slices along
+a dim (NOTE [ Index along a dim ] in engine/functions/index.py; scatter_add reuses NOTE [ Scatter ]'s index
+helpers in index.py)."""
+from __future__ import annotations
+
+from ...core import fns
+from ...core.table import op
+from .index import _Iota, _where
+
+
+def _along(index, dim):
+    """The advanced index that picks slices ``index[i]`` along ``dim`` (everything else whole)."""
+    return (slice(None),) * dim + (index,)
+
+
+# ---- scatter_add: out[.., index[i], ..] += src[i] (NOTE [ Scatter ] 1; repeats add up) ------------
+def _scatter_add_fwd(xp, a, index, src, dim):
+    from ...backend.gaps import index_put_add
+    where = _where(_Iota(xp), index, dim, len(a.shape))
+    vals = src[tuple(slice(0, n) for n in index.shape)]
+    return index_put_add(xp, xp.asarray(a, copy=True), where, vals)
+
+
+def _scatter_add_bwd(F, g, s):
+    gsrc = None
+    if s.needs[2]:   # the gradient read back where each src element went (a gather)
+        gsrc = F.index(g, _where(F, s.index, s.dim, len(s.shapes[0])))
+        ishape, sshape = tuple(F.shape(s.index)), tuple(s.shapes[2])
+        if ishape != sshape:   # src larger than index: its other elements were never read
+            gsrc = F.scatter_add(sshape, tuple(slice(0, n) for n in ishape), gsrc, gsrc)
+    return (g if s.needs[0] else None), None, gsrc
+
+
+op("scatter_add", "ScatterAddBackward0", ("self", "index", "src"), _scatter_add_fwd, _scatter_add_bwd,
+   save={"index": ("src",)}, promote=False, nondiff=("index",))
+
+
+# ---- index_add: out.index_select(dim, index) += alpha * source (repeats add up) --------------------
+def _index_add_fwd(xp, a, index, source, dim, alpha=1, source_dim=None):
+    from ...backend.gaps import index_put_add
+    vals = source * alpha if alpha != 1 else source
+    if vals.dtype != a.dtype:
+        vals = xp.astype(vals, a.dtype)
+    return index_put_add(xp, xp.asarray(a, copy=True), _along(index, dim), vals)
+
+
+def _index_add_bwd(F, g, s):
+    gsrc = None
+    if s.needs[2]:
+        gsrc = F.index(g, _along(s.index, s.dim))
+        gsrc = gsrc * s.alpha if s.alpha != 1 else gsrc
+    return (g if s.needs[0] else None), None, gsrc
+
+
+op("index_add", "IndexAddBackward0", ("self", "index", "source"), _index_add_fwd, _index_add_bwd,
+   save={"index": ("source",), "source": ("source",)}, promote=False, nondiff=("index",))
+
+
+# ---- index_fill: whole slices along dim set to one value (a number, or a 0-d tensor) ----------------
+def _index_fill_fwd(xp, a, index, value=None, dim=0, number=None):
+    from ...backend.gaps import index_fill
+    v = xp.asarray(number, dtype=a.dtype) if value is None else xp.astype(value, a.dtype)
+    return index_fill(xp, xp.asarray(a, copy=True), _along(index, dim), v)
+
+
+def _index_fill_bwd(F, g, s):
+    where = _along(s.index, s.dim)
+    gself = F.fill_index(g, where, 0.0) if s.needs[0] else None
+    if len(s.needs) < 3:
+        return gself, None
+    gval = None
+    if s.needs[2]:   # the sum over the filled places, each once however often the index names it
+        gval = F.sum(g) - F.sum(gself if gself is not None else F.fill_index(g, where, 0.0))
+    return gself, None, gval
+
+
+op("index_fill", "IndexFillBackward0", ("self", "index"), _index_fill_fwd, _index_fill_bwd,
+   save={"index": ()}, promote=False, nondiff=("index",))
+op("index_fill_tensor", "IndexFillBackward1", ("self", "index", "value"), _index_fill_fwd, _index_fill_bwd,
+   save={"index": ()}, promote=False, nondiff=("index",))
+
+
+# ---- index_copy: whole slices along dim replaced by source's (the last of repeats wins on NumPy) ----
+def _index_copy_fwd(xp, a, index, source, dim, source_dim=None):
+    from ...backend.gaps import index_fill
+    return index_fill(xp, xp.asarray(a, copy=True), _along(index, dim), source)
+
+
+def _index_copy_bwd(F, g, s):
+    where = _along(s.index, s.dim)
+    gself = F.fill_index(g, where, 0.0) if s.needs[0] else None
+    gsrc = F.index(g, where) if s.needs[2] else None
+    return gself, None, gsrc
+
+
+op("index_copy", "IndexCopyBackward0", ("self", "index", "source"), _index_copy_fwd, _index_copy_bwd,
+   save={"index": (), "source": ("source",)}, promote=False, nondiff=("index",))
+
+
+# ---- scatter_reduce (NOTE [ Scatter reduce ] in engine/functions/index.py) ------------------------------------
+_UFUNC = {"sum": "add", "mean": "add", "prod": "multiply", "amax": "maximum", "amin": "minimum", "max": "maximum",
+          "min": "minimum"}
+
+
+def _identity(reduce, dt):
+    import numpy as np
+    if reduce in ("sum", "mean"):
+        return 0
+    if reduce == "prod":
+        return 1
+    big = np.inf if dt.kind == "f" else np.iinfo(dt).max
+    return -big if reduce in ("amax", "max") else big
+
+
+def _scatter_reduce_fwd(xp, a, index, src, dim, reduce, include_self=True):
+    """NumPy's ufunc.at on host arrays (the array API has no scatter with a reduction)."""
+    import numpy as np
+
+    from ...backend import gaps as _backend
+    h = np.array(_backend.to_numpy(xp, a), copy=True)
+    hi = _backend.to_numpy(xp, index)
+    vals = _backend.to_numpy(xp, src)[tuple(slice(0, n) for n in hi.shape)]
+    where = tuple(hi if k == dim else np.arange(hi.shape[k]).reshape([-1 if j == k else 1 for j in range(h.ndim)])
+                  for k in range(h.ndim))
+    if not include_self:
+        h[where] = _identity(reduce, h.dtype)
+    with np.errstate(invalid="ignore"):   # NaN meets NaN or inf in a max: PyTorch is silent
+        getattr(np, _UFUNC[reduce]).at(h, where, vals)
+    if reduce == "mean":
+        count = np.full(h.shape, 1 if include_self else 0, dtype=np.int64)
+        np.add.at(count, where, 1)
+        count[count == 0] = 1
+        h = h / count if h.dtype.kind == "f" else np.floor_divide(h, count)
+    return _backend.from_numpy(xp, np.ascontiguousarray(h))
+
+
+def _scatter_reduce_bwd(F, g, s):
+    nd = len(s.shapes[0])
+    where = _where(F, s.index, s.dim, nd)
+    ishape, sshape = tuple(F.shape(s.index)), tuple(s.shapes[2])
+    src = F.index(s.src, tuple(slice(0, n) for n in ishape)) if ishape != sshape else s.src
+
+    def gather(t):
+        return F.index(t, where)
+
+    def scatter_sum(v):
+        return F.scatter_add(s.shapes[0], where, v, v)
+
+    def reduce_again(x, y):
+        return F.scatter_reduce(x, s.dim, s.index, y, s.reduce, s.include_self)
+
+    dt = F.dtype(g)
+    if s.reduce == "sum":
+        gself, gsrc = g, gather(g)
+    elif s.reduce == "mean":
+        n = scatter_sum(gather(g) * 0.0 + 1.0) + (1.0 if s.include_self else 0.0)
+        gself = g / F.where(F.eq(n, 0.0), 1.0, n)
+        gsrc = gather(gself)
+    elif s.reduce == "prod":
+        masked_self = F.where(F.eq(s.self, 0.0), 1.0, s.self)
+        gself = g * reduce_again(masked_self, src) / masked_self
+        src_zero = F.eq(src, 0.0)
+        zeros_there = gather(scatter_sum(F.astype(src_zero, dt)))
+        single = F.logical_and(src_zero, F.eq(zeros_there, 1.0))    # the one zero a product has
+        without = reduce_again(s.self, F.where(single, 1.0, src))
+        gsrc = F.where(single, gather(g * without), gather(g * s.result) / F.where(src_zero, 1.0, src))
+    else:   # amax / amin (or max / min): the gradient is shared evenly among the values equal to the result
+        self_is = F.astype(F.eq(s.self, s.result), dt)
+        src_is = F.astype(F.eq(src, gather(s.result)), dt)
+        shared = g / (self_is + scatter_sum(src_is))
+        gself, gsrc = self_is * shared, src_is * gather(shared)
+    if not s.include_self:
+        gself = F.fill_index(gself, where, 0.0)
+    if ishape != sshape:   # src larger than index: its other elements were never read
+        gsrc = F.scatter_add(sshape, tuple(slice(0, n) for n in ishape), gsrc, gsrc)
+    return (gself if s.needs[0] else None), None, (gsrc if s.needs[2] else None)
+
+
+scatter_reduce_array = _scatter_reduce_fwd   # F.scatter_reduce on arrays (engine/core/fns.py)
+op("scatter_reduce", "ScatterReduceBackward0", ("self", "index", "src"), _scatter_reduce_fwd, _scatter_reduce_bwd,
+   save={"self": (), "index": (), "src": (), "result": ()}, promote=False, nondiff=("index",))
+
+
+fns.register("scatter_reduce", array=scatter_reduce_array)   # F.scatter_reduce (NOTE [ One formula, two currencies ] 5)
