@@ -1,4 +1,4 @@
-"""Shared test setup: the repository root importable, and a clean engine state per test."""
+"""Shared test setup: the repository root importable, the engine fixtures, and a clean engine state per test."""
 from __future__ import annotations
 
 import gc
@@ -12,6 +12,16 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 import engine  # noqa: E402
+from tests.checks import each_backend, recorded  # noqa: E402,F401  (fixtures for every test)
+
+CORE = os.path.join(ROOT, "tests", "core")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests under tests/core/ carry the ``core`` marker: ``pytest -m core`` runs them in seconds."""
+    for item in items:
+        if str(item.fspath).startswith(CORE + os.sep):
+            item.add_marker(pytest.mark.core)
 
 
 @pytest.fixture(autouse=True)

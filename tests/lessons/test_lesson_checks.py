@@ -21,7 +21,7 @@ def test_lesson_1_numbers_come_from_the_run():
     lr = _runner.run(lessons.get(1))
     text = _runner.render_text(lr)
     assert "SumBackward0 -> CosBackward0 -> SinBackward0" in text
-    assert "8,000 B" in text and "9 of 9 checks passed" in text
+    assert "8,000 B" in text and "10 of 10 checks passed" in text
 
 
 def test_main_prints_and_writes_the_trace(tmp_path, capsys):
@@ -34,3 +34,29 @@ def test_main_prints_and_writes_the_trace(tmp_path, capsys):
     assert len(Trace.load(tmp_path / "trace.jsonl")) > 0
     # pictures: written by viz, or a line saying why not
     assert "graph, step 1:" in out or "pictures: skipped" in out
+
+
+@pytest.mark.parametrize("name", lessons.module_names())
+def test_every_claim_about_a_peak_is_checked(name):
+    """A step whose text says where a peak is has a check about that peak, computed from the run,
+    and it names which peak: the activation peak (P) or the live-bytes peak (p)."""
+    import re
+
+    lr = _runner.run(lessons.get(name))
+    for r in lr.steps:
+        text = r.narrative()
+        if re.search(r"peaks? (at|in)\b|the (`)?peak", text) is None:
+            continue
+        assert any("peak" in c.text for c in r.checks), f"{r.step.title!r} says where a peak is; no check does"
+        assert "memory peaks at the end of forward" not in text.replace("Activation memory", "").replace(
+            "activation** memory", ""), f"{r.step.title!r}: which peak is at the end of forward?"
+
+
+def test_lesson_2_p_and_P_land_where_the_text_says(lesson_run=None):
+    lr = _runner.run(lessons.get(2))
+    r = lr.steps[1]
+    from lessons._format import select
+    live, act = select(lr.trace.events, "peak", r.start, r.end), select(lr.trace.events, "activation peak", r.start, r.end)
+    assert lr.trace.events[live]["phase"] == "backward"
+    assert f"event\n#{live}" in r.narrative() or f"#{live}" in r.narrative()
+    assert f"#{act}" in r.narrative() and act < live

@@ -85,7 +85,7 @@ def test_phase_step(sincos):
 def test_one_storage_saved_twice_is_one_storage():
     x = torch.randn(4, requires_grad=True)
     with torch.record() as tr:
-        (x * x).sum()
+        y = (x * x).sum()  # noqa: F841 - alive at the end: its graph is drawn
     g = _at(tr)
     mul = _by_name(g)["MulBackward0"]
     assert [s.name for s in mul.saved] == ["other", "self"]  # PyTorch's packing order
@@ -116,7 +116,8 @@ def test_new_graph_after_backward():
     w = torch.randn(3, requires_grad=True)
     with torch.record() as tr:
         for _ in range(2):
-            (w.exp() * 2).sum().backward()
+            loss = (w.exp() * 2).sum()
+            loss.backward()
     g = _at(tr)
     assert g.iteration == 1
     assert sorted(n.name for n in g.nodes.values()) == ["AccumulateGrad", "ExpBackward0", "MulBackward0",
@@ -124,6 +125,25 @@ def test_new_graph_after_backward():
     first_exp = _at(tr, default_step(tr))
     assert first_exp.iteration == 0
     assert _by_name(first_exp)["ExpBackward0"].id != _by_name(g)["ExpBackward0"].id
+
+
+def test_a_node_whose_last_reference_died_leaves_the_picture():
+    """NOTE [ One trace model ] rule 9: ``del q`` kills the nodes; their saved bytes go with them."""
+    big = torch.randn(100, requires_grad=True)
+    with torch.record() as tr:
+        q = big.exp().exp()
+        keep = (big * 2).sum()   # noqa: F841 - a second graph that stays alive
+        del q
+    m = TraceModel(tr.events, tr.meta)
+    frees = [i for i, e in enumerate(tr.events) if e["kind"] == "node_free"]
+    exps = [n for n in m.nodes.values() if n.name == "ExpBackward0"]
+    assert len(exps) == 2 and all(n.freed_at in frees for n in exps)
+    before, end = min(n.freed_at for n in exps) - 1, len(m) - 1
+    assert {n.id for n in exps} <= m.shown(before)
+    assert not {n.id for n in exps} & m.shown(end)
+    assert {"MulBackward0", "SumBackward0"} <= {m.nodes[n].name for n in m.shown(end)}
+    kept = graph_at(m, end, keep_freed=True)
+    assert all(kept.nodes[n.id].freed and {s.state for s in kept.nodes[n.id].saved} == {"released"} for n in exps)
 
 
 def test_node_built_before_recording_is_a_placeholder():
@@ -175,7 +195,10 @@ def test_real_checkpoint_reentrant(ckpt_trace):
     g = _at(tr, default_step(tr))
     assert "CheckpointFunctionBackward" in {n.name for n in g.nodes.values()}
     assert not any(n.name == "ReluBackward0" for n in g.nodes.values())   # forward ran without grad
-    end = _at(tr)
+    # reentrant: the recompute built a graph of its own, freed once its backward ran (rule 9)
+    assert not any(n.recomputed for n in _at(tr).nodes.values())
+    end = graph_at(TraceModel(tr.events, tr.meta), None, keep_freed=True)
     rec = sorted(n.name for n in end.nodes.values() if n.recomputed)
     assert rec == ["AddmmBackward0", "ReluBackward0", "ReluBackward0", "TBackward0"]
+    assert all(n.freed for n in end.nodes.values() if n.recomputed)
     assert not end.in_backward and {n.state for n in end.nodes.values() if n.kind == "fn"} == {"executed"}

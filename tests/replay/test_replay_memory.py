@@ -126,3 +126,15 @@ def test_a_start_in_a_category_of_its_own():
     r = Replay(SYN[:1], start={"scratch": 5, "parameter": 7})
     assert r.baseline == {"scratch": 5, "parameter": 7} and r.total == [1012]
     assert r.live_at(0)["scratch"] == 5 and r.live_at(0)["parameter"] == 1007
+
+
+def test_activation_peak_and_live_bytes_peak_are_two_events():
+    """NOTE [ Memory replay ] rule 6: the activation peak (end of forward) is not the live-bytes peak."""
+    tl = timeline(SYN)
+    assert (tl.act_peak_step, tl.act_peak_bytes) == (2, 300)
+    assert (tl.peak_step, tl.peak_bytes) == (6, 4050)
+    r = Replay(SYN, start={"input": 50})
+    assert r.peak_in() == (6, 4050) and r.peak_in(category="activation") == (2, 300)
+    assert r.peak_in(0, 5) == (4, 2350)               # within a window (a lesson step)
+    assert r.peak_in(3, 8, "activation") == (3, 300)  # the first event on ties
+    assert r.peak_in(5, 8, "activation") == (5, 0)

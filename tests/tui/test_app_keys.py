@@ -309,3 +309,47 @@ async def test_lesson_memory_chart_zooms_to_the_step(lesson_run):
         assert s.step == 2                            # the run's peak is in step 3; the step follows the cursor
         await pilot.press("z", "left_square_bracket")
         assert mv.window == (lr.steps[1].start, lr.steps[1].end)
+
+
+async def test_p_and_P_go_to_the_two_peaks_the_lesson_names(lesson_run):
+    """Lesson 2 step 2 says p lands on the live-bytes peak in backward and P on the activation peak."""
+    lr = lesson_run(2)
+    r = lr.steps[1]
+    async with GlassgradApp("lesson", lesson_run=lr).run_test(size=(120, 36)) as pilot:
+        s = pilot.app.screen
+        await pilot.press("right_square_bracket")
+        await pilot.press("p")
+        live = s.index
+        assert s.model.events[live]["phase"] == "backward"
+        assert f"#{live}" in r.narrative()
+        await pilot.press("P")
+        act = s.index
+        assert act < live and f"#{act}" in r.narrative()
+        mem = s.model.memory
+        assert mem.live_of("activation", act) == max(mem.live_of("activation", k) for k in range(r.start, r.end))
+        legend = pilot.app.screen.query_one(MemoryView).render().plain.splitlines()
+        assert "▲" in legend[-2] and legend[-2].startswith("┃")    # the cursor sits on △ here
+        assert "▲peak" in legend[-1] and "△act peak" in legend[-1]
+
+
+async def test_graph_panel_drops_dead_nodes_and_f_keeps_them_greyed(lesson_run):
+    """Lesson 3 step 4: after `del q` the ExpBackward0 boxes leave the panel; f shows them '✝ freed'."""
+    from tui.graph_view import box_style, node_texts
+
+    lr = lesson_run(3)
+    r = lr.steps[3]
+    async with GlassgradApp("lesson", lesson_run=lr).run_test(size=(120, 36)) as pilot:
+        s = pilot.app.screen
+        await pilot.press("right_square_bracket", "right_square_bracket", "right_square_bracket")
+        s.index = r.end - 1
+        await pilot.pause()
+        g = s.query_one(GraphView)
+        m = s.model
+        exps = [n.id for n in m.nodes.values() if n.name == "ExpBackward0"]
+        assert exps and not set(exps) & set(g._recs)
+        await pilot.press("f")
+        assert g.keep_freed and set(exps) <= set(g._recs)
+        assert node_texts(m, exps[0], s.index)[1].startswith("✝ freed")
+        assert box_style(m, exps[0], s.index) == "graph--freed"
+        await pilot.press("f")
+        assert not set(exps) & set(g._recs)

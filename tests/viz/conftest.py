@@ -35,7 +35,8 @@ def _stack_trace(n_blocks=4):
     model = nn.Sequential(*[nn.Sequential(nn.Linear(4, 4), nn.Tanh()) for _ in range(n_blocks)])
     x = torch.randn(2, 4)
     with torch.record() as tr:
-        model(x).sum().backward()
+        loss = model(x).sum()      # bound: the graph lives on after backward (NOTE [ One trace model ] 9)
+        loss.backward()
     return tr
 
 
@@ -57,7 +58,8 @@ def _ckpt_trace(use_reentrant):
 
     with torch.record() as tr:
         h = checkpoint(mid, model[0](x), use_reentrant=use_reentrant)
-        model[4](h).pow(2).mean().backward()
+        loss = model[4](h).pow(2).mean()
+        loss.backward()
     return tr
 
 
