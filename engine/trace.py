@@ -53,6 +53,7 @@ KINDS = {
     "pack": ("node", "name", "storage", "bytes", "hooked"),
     "unpack": ("node", "name", "storage"),
     "release": ("node", "name", "storage", "bytes"),
+    "node_free": ("node",),
     "backward_begin": ("roots", "retain_graph", "create_graph"),
     "backward_end": ("roots",),
     "execute": ("node", "name"),
@@ -352,6 +353,10 @@ def _validate(events, warnings, fail):
                          f"{kind} event: '{field}' must be {'an integer' if typ is int else 'a string'}")
             if e["bytes"] < 0:
                 fail(line, f"{kind} event: negative bytes")
+        elif kind == "node_free":
+            if type(e.get("node")) is not int:
+                fail(line, "node_free event: missing 'node'" if "node" not in e else
+                     "node_free event: 'node' must be an integer")
         elif kind not in KINDS:
             warnings.append((line, f"unknown event kind {kind!r}"))
         if "reserved" in e and kind in _RESERVED_KINDS:

@@ -31,7 +31,7 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from replay.memory import Replay
+from replay.memory import Replay, start_of
 
 PANELS = ("graph", "memory", "log", "inspector", "narrative")
 
@@ -129,6 +129,15 @@ class StepRun:
     def narrative(self) -> str:
         return fill(self.step.narrative, self.values)
 
+    def peak(self, category: str | None = None) -> dict:
+        """The step's live-bytes peak (``category=None``: where the app's ``p`` goes) or its
+        activation peak (``"activation"``: ``P``), computed from the run as the app does:
+        {"at": event index, "bytes", "phase", "live": bytes per category there}."""
+        r = Replay(self.trace.events[:self.end], start_of(getattr(self.trace, "meta", None)))
+        at, b = r.peak_in(self.start, self.end, category)
+        return {"at": at, "bytes": b, "phase": self.trace.events[at].get("phase", "forward"),
+                "live": r.live_at(at)}
+
     @property
     def ok(self) -> bool:
         return self.error is None and all(c.ok for c in self.checks)
@@ -164,7 +173,9 @@ _FMT = string.Formatter()
 # NOTE [ Event selectors ]
 # 1. "start" / "end": the step's first / last event.
 # 2. "peak": the event after which live bytes (all categories) are highest
-#    within the step (the first such event on ties).
+#    within the step (the first such event on ties): the live-bytes peak, where
+#    the app's `p` goes. "activation peak": where the "activation" category alone
+#    is highest (`P` in the app). NOTE [ Memory replay ] rule 6 in replay/memory.py.
 # 3. "first <filter>" / "last <filter>" / a bare "<filter>" (= first).
 # 4. <filter> is either a kind ("execute", "checkpoint_drop") optionally
 #    followed by conditions, or conditions alone; conditions are
@@ -179,7 +190,7 @@ _COND = re.compile(r"\s*([A-Za-z_][\w.]*)\s*==\s*('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]
 def parse_selector(sel: str):
     """Parse a selector into (mode, kind, [(field_path, value)])."""
     s = sel.strip()
-    if s in ("start", "end", "peak"):
+    if s in ("start", "end", "peak", "activation peak"):
         return (s, None, [])
     mode = "first"
     for m in ("first ", "last "):
@@ -233,6 +244,8 @@ def select(events: list, selector: str, start: int = 0, end: int | None = None) 
         return end - 1
     if mode == "peak":
         return _peak(events, start, end)
+    if mode == "activation peak":
+        return _peak(events, start, end, "activation")
     rng = range(start, end) if mode == "first" else range(end - 1, start - 1, -1)
     for i in rng:
         if matches(events[i], kind, conds):
@@ -240,10 +253,6 @@ def select(events: list, selector: str, start: int = 0, end: int | None = None) 
     return end - 1
 
 
-def _peak(events, start, end):
-    series = Replay(events[:end]).total     # live bytes, all devices, after each event
-    best, at = None, start
-    for i in range(start, end):
-        if best is None or series[i] > best:
-            best, at = series[i], i
-    return at
+def _peak(events, start, end, category=None):
+    """The app's ``p`` (category None) or ``P`` ("activation") within events [start, end)."""
+    return Replay(events[:end]).peak_in(start, end, category)[0]

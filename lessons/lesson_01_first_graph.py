@@ -55,7 +55,25 @@ def free_facts(run):
     return {"saved_total": f"{made:,} B", "released": f"{released_bytes(run.events):,} B",
             "act_before": live_by_category(evs[:begin]).get("activation", 0),
             "act_after": live_by_category(evs[:run.end]).get("activation", 0),
-            "freed_in_backward": sum(e["bytes"] for e in freed)}
+            "freed_in_backward": sum(e["bytes"] for e in freed), "begin": begin,
+            **_peaks(run)}
+
+
+def _peaks(run):
+    """The step's activation peak (``P`` in the app) and live-bytes peak (``p``), from the run."""
+    a, p = run.peak("activation"), run.peak()
+    return {"act_peak_at": a["at"], "act_peak_bytes": a["bytes"], "act_peak_phase": a["phase"],
+            "live_peak_at": p["at"], "live_peak_phase": p["phase"]}
+
+
+def _act_peak_ends_forward(run):
+    """The activation peak is in forward, and nothing frees an activation before backward begins."""
+    v = run.values
+    at, begin = v["act_peak_at"], v["begin"]
+    gone = [e for e in run.trace.events[at:begin] if e["kind"] == "free" and e.get("category") == "activation"
+            or e["kind"] == "category" and e.get("old") == "activation"]
+    ok = v["act_peak_phase"] == "forward" and at < begin and not gone
+    return ok, f"activation peak at event #{at} ({v['act_peak_phase']}), backward begins at #{begin}"
 
 
 class WrongSin(torch.autograd.Function):
@@ -175,15 +193,20 @@ though, was alive *only* because CosBackward0 saved it: {act_before:,} B of
 During backward {freed_in_backward:,} B were freed, and {grad_bytes:,} B were
 allocated for `x.grad`.
 
-This is why training memory peaks at the end of forward: that is the moment
-when every saved activation is alive at once. Step through the `release`
+This is why **activation** memory peaks at the end of forward (event
+#{act_peak_at}, {act_peak_bytes:,} B; key `P` in the app): that is the moment
+when every saved activation is alive at once. The **live-bytes** peak, all
+categories together (key `p`), is a different figure: here it is in
+{live_peak_phase}, at event #{live_peak_at}. Step through the `release`
 events in the log and watch the memory panel drop.""",
             code=free_as_you_go,
             facts=free_facts,
             focus=Focus("memory", "first release"),
             checks=(Check("backward released every saved byte forward made ({saved_total})", _released),
                     Check("activation memory went from {act_before:,} B to {act_after:,} B",
-                          lambda r: r.values["act_before"] == 4000 and r.values["act_after"] == 0)),
+                          lambda r: r.values["act_before"] == 4000 and r.values["act_after"] == 0),
+                    Check("the activation peak is at the end of forward (event #{act_peak_at})",
+                          _act_peak_ends_forward)),
         ),
         Step(
             title="Check backward against finite differences",

@@ -3,7 +3,7 @@ import engine as torch
 import engine.nn.functional as F
 from engine import nn
 
-from lessons._facts import live_by_category, nodes, released_bytes, saved_bytes
+from lessons._facts import live_by_category, nbytes, nodes, released_bytes, saved_bytes
 from lessons._format import Check, Focus, Lesson, Step
 
 
@@ -42,8 +42,20 @@ def backward(s):
 def backward_facts(run):
     before = live_by_category(run.trace.events[:run.start]).get("activation", 0)
     after = live_by_category(run.trace.events[:run.end]).get("activation", 0)
+    live, act = run.peak(), run.peak("activation")
     return {"act_before": before, "act_after": after, "released": released_bytes(run.events),
-            "n_release": len(run.of_kind("release"))}
+            "n_release": len(run.of_kind("release")),
+            "peak_at": live["at"], "peak_phase": live["phase"], "peak_bytes": nbytes(live["bytes"]),
+            "peak_grad": nbytes(live["live"].get("gradient", 0)), "peak_act": nbytes(live["live"].get("activation", 0)),
+            "act_peak_at": act["at"], "act_peak_phase": act["phase"], "act_peak_bytes": act["bytes"],
+            "first_begin": run.start + next(i for i, e in enumerate(run.events) if e["kind"] == "backward_begin")}
+
+
+def _two_peaks(run):
+    v = run.values
+    ok = v["peak_phase"] == "backward" and v["act_peak_at"] < v["first_begin"] and v["act_peak_bytes"] == v["act_before"]
+    return ok, (f"live peak #{v['peak_at']} in {v['peak_phase']}; activation peak #{v['act_peak_at']}, "
+                f"backward begins #{v['first_begin']}")
 
 
 def second_backward(s):
@@ -141,8 +153,12 @@ its saved tensors are released ({n_release} release events,
 **{act_before:,} B** to **{act_after:,} B**, while {grad_bytes:,} B of
 gradients appear, one per parameter.
 
-Put the cursor on the `peak` (key `p`): it sits at the end of forward,
-where every activation is alive at once.""",
+Two peaks, not one. Key `p` puts the cursor on this step's **live-bytes
+peak** (every category summed, what `max_memory_allocated` reports): event
+#{peak_at}, in **{peak_phase}**: {peak_bytes} live, of which {peak_grad}
+are gradients and {peak_act} activations. Key `P` puts it on the
+**activation peak**: event #{act_peak_at}, the end of forward,
+{act_peak_bytes:,} B, where every activation is alive at once.""",
             code=backward,
             facts=backward_facts,
             focus=Focus("memory", "first release"),
@@ -151,6 +167,8 @@ where every activation is alive at once.""",
                       lambda r: r.values["act_before"] > 0 and r.values["act_after"] == 0),
                 Check("gradients take as many bytes as the parameters ({grad_bytes:,} B)",
                       lambda r: r.values["grad_bytes"] == r.values["param_bytes"] == 104488),
+                Check("the live-bytes peak (p) is in {peak_phase}; the activation peak (P) ends forward",
+                      _two_peaks),
             ),
         ),
         Step(

@@ -58,6 +58,28 @@ def lifetime_facts(run):
             "ran_backward": any(e["kind"] == "backward_begin" for e in evs)}
 
 
+def _panel_at(run, i):
+    """Names of the nodes the app's graph panel shows at event i (replay's one trace model)."""
+    from replay.model import TraceModel
+
+    m = TraceModel(run.trace.events[:run.end], run.trace.meta)
+    return [m.nodes[n].name for n in m.shown(i)]
+
+
+def _no_graph_in_no_grad(run):
+    """Step 1's c died with step 1's code: the panel is empty all through the no_grad step."""
+    shown = {n for i in range(run.start, run.end) for n in _panel_at(run, i) if n != "AccumulateGrad"}
+    return not shown, f"graph panel shows {sorted(shown)}"
+
+
+def _nodes_died_with_q(run):
+    frees = [i for i in range(run.start, run.end) if run.trace.events[i]["kind"] == "node_free"]
+    exps = [n["id"] for n in (e["node"] for e in run.of_kind("op") if e.get("node")) if n["name"] == "ExpBackward0"]
+    died = {run.trace.events[i]["node"] for i in frees}
+    left = [n for n in _panel_at(run, run.end - 1) if n == "ExpBackward0"]
+    return len(exps) == 2 and set(exps) <= died and not left, f"ExpBackward0 nodes {exps}, freed {sorted(died)}, still drawn {left}"
+
+
 def hooks(s):
     seen = []
 
@@ -119,6 +141,7 @@ memory that backward would need is never kept.""",
             checks=(
                 Check("ops under no_grad made no graph node", lambda r: all(e["node"] is None for e in r.of_kind("op"))),
                 Check("nothing was saved for backward", lambda r: not r.of_kind("pack")),
+                Check("the graph panel is empty: step 1's graph died with its tensors", _no_graph_in_no_grad),
             ),
         ),
         Step(
@@ -143,7 +166,8 @@ its grad_fn, each node to the next ones, and the saved tensors hang off the
 nodes. `q = big.exp().exp()` saved two results of 4,000 B each (activation
 memory peaked at {peak_act:,} B). Then `del q` dropped the last reference:
 the nodes died, and so did what they saved ({n_freed} activations freed, no
-backward needed). memory_allocated() went from {with_graph:,} B to {after_del:,} B;
+backward needed): the graph panel drops them (key `f` keeps them, greyed
+and marked freed). memory_allocated() went from {with_graph:,} B to {after_del:,} B;
 activation memory ends at {end_act:,} B.
 
 A graph you keep by accident (say, `total_loss += loss` without `.item()`)
@@ -156,6 +180,7 @@ keeps all its activations alive the same way.""",
                       lambda r: r.values["peak_act"] == 8000 and r.values["end_act"] == 0
                       and not r.values["ran_backward"]),
                 Check("memory_allocated fell by {difference:,} B", lambda r: r.values["difference"] >= 8000),
+                Check("both ExpBackward0 nodes died at `del q` and left the graph panel", _nodes_died_with_q),
             ),
         ),
         Step(

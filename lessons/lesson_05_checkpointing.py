@@ -70,7 +70,9 @@ def _plain_act_peak(events):
 def plain_facts(run):
     best, _ = act_peak(run)
     saves = [n for e in run.of_kind("op") if e.get("node") for n in [e["node"]]]
-    return {"act_peak_plain": best, "n_nodes": len(saves)}
+    act, live = run.peak("activation"), run.peak()
+    return {"act_peak_plain": best, "n_nodes": len(saves), "act_peak_phase": act["phase"],
+            "act_peak_at": act["at"], "live_peak_phase": live["phase"], "live_peak_at": live["at"]}
 
 
 def checkpointed(s):
@@ -115,14 +117,19 @@ LESSON = Lesson(
 Eight blocks of `Linear(128, 128) → ReLU → Dropout(0.1)` on a batch of 512.
 Every block keeps activations for backward: the linear layer its input, ReLU
 its result, dropout its mask, {act_bytes:,} B each. Activation memory peaks
-at **{act_peak_plain:,} B** at the end of forward; the whole step
-(activations, gradients, temporaries) peaks **{peak_plain:,} B** above where
-it started (`torch.memory.max_memory_allocated()`).""",
+at **{act_peak_plain:,} B** at the end of {act_peak_phase} (event
+#{act_peak_at}, key `P`); the whole step's live bytes (activations,
+gradients, temporaries) peak **{peak_plain:,} B** above where it started
+(`torch.memory.max_memory_allocated()`), in {live_peak_phase} (event
+#{live_peak_at}, the cursor, key `p`).""",
             code=plain,
             facts=plain_facts,
             focus=Focus("memory", "peak"),
             checks=(Check("activation memory peaked at {act_peak_plain:,} B, at least 3 tensors per block",
-                          lambda r: r.values["act_peak_plain"] >= 3 * BLOCKS * r.values["act_bytes"]),),
+                          lambda r: r.values["act_peak_plain"] >= 3 * BLOCKS * r.values["act_bytes"]),
+                    Check("the activation peak (P) is in forward, the live-bytes peak (p) in {live_peak_phase}",
+                          lambda r: r.values["act_peak_phase"] == "forward"
+                          and r.values["act_peak_at"] <= r.values["live_peak_at"])),
         ),
         Step(
             title="Checkpointed: drop in forward, recompute in backward",

@@ -83,7 +83,9 @@ def forward_backward_facts(run):
     return {"n_grads": len(made), "act_peak_trace": max(acts), "act_expected": BATCH * ROW_ACT + 4,
             "peak_phase": evs[at]["phase"], "peak_event_bytes": evs[at].get("bytes"),
             "peak_grad": series[at]["gradient"],
-            "peak_act": series[at]["activation"], "peak_other": series[at]["other"]}
+            "peak_act": series[at]["activation"], "peak_other": series[at]["other"],
+            "act_peak_phase": run.peak("activation")["phase"], "act_peak_at": run.peak("activation")["at"],
+            "peak_at": at}
 
 
 def zero_grads(s):
@@ -223,8 +225,9 @@ backward **{act_end} B**) and leaves {n_grads} gradients, one per parameter,
 **{grad_bytes:,} B**: exactly the parameters' bytes, since each gradient has
 its parameter's shape and dtype.
 
-The step's peak of live bytes (the cursor) is not at the end of forward but in
-**{peak_phase}**: activations are down to {peak_act} B, but {peak_grad:,} B of
+Two peaks. The **activation** peak (key `P`, event #{act_peak_at}) is at the
+end of {act_peak_phase}. The step's **live-bytes** peak (the cursor, key `p`,
+event #{peak_at}) is not: it is in **{peak_phase}**: activations are down to {peak_act} B, but {peak_grad:,} B of
 gradients are already there and {peak_other:,} B of temporaries (the
 gradient flowing back, the first layer's weight gradient being made) are
 alive with them.""",
@@ -243,6 +246,8 @@ alive with them.""",
                 Check("the step peaks in {peak_phase}: {peak_grad:,} B of gradients, {peak_act} B of activations",
                       lambda r: r.values["peak_phase"] == "backward" and r.values["peak_grad"] > 0
                       and r.values["peak_act"] < r.values["act_forward"]),
+                Check("the activation peak (P) is in {act_peak_phase}, the live-bytes peak (p) later",
+                      lambda r: r.values["act_peak_phase"] == "forward" and r.values["act_peak_at"] < r.values["peak_at"]),
                 Check("the peak event makes the first layer's weight gradient (256 × 512 × 4 B)",
                       lambda r: r.values["peak_event_bytes"] == 256 * 512 * 4),
                 Check("gradients: {n_grads} tensors, {grad_bytes:,} B = the parameters' bytes",

@@ -45,6 +45,7 @@ class GNode:
     state: str = "pending"                         # pending | current | executed
     recomputed: bool = False
     module: str | None = None                      # module path (op event field, or inferred)
+    freed: bool = False                            # the node object died (shown only with keep_freed)
 
     @property
     def label_name(self) -> str:
@@ -120,7 +121,8 @@ class Graph:
 def _node(model, nid, i) -> GNode:
     n = model.nodes[nid]
     g = GNode(n.id, n.name, n.kind, n.op, [(x[0], x[1]) for x in n.next], [], n.output, n.tensor, n.file,
-              n.line, n.region, n.seq, model.state(nid, i), model.recomputed(nid, i), n.module)
+              n.line, n.region, n.seq, model.state(nid, i), model.recomputed(nid, i), n.module,
+              model.freed(nid, i))
     g.saved = [SavedSlot(n.id, s.name, s.storage_at(i), s.bytes, s.shape, s.dtype, s.is_output, s.packed,
                          s.state(i), s.dropped_storage) for s in n.saved]
     return g
@@ -132,13 +134,14 @@ def _region(reg, shown, i) -> GRegion:
                    sum(b for j, b in reg.drops if j <= i), bool(rec))
 
 
-def graph_at(model, i: int | None = None) -> Graph:
-    """The graph a TraceModel shows at step i (None: the last event; -1: before any)."""
+def graph_at(model, i: int | None = None, keep_freed: bool = False) -> Graph:
+    """The graph a TraceModel shows at step i (None: the last event; -1: before any); nodes whose
+    object died are left out unless ``keep_freed`` (NOTE [ One trace model ] rule 9)."""
     i = len(model) - 1 if i is None else i
     g = Graph(step=i)
     if i < 0 or not len(model):
         return g
-    v = model.view(i)
+    v = model.view(i, keep_freed)
     for nid in sorted(v.ids, key=lambda x: (model.nodes[x].seq, x)):
         g.nodes[nid] = node = _node(model, nid, i)
         for s in node.saved:

@@ -22,6 +22,13 @@ NOTE [ Memory replay ]
 5. The peak is the first event where the total is highest. Its cause is the op whose
    output that event allocated (the next ``op`` event in forward or recompute) or, in
    backward, the node executing then.
+6. Two peaks, never confused: the *live-bytes peak* (``peak_index``/``peak_bytes``: every
+   category summed, what ``max_memory_allocated`` reports) and the *activation peak*
+   (``act_peak_index``/``act_peak_bytes``: the "activation" category alone). In a training
+   step the activation peak is at the end of forward, when every saved tensor is alive;
+   the live-bytes peak is often later, in backward, where gradients and temporaries
+   are added while activations are not all freed yet. ``peak_in`` finds either within
+   any range of events (a lesson step), the first event on ties.
 """
 from __future__ import annotations
 
@@ -139,6 +146,8 @@ class Replay:
         self._snap = tuple(self._cur)
         self._tot = sum(self._cur)
         self.peak_index = self.peak_bytes = 0
+        self._act = self._column("activation")
+        self.act_peak_index, self.act_peak_bytes = 0, self._cur[self._act]
         self._res_dev = dict(reserved or {})
         self.reserved_start = self._res = sum(self._res_dev.values())
         self.has_reserved = False
@@ -156,6 +165,8 @@ class Replay:
                     self._snap = tuple(self._cur)
                 if self._tot > self.peak_bytes or not total:
                     self.peak_bytes, self.peak_index = self._tot, len(total)
+                if self._snap[self._act] > self.act_peak_bytes:
+                    self.act_peak_bytes, self.act_peak_index = self._snap[self._act], len(total)
             elif not total:
                 self.peak_bytes = self._tot
             snaps.append(self._snap)
@@ -198,6 +209,29 @@ class Replay:
     def live_of(self, cat: str, i: int) -> int:
         k = self._col.get(cat)
         return 0 if k is None else self.snaps[i][k]
+
+    def peak_in(self, lo: int = 0, hi: int | None = None, category: str | None = None) -> tuple:
+        """(event index, bytes) of the highest live bytes in events [lo, hi), the first on ties (rule 6).
+
+        ``category=None``: the live-bytes peak (all categories); ``"activation"``: the activation peak.
+        """
+        n = len(self.total)
+        hi = n if hi is None else min(hi, n)
+        lo = max(0, lo)
+        if hi <= lo:
+            return max(0, min(lo, n - 1)), 0
+        if (lo, hi) == (0, n):
+            if category is None:
+                return self.peak_index, self.peak_bytes
+            if category == "activation":
+                return self.act_peak_index, self.act_peak_bytes
+        if category is None:
+            seg = self.total[lo:hi]
+        else:
+            k = self._col.get(category)
+            seg = [0] * (hi - lo) if k is None else [sn[k] for sn in self.snaps[lo:hi]]
+        j = max(range(len(seg)), key=seg.__getitem__)
+        return lo + j, seg[j]
 
 
 def live_after(events, device: str | None = None) -> dict:
@@ -317,6 +351,8 @@ class Timeline:
     peak_step: int = -1
     peak_bytes: int = 0
     peak_cause: str = ""
+    act_peak_step: int = -1                          # the activation peak (rule 6): end of forward, usually
+    act_peak_bytes: int = 0
     baseline: dict = field(default_factory=dict)     # bytes alive before recording, by category
 
     def at(self, step: int) -> dict:
@@ -366,4 +402,5 @@ def timeline(trace, device: str | None = None) -> Timeline:
     if tl.total:
         tl.peak_bytes, tl.peak_step = r.peak_bytes, r.peak_index
         tl.peak_cause = cause_of(evs, tl.peak_step)
+        tl.act_peak_step, tl.act_peak_bytes = r.act_peak_index, r.act_peak_bytes
     return tl

@@ -46,7 +46,14 @@ NOTE [ One trace model ]
    leaves at once if a newer graph has started, else when the next one starts. A retained
    graph stays while it lives, and the newest graph always shows (the end of a run keeps
    its last picture).
-9. Events arrive in order; each is folded in once (``extend``) and a query compares the
+9. A node dies at its ``node_free`` event (NOTE [ Node death ] in engine/core/graph.py):
+   its last reference is gone, and every saved slot it still held goes with it
+   (*released* there). From then on the graph panel and the pictures leave it out (a
+   graph whose grad_fn nodes all died has died, rule 7); asked to keep freed nodes
+   (``keep_freed``), they show it greyed as *freed*, and a dead graph stays until the
+   next graph starts after its death. A node of a graph spent by backward
+   lives on while a tensor's ``grad_fn`` names it (its saved tensors are released).
+10. Events arrive in order; each is folded in once (``extend``) and a query compares the
    stored indices with i (bisection, a few comparisons per node), never replaying events.
 """
 from __future__ import annotations
@@ -275,6 +282,16 @@ class TraceModel:
         for nid in self._outputs.pop(e.get("storage"), ()):
             self.nodes[nid].died = i
 
+    def _on_node_free(self, i, e):
+        n = self.nodes.get(e.get("node"))
+        if n is None or n.freed_at is not None:
+            return      # a recompute's own node (rule 4), or one made before recording
+        n.freed_at = i
+        n.about.append(i)
+        for slot in n.saved:
+            if slot.released_at is None:
+                slot.released_at = i
+
     def _find(self, a):
         p = self._parent
         while p[a] != a:
@@ -319,6 +336,10 @@ class TraceModel:
                         named.add(x)
             mortal = [m for m in ms if m.mortal]
             died = max((m.died for m in mortal), default=None) if all(m.died is not None for m in mortal) else None
+            fns = [m for m in ms if m.kind == "fn"]
+            if fns and all(m.freed_at is not None for m in fns):     # rule 9: every node of it died
+                gone = max(m.freed_at for m in fns)
+                died = gone if died is None else min(died, gone)
             out.append(Graph(min(joins.values()), spent.get(root, INF), INF if died is None else died, joins,
                              any(m.kind == "fn" for m in ms)))
         for nid, n in self.nodes.items():      # a leaf no op named: a graph of its own, over at once
@@ -328,6 +349,7 @@ class TraceModel:
         self._firsts = [g.first for g in out]
         for g in out:
             g.hide = min(self._next_start(g.spent), max(g.died, self._next_start(g.first)))
+            g.hide_kept = min(self._next_start(g.spent), self._next_start(g.died))
         for n in self.nodes.values():
             n.joins = []
         for g in out:
@@ -342,30 +364,39 @@ class TraceModel:
         k = bisect.bisect_right(self._firsts, i) if i != INF else len(self._firsts)
         return self._firsts[k] if k < len(self._firsts) else INF
 
-    def view(self, i: int) -> View:
-        """What the graph panel and the picture show at step i (rule 8)."""
-        v = self._views.get(i)
+    def view(self, i: int, keep_freed: bool = False) -> View:
+        """What the graph panel and the picture show at step i (rule 8), dead nodes left out unless
+        ``keep_freed`` (rule 9)."""
+        v = self._views.get((i, keep_freed))
         if v is not None:
             return v
         gs = self.graphs()
         k = bisect.bisect_right(self._firsts, i)
-        shown = [g for g in gs[:k] if g.hide > i]
+        shown = [g for g in gs[:k] if (g.hide_kept if keep_freed else g.hide) > i]
         ids, since = set(), {}
+        nodes = self.nodes
         for g in shown:
             for nid, j in g.joins.items():
                 if j <= i:
-                    ids.add(nid)
                     if nid not in since or j < since[nid]:
                         since[nid] = j
+                    f = nodes[nid].freed_at
+                    if f is None or f > i or keep_freed:
+                        ids.add(nid)
         v = View(i, frozenset(ids), since, shown)
         if len(self._views) > 8:
             self._views.clear()
-        self._views[i] = v
+        self._views[(i, keep_freed)] = v
         return v
 
-    def shown(self, i: int) -> frozenset:
-        """Ids of the nodes the graph shows at step i."""
-        return self.view(i).ids
+    def shown(self, i: int, keep_freed: bool = False) -> frozenset:
+        """Ids of the nodes the graph shows at step i (rule 9: the living ones, unless ``keep_freed``)."""
+        return self.view(i, keep_freed).ids
+
+    def freed(self, nid, i: int) -> bool:
+        """Whether the node object died by step i (rule 9)."""
+        f = self.nodes[nid].freed_at
+        return f is not None and f <= i
 
     def iteration(self, i: int) -> int:
         """How many graphs started before the newest one started by step i."""
@@ -488,4 +519,5 @@ _HANDLERS = {
     "backward_begin": TraceModel._on_backward_begin,
     "backward_end": TraceModel._on_backward_end,
     "free": TraceModel._on_free,
+    "node_free": TraceModel._on_node_free,
 }

@@ -50,7 +50,7 @@ class Node:
 
     __slots__ = ("id", "name", "kind", "created", "seq", "op", "inputs", "output", "tensor", "file", "line",
                  "region", "module", "attrs", "next", "saved", "recomputed_at", "runs", "about", "dropped_at",
-                 "dropped_bytes", "first_namer", "mortal", "died", "joins")
+                 "dropped_bytes", "first_namer", "mortal", "died", "joins", "freed_at")
 
     def __init__(self, id, name: str, kind: str, created: int, seq: int):
         self.id = id
@@ -75,6 +75,7 @@ class Node:
         self.mortal = False                  # its output has a storage of its own (rule 7)
         self.died = None                     # event index where that storage was freed
         self.joins = []                      # a leaf: where it joined each graph (sorted)
+        self.freed_at = None                 # its node_free event: the object (and what it saved) is gone
 
     def fill(self, e: dict, info: dict, recomputed_at) -> None:
         """Take what an ``op`` event says about the node."""
@@ -137,10 +138,11 @@ class Graph:
     """One graph (rule 6): when it starts, is spent or dies (rule 7), leaves the view (rule 8), and when
     each member joins it."""
 
-    __slots__ = ("first", "spent", "died", "hide", "joins", "has_fn")
+    __slots__ = ("first", "spent", "died", "hide", "hide_kept", "joins", "has_fn")
 
     def __init__(self, first, spent, died, joins, has_fn):
         self.first, self.spent, self.died, self.hide, self.joins, self.has_fn = first, spent, died, INF, joins, has_fn
+        self.hide_kept = INF                 # where it leaves a view that keeps freed nodes (rule 9)
 
     @property
     def end(self):

@@ -108,6 +108,7 @@ _LINES = {
     "free": lambda e: f"free {nbytes(e.get('bytes'))} {e.get('category')} (storage {e.get('storage')})",
     "category": lambda e: f"storage {e.get('storage')} {e.get('old')} -> {e.get('new')} ({nbytes(e.get('bytes'))})",
     "release": lambda e: f"release {e.get('name')} of node {e.get('node')} ({nbytes(e.get('bytes'))})",
+    "node_free": lambda e: f"node {e.get('node')} freed (its last reference died)",
     "unpack": lambda e: f"unpack {e.get('name')} of node {e.get('node')}",
     "accumulate": lambda e: f"grad into tensor {e.get('tensor')} ({nbytes(e.get('bytes'))})",
     "backward_begin": lambda e: "backward begins" + (" (retain_graph)" if e.get("retain_graph") else ""),

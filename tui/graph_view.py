@@ -34,6 +34,8 @@ def node_texts(model: TraceModel, nid, i: int) -> tuple:
     if rec.is_leaf:
         first = f"leaf {t['name']}" if t.get("name") else "AccumulateGrad"
         return first, f"{shape(t.get('shape'), 'box')} {'grad ✓' if model.state(nid, i) in ('executed', 'current') else 'leaf'}"
+    if model.freed(nid, i):     # shown only when the learner keeps freed nodes (f)
+        return rec.name, f"✝ freed {nbytes(rec.saved_bytes())}" if rec.saved else "✝ freed"
     st = model.saved_state(nid, i)
     if st == "dropped":
         second = f"✗ dropped {nbytes(rec.dropped_bytes)}" if rec.dropped_bytes else "✗ not kept"
@@ -44,9 +46,9 @@ def node_texts(model: TraceModel, nid, i: int) -> tuple:
     return rec.name, second
 
 
-def panel_nodes(model: TraceModel, i: int) -> dict:
+def panel_nodes(model: TraceModel, i: int, keep_freed: bool = False) -> dict:
     """What the panel draws at step i: {node id: (state, the box's two lines)}; the layout's input."""
-    return {nid: (model.state(nid, i), node_texts(model, nid, i)) for nid in model.shown(i)}
+    return {nid: (model.state(nid, i), node_texts(model, nid, i)) for nid in model.shown(i, keep_freed)}
 
 
 def box_style(model: TraceModel, nid, i: int, selected=None, current=None) -> str:
@@ -54,6 +56,8 @@ def box_style(model: TraceModel, nid, i: int, selected=None, current=None) -> st
     st = model.state(nid, i)
     if nid == selected and st != "future":
         return "graph--selected"
+    if model.freed(nid, i):
+        return "graph--freed"
     if st == "future":
         return "graph--future"
     if st == "current" or nid == current:
@@ -77,11 +81,13 @@ class GraphView(ScrollView, can_focus=True):
     COMPONENT_CLASSES = {
         "graph--edge", "graph--future", "graph--pending", "graph--current", "graph--executed",
         "graph--selected", "graph--dropped", "graph--recomputed", "graph--leaf", "graph--missing", "graph--empty",
+        "graph--freed",
     }
 
     index: reactive[int] = reactive(0)
     selected: reactive[int | None] = reactive(None)
     current: reactive[int | None] = reactive(None)   # the node the event at the cursor is about
+    keep_freed: reactive[bool] = reactive(False)       # f: draw dead nodes greyed, not leave them out
 
     class NodeClicked(Message):
         def __init__(self, node_id: int) -> None:
@@ -99,7 +105,7 @@ class GraphView(ScrollView, can_focus=True):
 
     def _ensure_layout(self) -> None:
         i = self.index
-        ids = self.model.shown(i)          # the graph grows as forward runs
+        ids = self.model.shown(i, self.keep_freed)   # the graph grows as forward runs, nodes leave as they die
         key = (ids, i if len(ids) > MAX_NODES else None)
         if key == self._key and self._lay is not None:
             return
@@ -123,6 +129,11 @@ class GraphView(ScrollView, can_focus=True):
         self.refresh()
 
     def watch_selected(self) -> None:
+        self.refresh()
+
+    def watch_keep_freed(self) -> None:
+        self._key = None
+        self._ensure_layout()
         self.refresh()
 
     def watch_current(self) -> None:
@@ -156,7 +167,9 @@ class GraphView(ScrollView, can_focus=True):
         row = y + sy
         if lay is None or not lay.rects:
             if y == 0:
-                msg = " No graph yet: nodes appear here as forward runs."
+                gone = len(self.model.shown(self.index, True))
+                msg = (f" No live graph: {gone} node{'s' if gone != 1 else ''} freed (f shows them)." if gone
+                       else " No graph yet: nodes appear here as forward runs.")
                 return Strip([Segment(msg[:width], self.get_component_rich_style("graph--empty"))]).extend_cell_length(
                     width, self.rich_style)
             return Strip.blank(width, self.rich_style)

@@ -13,12 +13,14 @@ KEYS = [
     ("} {", "next / previous phase (forward, backward, recompute)"),
     ("g G  home end", "first / last event"),
     ("space", "play / pause;  + -  faster / slower"),
-    ("p", "jump to the memory peak"),
+    ("p", "jump to the live-bytes peak (▲: all categories summed)"),
+    ("P", "jump to the activation peak (△: saved activations alone, end of forward)"),
     ("] [", "next / previous lesson step"),
     ("/", "search events; Enter finds, n N next / previous match"),
     ("enter", "inspect the node this event is about"),
     ("i", "lesson text <-> inspector (on small screens)"),
     ("z", "memory chart: this lesson step <-> the whole run"),
+    ("f", "graph: show freed nodes greyed (✝ freed) <-> only what is alive"),
     ("w", "write the Graphviz picture of this step to a file"),
     ("tab", "next panel (the arrows then scroll it)"),
     ("escape", "clear the selected node, close the search"),
@@ -30,9 +32,13 @@ PANELS = [
     ("Graph", "the autograd graph at the cursor: loss on top, leaves below, arrows are next_functions "
               "(where gradients flow). Yellow: the node this event is about. Green: executed by backward. "
               "Red: its saved tensors were dropped by checkpointing. ↻: made by a recompute. The second line "
-              "of a box is what the node saved for backward, and whether it was freed. Click a box to inspect it."),
+              "of a box is what the node saved for backward, and whether backward freed it. Only what is "
+              "alive is drawn: a node whose last reference died (del, a loss out of scope) leaves the "
+              "panel with what it saved; f keeps such nodes, grey and marked ✝ freed. Click a box to inspect it."),
     ("Memory", "live bytes over the whole run, stacked by category (param, grad, act = activations, optim, "
-               "input, other). ┃ is the cursor, ▲ the peak; the last line gives the bytes at the cursor. "
+               "input, other). ┃ is the cursor, ▲ the live-bytes peak (every category: often in backward, "
+               "when gradients appear before activations are all freed), △ the activation peak (usually "
+               "the end of forward); the last line gives the bytes at the cursor. "
                "\"reserved\" on the border: the bytes a GPU's caching allocator would hold then (whole "
                "segments, freed blocks kept cached), far more than live for small models."),
     ("Events", "every recorded event; F/B/R/O is its phase. Click a row to move there."),

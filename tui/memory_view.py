@@ -46,8 +46,8 @@ def column_of(width: int, i: int, lo: int, hi: int) -> int | None:
 class MemoryView(Widget, can_focus=True):
     """The memory panel: a stacked chart in characters, a legend with the bytes at the cursor.
 
-    The legend reads: live bytes now, the peak of what the chart shows, then each
-    category's live bytes. The caching allocator model's reserved bytes at the cursor
+    The legend reads: live bytes now, the live-bytes peak (▲) and the activation peak (△)
+    of what the chart shows (NOTE [ Memory replay ] rule 6), then each category's live bytes. The caching allocator model's reserved bytes at the cursor
     (when the trace carries them) sit on the bottom border, off the chart's scale.
     """
 
@@ -113,16 +113,13 @@ class MemoryView(Widget, can_focus=True):
             self._cols_key = key
         return self._cols
 
-    def peak_in(self, lo, hi) -> tuple:
-        """(event index, bytes) of the highest total in [lo, hi) (the whole run's peak is precomputed)."""
-        mem = self.model.memory
-        if (lo, hi) == (0, len(self.model)):
-            return mem.peak_index, mem.peak_bytes
-        if self._peak_key != (lo, hi):
-            seg = mem.total[lo:hi]
-            j = max(range(len(seg)), key=seg.__getitem__) if seg else 0
-            self._peak = (lo + j, seg[j] if seg else 0)
-            self._peak_key = (lo, hi)
+    def peak_in(self, lo, hi, category=None) -> tuple:
+        """(event index, bytes) of the live-bytes peak in [lo, hi), or (``category="activation"``) the
+        activation peak: NOTE [ Memory replay ] rule 6 (``Replay.peak_in``)."""
+        key = (lo, hi, category, len(self.model))
+        if self._peak_key != key:
+            self._peak = self.model.memory.peak_in(lo, hi, category)
+            self._peak_key = key
         return self._peak
 
     def render(self) -> Text:
@@ -137,10 +134,12 @@ class MemoryView(Widget, can_focus=True):
         if hi <= lo:
             lo, hi = 0, len(m)
         cols = self._columns(w, lo, hi)
+        act_i, act_b = self.peak_in(lo, hi, "activation")
         peak_i, peak_b = self.peak_in(lo, hi)
         top = max(1, peak_b)
         cur_col = column_of(w, i, lo, hi)
         peak_col = column_of(w, peak_i, lo, hi)
+        act_col = column_of(w, act_i, lo, hi) if act_b else None
         # per column: the stack of categories at the shown event, as cumulative heights in eighths of a row
         scale = chart_h * 8 / top
         stacks = []
@@ -184,6 +183,8 @@ class MemoryView(Widget, can_focus=True):
             text.append("\n")
         # axis line: cursor and peak markers
         axis = ["─"] * w
+        if act_col is not None:
+            axis[act_col] = "△"
         if peak_col is not None:
             axis[peak_col] = "▲"
         if cur_col is not None:
@@ -194,6 +195,8 @@ class MemoryView(Widget, can_focus=True):
         legend = Text()
         legend.append(f"now {nbytes(mem.total[i])} ", self.get_component_rich_style("memory--now"))
         legend.append(f"▲peak {nbytes(peak_b)} ", self.get_component_rich_style("memory--peak"))
+        if act_b:
+            legend.append(f"△act peak {nbytes(act_b)} ", self.get_component_rich_style("memory--peak"))
         for cat in mem.categories:
             if live.get(cat):
                 legend.append("■", self._cat_style(cat))

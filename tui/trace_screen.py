@@ -42,6 +42,7 @@ class TraceScreen(Screen):
         Binding("plus,equals_sign", "speed(1)", "Faster", show=False),
         Binding("minus", "speed(-1)", "Slower", show=False),
         Binding("p", "peak", "Peak"),
+        Binding("P", "peak('activation')", "Activation peak", show=False),
         Binding("right_square_bracket", "lesson_step(1)", "Next step", key_display="]"),
         Binding("left_square_bracket", "lesson_step(-1)", "Prev step", show=False),
         Binding("slash", "search", "Search", key_display="/"),
@@ -49,6 +50,7 @@ class TraceScreen(Screen):
         Binding("N", "search_next(-1)", "Prev match", show=False),
         Binding("i", "toggle_inspector", "Inspector", show=False),
         Binding("z", "zoom", "Zoom memory", show=False),
+        Binding("f", "keep_freed", "Show freed nodes", show=False),
         Binding("w", "write_graph", "Write .dot", show=False),
         Binding("enter", "select_current", "Inspect node", show=False),
         Binding("escape", "deselect", "Deselect", show=False),
@@ -241,15 +243,23 @@ class TraceScreen(Screen):
     def action_speed(self, d: int) -> None:
         self.speed = max(0, min(len(SPEEDS) - 1, self.speed + d))
 
-    def action_peak(self) -> None:
-        """To the memory peak of what the chart shows (a lesson step, or the whole run)."""
+    def action_peak(self, category: str | None = None) -> None:
+        """To the live-bytes peak (p) or the activation peak (P) of what the chart shows (a lesson
+        step, or the whole run): NOTE [ Memory replay ] rule 6."""
         mv = self.query_one("#memory", MemoryView)
         lo, hi = mv._range()
-        mem = self.model.memory
-        at, peak = mv.peak_in(lo, hi) if hi > lo else (mem.peak_index, mem.peak_bytes)
+        if hi <= lo:
+            lo, hi = 0, len(self.model)
+        at, peak = mv.peak_in(lo, hi, category)
         where = f"step {self.step + 1}" if mv.window is not None else "the run"
+        phase = PHASE_WORDS.get(self.model.events[at].get("phase"), "") if len(self.model) else ""
+        if category is None:
+            self.notify(f"Live-bytes peak of {where}: {nbytes(peak)} after event #{at} ({phase}). "
+                        "P: the activation peak.", timeout=4)
+        else:
+            self.notify(f"Activation peak of {where}: {nbytes(peak)} of activations after event #{at} "
+                        f"({phase}). p: the live-bytes peak.", timeout=4)
         self.index = at
-        self.notify(f"Peak of {where}: {nbytes(peak)} live after event #{at}", timeout=3)
 
     def action_lesson_step(self, d: int) -> None:
         if self.lesson_run is None:
@@ -295,6 +305,13 @@ class TraceScreen(Screen):
             self.notify("z zooms the memory chart to a lesson step; this trace has no steps.", timeout=3)
             return
         self.zoom = not self.zoom
+
+    def action_keep_freed(self) -> None:
+        """f: draw nodes whose object died greyed ("freed") instead of leaving them out."""
+        g = self.query_one("#graph", GraphView)
+        g.keep_freed = not g.keep_freed
+        self.notify("Freed nodes shown greyed (✝ freed)." if g.keep_freed
+                    else "Freed nodes hidden: the graph shows only what is alive.", timeout=3)
 
     def action_toggle_inspector(self) -> None:
         if self.lesson_run is None:

@@ -1,7 +1,8 @@
 """Memory pictures (matplotlib, imported only when drawing, Agg backend).
 
 ``memory_figure(trace)``: live bytes over events, stacked by category, phases
-shaded, the peak marked with the op that caused it, memory_reserved above when
+shaded, the live-bytes peak marked with the op that caused it (the activation
+peak, a different event, marked apart), memory_reserved above when
 the trace has it. ``compare_figure(a, b)``: two traces' totals on one axis.
 Each figure carries its data as ``fig.glassgrad_data`` (Timeline objects).
 
@@ -152,13 +153,20 @@ def memory_figure(trace, *, step: int | None = None, device: str | None = None, 
     if tl.peak_step >= 0:
         py = tl.peak_bytes / div
         ax.plot([tl.peak_step], [py], marker="v", color="#b71c1c", ms=9, zorder=5, gid="peak", ls="none")
-        text = f"peak {nbytes(tl.peak_bytes)} at event {tl.peak_step}"
+        text = f"live-bytes peak {nbytes(tl.peak_bytes)} at event {tl.peak_step}"
         if tl.peak_cause:
             text += f"\ncaused by {tl.peak_cause}"
         right = tl.peak_step > 0.6 * max(len(x) - 1, 1)
         ax.annotate(text, (tl.peak_step, py), xytext=(-10 if right else 10, 6), textcoords="offset points",
                     ha="right" if right else "left", va="bottom", fontsize=9, color="#b71c1c",
                     bbox=dict(boxstyle="round,pad=0.25", fc="white", ec="#b71c1c", lw=0.6, alpha=0.9))
+    if tl.act_peak_step >= 0 and tl.act_peak_bytes and "activation" in plotted:
+        # the activation peak (NOTE [ Memory replay ] rule 6): the top of the activation band there
+        ay = plotted["activation"][tl.act_peak_step]
+        ax.plot([tl.act_peak_step], [ay], marker="^", color="#e65100", ms=8, zorder=5, gid="act_peak", ls="none",
+                mfc="white", mew=1.5)
+        ax.annotate(f"activation peak {nbytes(tl.act_peak_bytes)}", (tl.act_peak_step, ay), xytext=(0, -14),
+                    textcoords="offset points", ha="center", va="top", fontsize=8, color="#e65100")
     if step is not None and x:
         s = min(max(step if step >= 0 else len(x) + step, 0), len(x) - 1)
         ax.axvline(s, color="#37474f", lw=1.2, ls=":", gid="step")

@@ -48,7 +48,7 @@ from ..memory import oom as _oom
 from .tensor import _NP_DT, Tensor, tensor_info
 from .table import SLOT as _SLOT, OpDef
 from . import grad_mode
-from .graph import Node, SavedTensor, edge_of, node_info
+from .graph import Node, SavedTensor, edge_of, node_info, watch_death
 from .hooks import _hooks_after, _hooks_before, _hooks_multi_output, op_hooks
 from .inplace import _move_retain_grad, _snapshot, _write_inplace, rebase_view
 
@@ -249,6 +249,8 @@ class OpNode(Node):
         self.next_functions = ()             # drops its edges before its saved tensors)
         self._saved = {}
         self.num_outputs = 1
+        if _events.active:                   # NOTE [ Node death ] in graph.py
+            watch_death(self)
         self._op = op
         self._name = name
         self._attrs = {**op.defaults, **attrs} if op.defaults else dict(attrs)

@@ -249,6 +249,27 @@ class SavedTensor:
             counted.add_saved(-1)
 
 
+# NOTE [ Node death ]
+# A node made while recording emits ``node_free`` (node, name) when the object is destroyed:
+# its last reference died (``del q``, the loss going out of scope, a checkpoint's recompute
+# graph dropped after its use), and with it every saved tensor it still held (NOTE [ Saved
+# tensors ] 5). A backward without retain_graph frees the saved tensors earlier (``release``
+# events) but not the node: it lives while a tensor's ``grad_fn`` names it. A finalizer, not
+# ``__del__``, so a node made while nothing records costs nothing; one that dies after
+# recording stopped emits nothing.
+def watch_death(node) -> None:
+    """Emit ``node_free`` when ``node`` is destroyed (call only while recording)."""
+    weakref.finalize(node, _node_died, node.id)
+
+
+def _node_died(nid):
+    if _events.active:
+        try:
+            _events.emit("node_free", node=nid)
+        except Exception:  # noqa: BLE001 - interpreter shutdown
+            pass
+
+
 def _short_name(node) -> str:
     """PyTorch's error messages name a node without its Backward suffix ("Relu")."""
     return re.sub(r"Backward\d*$", "", node.name())
@@ -288,6 +309,8 @@ class Node:
         self.next_functions: tuple = ()
         self._saved: dict = {}
         self.num_outputs = 1
+        if _events.active:     # NOTE [ Node death ]: nothing more when not recording
+            watch_death(self)
 
     def _own_list(self, attr: str) -> list:
         lst = self.__dict__.get(attr)
