@@ -7,6 +7,8 @@ from . import functional as E
 from .backend.device import as_device, namespace_for
 from .core.tensor import Tensor
 from .autograd.function import Function
+from .functions.methods import bind_methods as _bind_family_methods
+from . import special as _special
 
 
 def _swap(fn):
@@ -28,12 +30,12 @@ _methods = {
     "permute": E.permute, "transpose": E.transpose, "swapaxes": E.transpose, "t": E.t,
     "squeeze": E.squeeze, "unsqueeze": E.unsqueeze, "expand": E.expand, "broadcast_to": E.broadcast_to,
     "sum_to_size": E.sum_to_size, "narrow": E.narrow, "split": E.split, "chunk": E.chunk,
-    "unbind": E.unbind, "flip": E.flip, "index_select": E.index_select, "masked_fill": E.masked_fill,
+    "unbind": E.unbind, "index_select": E.index_select, "masked_fill": E.masked_fill,
     "matmul": E.matmul, "mm": E.mm, "bmm": E.bmm, "dot": E.dot, "mv": E.mv, "outer": E.outer,
     "clone": E.clone, "allclose": E.allclose, "equal": E.equal, "nonzero": E.nonzero, "where": None,
     "log1p": E.log1p, "expm1": E.expm1, "cumsum": E.cumsum, "norm": E.norm, "tril": E.tril, "triu": E.triu,
     "gather": E.gather, "repeat": E.repeat, "clamp_min": E.clamp_min, "clamp_max": E.clamp_max,
-    "remainder": E.remainder, "fmod": E.fmod, "isclose": E.isclose, "masked_select": E.masked_select, "sort": E.sort, "argsort": E.argsort, "topk": E.topk,
+    "isclose": E.isclose, "masked_select": E.masked_select, "sort": E.sort, "argsort": E.argsort, "topk": E.topk,
 }
 
 for _name, _fn in _methods.items():
@@ -66,8 +68,6 @@ Tensor.log_softmax = _log_softmax
 # __add__, __sub__, __mul__ (and add, sub, mul) are bound in engine/core/operators.py
 Tensor.__truediv__ = lambda self, other: E.div(self, other)
 Tensor.__rtruediv__ = lambda self, other: E.div(other, self)
-Tensor.__floordiv__ = lambda self, other: E.div(self, other, rounding_mode="floor")
-Tensor.__rfloordiv__ = lambda self, other: E.div(other, self, rounding_mode="floor")
 Tensor.__mod__ = lambda self, other: E.remainder(self, other)
 Tensor.__rmod__ = lambda self, other: E.remainder(other, self)
 Tensor.__pow__ = lambda self, other: E.pow(self, other)
@@ -75,7 +75,6 @@ Tensor.__rpow__ = lambda self, other: E.pow(other, self)
 Tensor.__matmul__ = lambda self, other: E.matmul(self, other)
 Tensor.__rmatmul__ = lambda self, other: E.matmul(other, self)
 Tensor.__neg__ = lambda self: E.neg(self)
-Tensor.__pos__ = lambda self: self
 Tensor.__abs__ = lambda self: E.abs(self)
 Tensor.__eq__ = lambda self, other: False if other is None else E.eq(self, other)   # t == None is False
 Tensor.__ne__ = lambda self, other: True if other is None else E.ne(self, other)
@@ -83,10 +82,6 @@ Tensor.__lt__ = lambda self, other: E.lt(self, other)
 Tensor.__le__ = lambda self, other: E.le(self, other)
 Tensor.__gt__ = lambda self, other: E.gt(self, other)
 Tensor.__ge__ = lambda self, other: E.ge(self, other)
-Tensor.__and__ = lambda self, other: E.logical_and(self, other)
-Tensor.__or__ = lambda self, other: E.logical_or(self, other)
-Tensor.__xor__ = lambda self, other: E.logical_xor(self, other)
-Tensor.__invert__ = lambda self: E.logical_not(self)
 Tensor.__getitem__ = lambda self, key: E._getitem(self, key)
 Tensor.__setitem__ = lambda self, key, value: E._setitem(self, key, value)
 Tensor.__hash__ = lambda self: id(self)
@@ -106,25 +101,9 @@ def _inplace_binary(name):
 
 
 Tensor.add_ = _inplace_binary("add")
-Tensor.sub_ = _inplace_binary("sub")
 
 
-def _mul_(self, other):
-    E._broadcast_check(self, other)
-    return E._inplace("mul", self, E._scalar_ok(other, "mul_"))
-
-
-def _div_(self, other):
-    E._broadcast_check(self, other)
-    return E._inplace("div", self, E._scalar_ok(other, "div_"))
-
-
-Tensor.mul_ = _mul_
-Tensor.div_ = _div_
 Tensor.__iadd__ = lambda self, other: self.add_(other)
-Tensor.__isub__ = lambda self, other: self.sub_(other)
-Tensor.__imul__ = _mul_
-Tensor.__itruediv__ = _div_
 
 
 def _unary_inplace(name):
@@ -134,12 +113,8 @@ def _unary_inplace(name):
     return f
 
 
-for _n in ("relu", "exp", "neg", "sigmoid", "tanh", "sqrt", "abs", "sin", "cos", "log"):
+for _n in ("relu", "exp", "sigmoid", "tanh", "sqrt", "sin", "cos", "log"):   # neg_, abs_: functions/methods.py
     setattr(Tensor, _n + "_", _unary_inplace(_n))
-
-
-def _pow_(self, exponent):
-    return E._inplace("pow_scalar", self, exponent=exponent)
 
 
 def _clamp_(self, min=None, max=None):
@@ -191,7 +166,6 @@ def _normal_(self, mean=0.0, std=1.0, generator=None):
     return _fill_random(self, "normal", std, mean, generator, "normal_")
 
 
-Tensor.pow_ = _pow_
 Tensor.clamp_ = _clamp_
 Tensor.zero_ = _zero_
 Tensor.fill_ = _fill_
@@ -326,9 +300,7 @@ Tensor.bernoulli_ = _bernoulli_
 
 
 # ---- the torch.* families' methods, one table (engine/functions/methods.py) -------------------------------
-from .functions.methods import bind_methods as _bind_family_methods  # noqa: E402
 _bind_family_methods(Tensor)
 
 # ---- erfc, exp2, i0 (engine/special.py) ----------------------------------------------------------------
-from . import special as _special  # noqa: E402
 Tensor.erfc, Tensor.exp2, Tensor.i0 = _special.erfc, _special.exp2, _special.i0

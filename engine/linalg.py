@@ -7,15 +7,23 @@ a sum of singular values). Batch dims lead, as in PyTorch; matrices are real (fl
 from __future__ import annotations
 
 import math
+import sys
 
 from . import return_types
 from .backend import dtypes as _dtype
-from . import functional as E
-from .core.dispatch import apply
+from .core import fns
+from .core.dispatch import apply, apply_multi
+from .core.operators import _broadcast_check, mul
 from .core.tensor import Tensor, _wrap_dim
-from .derivatives import OPS
+from .core.table import OPS
+from .functions import build, reductions
+from .functions.arithmetic import lt, ne
+from .functions.factories import clone, eye, zeros
+from .functions.indexing import where
+from .functions.matmul import matmul, mm
+from .functions.reductions import amax, amin
+from .functions.views import permute, reshape, unsqueeze, view
 from .ops.linalg import LinAlgError
-from .core.dispatch import apply_multi
 
 __all__ = ["LinAlgError", "vector_norm", "matrix_norm", "norm", "inv", "det", "slogdet", "solve", "cholesky",
            "qr", "svd", "svdvals", "eigh", "eigvalsh", "pinv", "matrix_rank", "cross", "lstsq", "matrix_power",
@@ -77,7 +85,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
 
 def _move_last(A, d0, d1):
     rest = [d for d in range(A.ndim) if d not in (d0, d1)]
-    return E.permute(A, tuple(rest) + (d0, d1))
+    return permute(A, tuple(rest) + (d0, d1))
 
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
@@ -95,17 +103,17 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         return vector_norm(A, 2, (d0, d1), keepdim)
     if ord in ("nuc", 2, -2):
         sv = svdvals(_move_last(A, d0, d1))
-        out = E.sum(sv, -1) if ord == "nuc" else (E.amax(sv, -1) if ord == 2 else E.amin(sv, -1))
+        out = reductions.sum(sv, -1) if ord == "nuc" else (amax(sv, -1) if ord == 2 else amin(sv, -1))
         if keepdim:
             for d in sorted((d0, d1)):
-                out = E.unsqueeze(out, d)
+                out = unsqueeze(out, d)
         return out
     if ord in (1, -1, math.inf, -math.inf):
         a, b = (d1, d0) if abs(ord) == math.inf else (d0, d1)
         if not keepdim and a < b:
             b -= 1
         col = vector_norm(A, 1, a, keepdim)
-        return E.amax(col, b, keepdim) if ord > 0 else E.amin(col, b, keepdim)
+        return amax(col, b, keepdim) if ord > 0 else amin(col, b, keepdim)
     raise RuntimeError(f"linalg.matrix_norm: Order {_num(ord)} not supported.")
 
 
@@ -169,13 +177,13 @@ def inv_ex(A, *, check_errors=False):
             raise
         from .ops.linalg import _zero_pivot
         info = _info(A, _zero_pivot)
-        bad = E.reshape(E.ne(info, 0), tuple(info.shape) + (1, 1))
+        bad = reshape(ne(info, 0), tuple(info.shape) + (1, 1))
         from .core import grad_mode
         with grad_mode.no_grad():
-            safe = E.where(bad, E.eye(A.shape[-1], dtype=A.dtype, device=A.device), A)
-            inverse = E.where(bad, float("nan"), inv(safe))
+            safe = where(bad, eye(A.shape[-1], dtype=A.dtype, device=A.device), A)
+            inverse = where(bad, float("nan"), inv(safe))
         return return_types.linalg_inv_ex(inverse, info)
-    return return_types.linalg_inv_ex(inverse, E.zeros(tuple(A.shape[:-2]), dtype=_dtype.int64, device=A.device))
+    return return_types.linalg_inv_ex(inverse, zeros(tuple(A.shape[:-2]), dtype=_dtype.int64, device=A.device))
 
 
 def det(A):
@@ -234,13 +242,13 @@ def cholesky_ex(A, *, upper=False, check_errors=False):
                     return k
             return 0
         info = _info(A, order)
-        bad = E.reshape(E.ne(info, 0), tuple(info.shape) + (1, 1))
+        bad = reshape(ne(info, 0), tuple(info.shape) + (1, 1))
         from .core import grad_mode
         with grad_mode.no_grad():
-            safe = E.where(bad, E.eye(A.shape[-1], dtype=A.dtype, device=A.device), A)
-            low = E.where(bad, float("nan"), cholesky(safe, upper=upper))
+            safe = where(bad, eye(A.shape[-1], dtype=A.dtype, device=A.device), A)
+            low = where(bad, float("nan"), cholesky(safe, upper=upper))
         return return_types.linalg_cholesky_ex(low, info)
-    return return_types.linalg_cholesky_ex(low, E.zeros(tuple(A.shape[:-2]), dtype=_dtype.int64, device=A.device))
+    return return_types.linalg_cholesky_ex(low, zeros(tuple(A.shape[:-2]), dtype=_dtype.int64, device=A.device))
 
 
 def qr(A, mode="reduced"):
@@ -318,7 +326,7 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
 def cross(input, other, *, dim=-1):
     """The cross product of 3-vectors along ``dim`` (broadcasting the other dims)."""
     _tensor(input, "linalg.cross")
-    E._broadcast_check(input, other)
+    _broadcast_check(input, other)
     nd = max(input.ndim, other.ndim)
     d = _wrap_dim(dim, nd)
     sa, sb = (input.shape[d - nd + input.ndim] if d - nd + input.ndim >= 0 else 1,
@@ -341,8 +349,8 @@ def lstsq(A, B, rcond=None, *, driver=None):
     if (B.shape[-1] if vector else B.shape[-2]) != A.shape[-2]:
         raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
     (x,) = apply_multi(OPS["linalg_lstsq"], [A, B], {"vector": vector}, ("solution",))
-    empty = E.zeros(0, dtype=A.dtype, device=A.device)
-    return lstsq_result(x, empty, matrix_rank(A.detach()), E.zeros(0, dtype=A.dtype, device=A.device))
+    empty = zeros(0, dtype=A.dtype, device=A.device)
+    return lstsq_result(x, empty, matrix_rank(A.detach()), zeros(0, dtype=A.dtype, device=A.device))
 
 
 # ---- products ------------------------------------------------------------------------------------------
@@ -357,23 +365,23 @@ def matrix_power(A, n):
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
     n = int(n)
     if n == 0:
-        out = E.clone(A)
-        out.copy_(E.eye(A.shape[-1], dtype=A.dtype, device=A.device).expand(tuple(A.shape)))
+        out = clone(A)
+        out.copy_(eye(A.shape[-1], dtype=A.dtype, device=A.device).expand(tuple(A.shape)))
         return out
     if n < 0:
         A, n = inv(A), -n
     if n == 1:
-        return E.clone(A)
+        return clone(A)
     if n == 2:
-        return E.matmul(A, A)
+        return matmul(A, A)
     if n == 3:
-        return E.matmul(E.matmul(A, A), A)
+        return matmul(matmul(A, A), A)
     result = z = None
     while n > 0:
         bit, n = n % 2, n // 2
-        z = A if z is None else E.matmul(z, z)
+        z = A if z is None else matmul(z, z)
         if bit:
-            result = z if result is None else E.matmul(result, z)
+            result = z if result is None else matmul(result, z)
     return result
 
 
@@ -391,23 +399,23 @@ def multi_dot(tensors):
                                f"{t.ndim}D")
     shape = ((ts[0].shape[0],) if ts[0].ndim == 2 else ()) + ((ts[-1].shape[1],) if ts[-1].ndim == 2 else ())
     if ts[0].ndim == 1:
-        ts[0] = E.unsqueeze(ts[0], 0)
+        ts[0] = unsqueeze(ts[0], 0)
     if ts[-1].ndim == 1:
-        ts[-1] = E.unsqueeze(ts[-1], 1)
+        ts[-1] = unsqueeze(ts[-1], 1)
     for i in range(k - 1):
         if ts[i].shape[1] != ts[i + 1].shape[0]:
             raise RuntimeError(f"multi_dot(): tensors {i} and {i + 1} with shapes {list(tensors[i].shape)} and "
                                f"{list(tensors[i + 1].shape)} cannot be multiplied")
     dims = [t.shape[0] for t in ts] + [ts[-1].shape[1]]
     if k == 2:
-        out = E.mm(ts[0], ts[1])
+        out = mm(ts[0], ts[1])
     elif k == 3:
         left = dims[0] * dims[1] * dims[2] + dims[0] * dims[2] * dims[3]
         right = dims[1] * dims[2] * dims[3] + dims[0] * dims[1] * dims[3]
-        out = E.mm(E.mm(ts[0], ts[1]), ts[2]) if left < right else E.mm(ts[0], E.mm(ts[1], ts[2]))
+        out = mm(mm(ts[0], ts[1]), ts[2]) if left < right else mm(ts[0], mm(ts[1], ts[2]))
     else:
         out = _chain(ts, _chain_order(dims), 0, k - 1)
-    return E.view(out, shape)
+    return view(out, shape)
 
 
 def _chain_order(p):
@@ -430,24 +438,24 @@ def _chain(ts, split, i, j):
     if i == j:
         return ts[i]
     m = split[i][j]
-    return E.mm(_chain(ts, split, i, m), _chain(ts, split, m + 1, j))
+    return mm(_chain(ts, split, i, m), _chain(ts, split, m + 1, j))
 
 
 def vecdot(x, y, *, dim=-1):
     """``sum(x * y, dim)``: the dot product along ``dim``, broadcasting the rest."""
-    return E.sum(E.mul(x, y), dim)
+    return reductions.sum(mul(x, y), dim)
 
 
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     """The diagonals of the matrices (a view), as torch.diagonal with the last two dims by default."""
-    return E.diagonal(A, offset, dim1, dim2)
+    return build.diagonal(A, offset, dim1, dim2)
 
 
 # ---- the torch.* and Tensor spellings -----------------------------------------------------------------
 def logdet(A):
     """``log det A`` (nan for a negative determinant), from slogdet as PyTorch computes it."""
     sign, logabs = slogdet(A)
-    return E.where(E.lt(sign, 0), float("nan"), logabs)
+    return where(lt(sign, 0), float("nan"), logabs)
 
 
 inverse = inv
@@ -471,3 +479,6 @@ def _bind_tensor_methods():
 
 
 _bind_tensor_methods()
+
+
+fns.register("linalg", tensor=sys.modules[__name__])   # F.linalg in backward formulas (core/fns.py rule 5)

@@ -10,6 +10,8 @@ import contextlib
 
 import numpy as np
 
+from .core.tensor import Tensor
+
 _MASK = (1 << 64) - 1
 
 
@@ -39,11 +41,10 @@ class Generator:
 
     def get_state(self):
         """The state as an int64 tensor (PyTorch returns a uint8 tensor; glassgrad has no uint8)."""
-        from . import functional as E
         st = self._bitgen.state
         s, inc = st["state"]["state"], st["state"]["inc"]
         words = [s >> 64, s & _MASK, inc >> 64, inc & _MASK, st["has_uint32"], st["uinteger"]]
-        return E.tensor([_signed(w) for w in words], dtype=E.int64)
+        return Tensor._wrap(np.array([_signed(w) for w in words], dtype=np.int64))
 
     def set_state(self, state) -> None:
         w = [int(v) & _MASK for v in state.tolist()]

@@ -5,26 +5,23 @@ from __future__ import annotations
 
 import math
 
-from . import functional as E
+from .backend.dtypes import get_default_dtype
 from .core import fns
 from .core.dispatch import apply
-from .backend.dtypes import get_default_dtype
-from .functions.special import digamma, polygamma
+from .core.operators import _broadcast_check, _scalar_ok
+from .core.table import OPS as _O
+from .core.tensor import Tensor
+from .functions import arithmetic, reductions
+from .functions.arithmetic import erf, expm1, log1p, sigmoid
+from .functions.elementwise.binary import xlogy
+from .functions.elementwise.unary import logit, sinc
+from .functions.reductions import logsumexp
+from .functions.special import digamma, erfinv, polygamma
 from .functions.special import lgamma as gammaln
 from .functions.special import mvlgamma as multigammaln
-from .core.tensor import Tensor
-from .derivatives import OPS as _O
 
 psi = digamma
-erf = E.erf
-erfinv = E.erfinv
-expit = E.sigmoid
-logit = E.logit
-xlogy = E.xlogy
-expm1 = E.expm1
-log1p = E.log1p
-sinc = E.sinc
-logsumexp = E.logsumexp
+expit = sigmoid
 
 
 def _need_tensor(fn, x, arg="input", pos=1):
@@ -60,10 +57,10 @@ def xlog1py(input, other):
         raise TypeError(f"special_xlog1py() received an invalid combination of arguments - got "
                         f"({type(input).__name__}, {type(other).__name__})")
     if not b:
-        return apply(_O["special_xlog1py_number_other"], [input], {"other": E._scalar_ok(other, "xlog1py")})
+        return apply(_O["special_xlog1py_number_other"], [input], {"other": _scalar_ok(other, "xlog1py")})
     if not a:
-        return apply(_O["special_xlog1py_number_self"], [other], {"self": E._scalar_ok(input, "xlog1py")})
-    E._broadcast_check(input, other)
+        return apply(_O["special_xlog1py_number_self"], [other], {"self": _scalar_ok(input, "xlog1py")})
+    _broadcast_check(input, other)
     return apply(_O["special_xlog1py"], [input, other])
 
 
@@ -74,25 +71,25 @@ def ndtr(input):
     if not input.dtype.is_floating_point:
         input = input.to(get_default_dtype())
     x = apply(_O["mul_number"], [input], {"other": 1.0 / math.sqrt(2.0)})
-    return apply(_O["mul_number"], [apply(_O["add_number"], [E.erf(x)], {"other": 1.0})], {"other": 0.5})
+    return apply(_O["mul_number"], [apply(_O["add_number"], [erf(x)], {"other": 1.0})], {"other": 0.5})
 
 
 def round(input, *, decimals=0):
     """Round half to even; PyTorch's special.round always takes the ``decimals`` overload (RoundBackward1)."""
     _need_tensor("special_round", input)
     if not input.dtype.is_floating_point:
-        return E.round(input)
+        return arithmetic.round(input)
     return apply(_O["round_decimals"], [input], {"decimals": decimals})
 
 
 def softmax(input, dim, *, dtype=None):
     """softmax along ``dim`` (SoftmaxBackward0)."""
-    return E.softmax(input, dim, dtype=dtype)
+    return reductions.softmax(input, dim, dtype=dtype)
 
 
 def log_softmax(input, dim, *, dtype=None):
     """log_softmax along ``dim`` (LogSoftmaxBackward0)."""
-    return E.log_softmax(input, dim, dtype=dtype)
+    return reductions.log_softmax(input, dim, dtype=dtype)
 
 
 __all__ = ["gammaln", "digamma", "psi", "polygamma", "multigammaln", "erf", "erfc", "erfinv", "expit", "logit",

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import ast
 
-from ..derivatives import OPS
-from .graph import Graph, Node, array_dtype_name, fmt, map_args
+from ..core.table import OPS
+from .graph import Graph, Node, array_dtype_name, fmt, map_args, run_node
 from .partition import is_pointwise
 
 _INFIX = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "pow": "**"}
@@ -131,7 +131,6 @@ class Program:
     """A graph ready to run: single nodes and fused kernels in order, freeing values after last use."""
 
     def __init__(self, graph: Graph, xp, fuse: bool = True):
-        from .runtime import run_node
         self.graph = graph
         self.kernels = [generate(g, i, xp) for i, g in enumerate(fusion_groups(graph))] if fuse else []
         by_result = {k.result: k for k in self.kernels}

@@ -15,6 +15,10 @@ NOTE [ Graph IR ]
 from __future__ import annotations
 
 import math
+import operator
+
+from ..core.fns import array_fns
+from ..core.table import OPS
 
 _OPERATORS = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "pow": "**"}
 _SHORT = {"float32": "f32", "float64": "f64", "int64": "i64", "bool": "b8"}
@@ -188,3 +192,21 @@ def expr(n: Node) -> str:
             return f"-{args[0]}"
         return f"{args[0]} {_OPERATORS[n.target]} {args[1]}"
     raise ValueError(f"no expression for a {n.op} node")
+
+
+def run_node(n, xp, args):
+    """Evaluate one node on arrays (NOTE [ Graph IR ] 1)."""
+    if n.op == "call_op":
+        op = OPS[n.target]
+        out = op.fwd(xp, *args, **n.attrs)
+        if op.aux:
+            out, aux = out
+            return (out,) + tuple(aux[k] for k in op.aux)
+        return out
+    if n.op == "call_fn":
+        return getattr(array_fns(xp), n.target)(*args, **n.attrs)
+    if n.op == "operator":
+        return getattr(operator, n.target)(*args)
+    if n.op == "getitem":
+        return args[0][n.attrs["index"]]
+    raise ValueError(f"cannot run a {n.op} node")

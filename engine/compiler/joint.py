@@ -22,8 +22,8 @@ import operator
 
 from ..core.fns import ArrayFns
 from ..core.tensor import Tensor
-from ..derivatives import OPS
-from .graph import Graph, Node, map_args
+from ..core.table import OPS
+from .graph import Graph, Node, map_args, run_node
 
 _ENGINE_DTYPE = Tensor._engine_dtype_of
 
@@ -159,7 +159,6 @@ def requires_grad(graph: Graph) -> dict:
 
 def example_values(graph: Graph, xp, inputs: dict) -> dict:
     """node -> array: the forward computed once from ``inputs`` (placeholder -> array)."""
-    from .runtime import run_node
     env = dict(inputs)
     for n in graph.nodes:
         if n.op not in ("placeholder", "output"):

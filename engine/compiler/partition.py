@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from ..derivatives import OPS
+from ..core.table import OPS
 from .graph import Graph, map_args
 
 INF = float("inf")

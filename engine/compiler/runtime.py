@@ -18,7 +18,6 @@ NOTE [ Compiled call ]
 """
 from __future__ import annotations
 
-import operator
 import os
 import sys
 import threading
@@ -26,11 +25,9 @@ import warnings
 
 from .. import events as _events
 from ..backend.dtypes import get_default_dtype
-from ..core.fns import array_fns
 from ..core.tensor import Tensor
 from ..core import grad_mode
 from ..autograd.function import Function
-from ..derivatives import OPS
 from .capture import GraphBreak, capture
 from .fusion import Program
 from .graph import Graph, map_args
@@ -42,24 +39,6 @@ STAGES = ("graph", "joint", "partition", "fusion", "recompiles")
 
 class Unsupported(RuntimeError):
     """What ``fullgraph=True`` raises at a graph break."""
-
-
-def run_node(n, xp, args):
-    """Evaluate one node on arrays (NOTE [ Graph IR ] 1)."""
-    if n.op == "call_op":
-        op = OPS[n.target]
-        out = op.fwd(xp, *args, **n.attrs)
-        if op.aux:
-            out, aux = out
-            return (out,) + tuple(aux[k] for k in op.aux)
-        return out
-    if n.op == "call_fn":
-        return getattr(array_fns(xp), n.target)(*args, **n.attrs)
-    if n.op == "operator":
-        return getattr(operator, n.target)(*args)
-    if n.op == "getitem":
-        return args[0][n.attrs["index"]]
-    raise ValueError(f"cannot run a {n.op} node")
 
 
 def enabled_logs() -> set:

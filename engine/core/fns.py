@@ -12,7 +12,10 @@ NOTE [ One formula, two currencies ]
 5. The core's verbs are written here; a family's own verbs (``erfinv``, ``digamma``, ``i0``,
    ``im2col`` ...) are registered by the family (:func:`register`), so the core never
    imports the library above it. ``TensorFns`` calls the torch.* namespace the functions
-   layer hands it (:func:`set_tensor_namespace`).
+   layer hands it (:func:`set_tensor_namespace`). ``F.linalg`` is a namespace, not a verb:
+   the array API's linalg on arrays, and on Tensors the ``torch.linalg`` that engine/linalg.py
+   registers (``register("linalg", tensor=module)``), so engine/ops/linalg.py's formulas solve
+   and invert with either currency without importing the library.
 """
 from __future__ import annotations
 
@@ -56,6 +59,7 @@ class ArrayFns:
             setattr(self, name, getattr(xp, name))
         if _backend._is_numpy(xp):
             self.matmul = np.matmul     # array_api_compat's matmul only forwards to it
+        self.linalg = getattr(xp, "linalg", None)     # rule 5: solves and inverses on arrays
 
     # metadata
     def shape(self, x):
@@ -278,6 +282,11 @@ class TensorFns:
 
     def unpack(self, saved, node):
         return saved.unpack(node)
+
+    @property
+    def linalg(self):
+        """torch.linalg, as engine/linalg.py registered it (rule 5)."""
+        return _TENSOR_VERBS["linalg"]
 
     def __getattr__(self, name):
         E = self.__dict__["E"]

@@ -12,7 +12,11 @@ import warnings
 import numpy as np
 
 from ..backend import dtypes as _dtype
-from .. import functional as E
+from ..core.operators import mul
+from .arithmetic import le, logical_and, lt
+from .factories import arange, clone, empty, ones, tensor
+from .indexing import masked_select
+from .views import expand, flatten, reshape, stack, view
 from ..core.dispatch import apply
 from ..core.table import OPS as _O
 from ..core.tensor import Tensor, _wrap_dim
@@ -37,7 +41,7 @@ def _shape_str(shape) -> str:
 
 def _on(array, like):
     """A host array as a tensor on ``like``'s device (no graph)."""
-    return E.tensor(np.array(array), device=like.device)
+    return tensor(np.array(array), device=like.device)
 
 
 # ---- diagonals and shapes --------------------------------------------------------------------------
@@ -68,7 +72,7 @@ def trace(input):
 
 
 def _unsafe_view(x, shape):
-    x = x if x.is_contiguous() else E.clone(x)
+    x = x if x.is_contiguous() else clone(x)
     return apply(_O["view"], [x], {"shape": tuple(shape)}, node_name="UnsafeViewBackward0")
 
 
@@ -81,7 +85,7 @@ def kron(input, other):
     sb = (1,) * (nd - other.ndim) + tuple(other.shape)
     a = _unsafe_view(input, tuple(v for s in sa for v in (s, 1)))
     b = _unsafe_view(other, tuple(v for s in sb for v in (1, s)))
-    return _unsafe_view(E.mul(a, b), tuple(p * q for p, q in zip(sa, sb)))
+    return _unsafe_view(mul(a, b), tuple(p * q for p, q in zip(sa, sb)))
 
 
 def meshgrid(*tensors, indexing=None):
@@ -107,7 +111,7 @@ def meshgrid(*tensors, indexing=None):
         pos = (1 - k if k < 2 else k) if swap else k
         shape = [1] * len(tensors)
         shape[pos] = -1
-        out.append(E.expand(E.view(t, tuple(shape)), tuple(sizes)))
+        out.append(expand(view(t, tuple(shape)), tuple(sizes)))
     return tuple(out)
 
 
@@ -126,7 +130,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
 def diagflat(input, offset=0):
     """The flattened input on the diagonal ``offset`` of a square matrix."""
     _need_tensor("diagflat", input)
-    return diag_embed(E.reshape(input, -1), offset)
+    return diag_embed(reshape(input, -1), offset)
 
 
 def block_diag(*tensors):
@@ -139,7 +143,7 @@ def block_diag(*tensors):
             raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {k} has "
                                f"{t.ndim} dimensions")
     if not tensors:
-        return E.empty((1, 0))
+        return empty((1, 0))
     return apply(_O["block_diag"], list(tensors))
 
 
@@ -157,8 +161,8 @@ def cartesian_prod(*tensors):
         _vector_check(t)
     if len(tensors) == 1:
         return tensors[0]
-    grids = E.meshgrid(*tensors, indexing="ij")
-    return E.stack([E.flatten(g) for g in grids], 1)
+    grids = meshgrid(*tensors, indexing="ij")
+    return stack([flatten(g) for g in grids], 1)
 
 
 def combinations(input, r=2, with_replacement=False):
@@ -170,15 +174,15 @@ def combinations(input, r=2, with_replacement=False):
     if r < 0:
         raise RuntimeError(f"Expect a non-negative number, but got {r}")
     if r == 0:
-        return E.empty((0,), dtype=input.dtype, device=input.device)
+        return empty((0,), dtype=input.dtype, device=input.device)
     n = input.shape[0]
-    grids = E.meshgrid(*([input] * r), indexing="ij")
-    idx = E.meshgrid(*([E.arange(n, device=input.device)] * r), indexing="ij")
-    mask = E.ones(tuple(grids[0].shape), dtype=_dtype.bool_, device=input.device)
+    grids = meshgrid(*([input] * r), indexing="ij")
+    idx = meshgrid(*([arange(n, device=input.device)] * r), indexing="ij")
+    mask = ones(tuple(grids[0].shape), dtype=_dtype.bool_, device=input.device)
     for i in range(r - 1):
-        rise = E.le(idx[i], idx[i + 1]) if with_replacement else E.lt(idx[i], idx[i + 1])
-        mask = E.logical_and(mask, rise)
-    return E.stack([E.masked_select(g, mask) for g in grids], 1)
+        rise = le(idx[i], idx[i + 1]) if with_replacement else lt(idx[i], idx[i + 1])
+        mask = logical_and(mask, rise)
+    return stack([masked_select(g, mask) for g in grids], 1)
 
 
 def _tri_indices(name, row, col, offset, dtype, device, lower):
@@ -189,7 +193,7 @@ def _tri_indices(name, row, col, offset, dtype, device, lower):
     if col < 0:
         raise RuntimeError(f"col must be non-negative, got{col}")
     r, c = (np.tril_indices if lower else np.triu_indices)(row, offset, col)
-    return E.tensor(np.stack([r, c]).astype(np.int64).reshape(2, -1), dtype=_dtype.int64, device=device)
+    return tensor(np.stack([r, c]).astype(np.int64).reshape(2, -1), dtype=_dtype.int64, device=device)
 
 
 def tril_indices(row, col, offset=0, *, dtype=None, device=None):

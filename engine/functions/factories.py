@@ -3,7 +3,6 @@ functions (``hann_window`` ...), ``asarray``, ``scalar_tensor`` and ``Tensor.new
 from __future__ import annotations
 
 import builtins
-import math
 import numbers
 import warnings
 
@@ -14,8 +13,8 @@ from ..memory import oom as _oom
 from ..backend.device import as_device, namespace_for
 from ..core.tensor import CANNOT_REQUIRE_GRAD, Tensor
 from ..random import generator_for
-from ..core import grad_mode
-from .. import functional as E
+from ..core.dispatch import apply
+from ..core.table import OPS as _O
 
 
 def _resolve(dtype, device, default=None):
@@ -248,89 +247,19 @@ for _name in ("tensor", "zeros", "ones", "empty", "full", "arange", "linspace", 
     globals()[_name] = _oom.translated(globals()[_name])
 
 
+def clone(input, *, memory_format=None):
+    """A copy that keeps the graph (CloneBackward0, a core row): the one factory with a gradient."""
+    return apply(_O["clone"], [input])
+
+
 def _cname(dt):
     return {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}[dt.name]
-
-
-# ---- window functions -----------------------------------------------------------------------------
-def _window(name, n, periodic, dtype, device, requires_grad, make):
-    """A window of length ``n`` built by ``make(m)`` over m = n (+1 if periodic) points, as PyTorch."""
-    from ..backend.device import as_device
-    dt = dtype if dtype is not None else _dtype.get_default_dtype()
-    dev = as_device(device) if device is not None else None
-    if n < 0:
-        raise RuntimeError(f"{name} requires non-negative window_length, got window_length={n}")
-    if not dt.is_floating_point:
-        from ..backend.device import get_default_device
-        where = str(dev if dev is not None else get_default_device())
-        rg = "true" if requires_grad else "false (default)"
-        raise RuntimeError(f"{name} expects floating point dtypes, got: TensorOptions(dtype={_cname(dt)}, "
-                           f"device={where}, layout=Strided (default), requires_grad={rg}, "
-                           "pinned_memory=false, memory_format=(nullopt))")
-    with grad_mode.no_grad():
-        if n <= 1:
-            w = E.ones(n, dtype=dt, device=dev)
-        else:
-            m = n + 1 if periodic else n
-            w = make(E.arange(m, dtype=dt, device=dev), m)
-            if periodic:
-                w = E.narrow(w, 0, 0, n).clone()
-    w = w.detach()
-    if requires_grad:
-        w.requires_grad_(True)
-    return w
-
-
-def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None, device=None,
-                   requires_grad=False, layout=None, pin_memory=False):
-    """``alpha - beta cos(2 pi k / (N - 1))``; periodic windows are the first N of N + 1 points."""
-    return _window("hamming_window", window_length, periodic, dtype, device, requires_grad,
-                   lambda k, m: E.cos(k * (2.0 * math.pi / (m - 1))) * -beta + alpha)
-
-
-def hann_window(window_length, periodic=True, *, dtype=None, device=None, requires_grad=False,
-                layout=None, pin_memory=False):
-    """``0.5 - 0.5 cos(2 pi k / (N - 1))`` (hamming_window with alpha = beta = 0.5)."""
-    return _window("hann_window", window_length, periodic, dtype, device, requires_grad,
-                   lambda k, m: E.cos(k * (2.0 * math.pi / (m - 1))) * -0.5 + 0.5)
-
-
-def blackman_window(window_length, periodic=True, *, dtype=None, device=None, requires_grad=False,
-                    layout=None, pin_memory=False):
-    """``0.42 - 0.5 cos(2 pi k / (N - 1)) + 0.08 cos(4 pi k / (N - 1))``."""
-    def make(k, m):
-        t = k * (math.pi / (m - 1))
-        return E.cos(t * 4) * 0.08 - E.cos(t * 2) * 0.5 + 0.42
-    return _window("blackman_window", window_length, periodic, dtype, device, requires_grad, make)
-
-
-def bartlett_window(window_length, periodic=True, *, dtype=None, device=None, requires_grad=False,
-                    layout=None, pin_memory=False):
-    """The triangle ``1 - |2k / (N - 1) - 1|``: 2k/(N-1) up to the middle, 2 minus it after."""
-    def make(k, m):
-        t = k * (2.0 / (m - 1))
-        half = ((m - 1) >> 1) + 1
-        return E.cat([E.narrow(t, 0, 0, half), E.narrow(t, 0, half, m - half) * -1 + 2])
-    return _window("bartlett_window", window_length, periodic, dtype, device, requires_grad, make)
-
-
-def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, device=None, requires_grad=False,
-                  layout=None, pin_memory=False):
-    """``I0(beta sqrt(1 - ((k - (N-1)/2) / ((N-1)/2))^2)) / I0(beta)``."""
-    from ..special import i0
-
-    def make(k, m):
-        c = (m - 1) / 2.0
-        r = (k - c) / c
-        return i0(E.sqrt(E.clamp(1 - r * r, min=0)) * beta) / i0(E.full((), beta, dtype=k.dtype, device=k.device))
-    return _window("kaiser_window", window_length, periodic, dtype, device, requires_grad, make)
 
 
 # ---- small utilities ------------------------------------------------------------------------------
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
     """A tensor from ``obj``, sharing its memory when it can (a tensor of the asked dtype and device, or a
     NumPy array on the CPU) unless ``copy=True``; ``copy=False`` raises when it cannot share."""
-    from ..backend.device import as_device
     dev = as_device(device) if device is not None else None
     if isinstance(obj, Tensor):
         same = (dtype is None or dtype is obj.dtype) and (dev is None or dev == obj.device)
@@ -348,7 +277,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
                           "warning.", UserWarning, stacklevel=2)
         out = obj.to(device=dev, dtype=dtype) if not same else obj
         if out is obj:
-            out = E.clone(obj)
+            out = clone(obj)
         if requires_grad is False:
             out = out.detach()
         elif requires_grad and not out.requires_grad:
@@ -376,10 +305,10 @@ def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False, layout=Non
         s = s.item()
     if not isinstance(s, numbers.Number):
         raise TypeError(f"scalar_tensor(): argument 's' (position 1) must be Number, not {type(s).__name__}")
-    return E.full((), s, dtype=dtype or _dtype.get_default_dtype(), device=device, requires_grad=requires_grad)
+    return full((), s, dtype=dtype or _dtype.get_default_dtype(), device=device, requires_grad=requires_grad)
 
 
 def _new_empty(self, *size, dtype=None, device=None, requires_grad=False):
     if not size:
         raise TypeError('new_empty() missing 1 required positional arguments: "size"')
-    return E.empty(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+    return empty(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)

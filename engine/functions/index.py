@@ -9,7 +9,11 @@ import builtins
 import numpy as np
 
 from ..backend import dtypes as _dtype
-from .. import functional as E
+from ..core.operators import _broadcast_check, add
+from .arithmetic import lt
+from .build import diagonal
+from .indexing import _check_bounds, _getitem, _normalize_index, _setitem_shape_check, gather, where
+from .views import broadcast_shapes, expand, reshape
 from ..core.dispatch import apply
 from ..core.table import OPS as _O, SLOT as _SLOT
 from ..core.tensor import Tensor, _wrap_dim
@@ -118,20 +122,20 @@ def take_along_dim(input, indices, dim=None):
         got = _short(indices.dtype) if isinstance(indices, Tensor) else type(indices).__name__
         raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got {got}")
     if dim is None:
-        return E.gather(E.reshape(input, -1), 0, E.reshape(indices, -1))
+        return gather(reshape(input, -1), 0, reshape(indices, -1))
     d = _wrap_dim(dim, input.ndim)
     if input.ndim != indices.ndim:
         raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of dimensions, "
                            f"but got {input.ndim} dimensions for input, and {indices.ndim} dimensions for indices")
     n = input.shape[d]
-    indices = E.where(E.lt(indices, 0), E.add(indices, n), indices)   # negative ones count from the end
+    indices = where(lt(indices, 0), add(indices, n), indices)   # negative ones count from the end
     own = list(input.shape)
     own[d] = indices.shape[d]
-    idx = E.expand(indices, tuple(E.broadcast_shapes(tuple(own), tuple(indices.shape))))
+    idx = expand(indices, tuple(broadcast_shapes(tuple(own), tuple(indices.shape))))
     other = list(indices.shape)
     other[d] = input.shape[d]
-    src = E.expand(input, tuple(E.broadcast_shapes(tuple(other), tuple(input.shape))))
-    return E.gather(src, d, idx)
+    src = expand(input, tuple(broadcast_shapes(tuple(other), tuple(input.shape))))
+    return gather(src, d, idx)
 
 
 # ---- indexed writes ---------------------------------------------------------------------------------
@@ -145,7 +149,7 @@ def _index_put_key(input, indices):
     width = builtins.sum(t.ndim if t.dtype is _dtype.bool_ else 1 for t in indices)
     if width > input.ndim:
         raise IndexError(f"too many indices for tensor of dimension {input.ndim} (got {width})")
-    parts, tensors = E._normalize_index(input, tuple(indices))
+    parts, tensors = _normalize_index(input, tuple(indices))
     dim, k = 0, 0
     for p in parts:
         if p is _SLOT:
@@ -161,7 +165,7 @@ def _index_put_key(input, indices):
         else:
             dim += 1
     if builtins.any(isinstance(p, int) for p in parts):   # a 0-d index tensor became an int
-        E._check_bounds(input, parts)
+        _check_bounds(input, parts)
     return parts, tensors
 
 
@@ -173,7 +177,7 @@ def _index_put(input, indices, values, accumulate, inplace):
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                            f"{_short(input.dtype)} for the destination and {_short(values.dtype)} for the source.")
     if tensors:
-        E._setitem_shape_check(input, parts, tensors, values)
+        _setitem_shape_check(input, parts, tensors, values)
     return apply(_O["index_put"], [input, values] + tensors, {"template": parts, "accumulate": builtins.bool(accumulate)},
                  inplace=input if inplace else None)
 
@@ -224,17 +228,17 @@ def _masked_scatter(input, mask, source, inplace):
         raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got"
                            f"{_short(input.dtype)} and {_short(source.dtype)}")
     if inplace:
-        E._broadcast_check(input, mask)
+        _broadcast_check(input, mask)
         shape = tuple(input.shape)
-        if tuple(E.broadcast_shapes(shape, tuple(mask.shape))) != shape:
+        if tuple(broadcast_shapes(shape, tuple(mask.shape))) != shape:
             raise RuntimeError(f"expand(torch.BoolTensor{{{_shape_str(mask.shape)}}}, size={_shape_str(shape)}): "
                                f"the number of sizes provided ({len(shape)}) must be greater or equal to the number "
                                f"of dimensions in the tensor ({mask.ndim})")
     else:
-        E._broadcast_check(input, mask)
-        shape = tuple(E.broadcast_shapes(tuple(input.shape), tuple(mask.shape)))
+        _broadcast_check(input, mask)
+        shape = tuple(broadcast_shapes(tuple(input.shape), tuple(mask.shape)))
         if tuple(input.shape) != shape:
-            input = E.expand(input, shape)
+            input = expand(input, shape)
     count = int(np.count_nonzero(np.broadcast_to(_host(mask), shape)))
     if count > source.numel():
         raise RuntimeError("Number of elements of source < number of ones in mask")
@@ -280,7 +284,7 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     lo, hi, _ = slice(start, end, step).indices(n)
     hi = builtins.max(hi, lo)
     key = (slice(None),) * d + (slice(lo, hi, step),)
-    _embed_check(src, E._getitem(input.detach(), key).shape)
+    _embed_check(src, _getitem(input.detach(), key).shape)
     return apply(_O["slice_scatter"], [input, src], {"key": key, "dim": d, "start": start, "end": end,
                                                      "step": step})
 
@@ -292,7 +296,7 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     a, b = _wrap_dim(dim1, input.ndim), _wrap_dim(dim2, input.ndim)
     if a == b:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    _embed_check(src, E.diagonal(input.detach(), offset, a, b).shape)
+    _embed_check(src, diagonal(input.detach(), offset, a, b).shape)
     return apply(_O["diagonal_scatter"], [input, src], {"offset": int(offset), "dim1": a, "dim2": b})
 
 
@@ -329,7 +333,7 @@ def _index_reduce(input, dim, index, source, reduce, include_self, inplace):
         if bad.size:
             raise IndexError(f"index {int(bad[0])} is out of bounds for dimension {d} with size {n}")
         if (host < 0).any():
-            index = E.where(E.lt(index, 0), E.add(index, n), index)
+            index = where(lt(index, 0), add(index, n), index)
     return apply(_O["index_reduce"], [input, index, source],
                  {"dim": d, "reduce": reduce, "include_self": builtins.bool(include_self)},
                  inplace=input if inplace else None)

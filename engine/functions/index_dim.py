@@ -18,7 +18,9 @@ import builtins
 import numbers
 
 from ..backend import gaps as _backend, dtypes as _dtype
-from .. import functional as E
+from .factories import arange
+from .index import _scatter_checks
+from ..core import grad_mode
 from ..core.dispatch import apply
 from ..core.table import OPS as _O
 from ..core.tensor import Tensor, _wrap_dim
@@ -66,7 +68,6 @@ def scatter_add_(self, dim, index, src):
 
 
 def _scatter_add(input, dim, index, src, inplace):
-    from .index import _scatter_checks
     _need_tensor("scatter_add", src, "src", 4)
     if index.dtype is not _dtype.int64:
         raise RuntimeError("scatter(): Expected dtype int32/int64 for index")
@@ -98,7 +99,6 @@ def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
 
 
 def _scatter_reduce(input, dim, index, src, reduce, include_self, inplace):
-    from .index import _scatter_checks
     _need_tensor("scatter_reduce", src, "src", 4)
     if reduce not in _REDUCTIONS:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
@@ -236,7 +236,6 @@ def fill_diagonal_(self, fill_value, wrap=False):
         raise RuntimeError("dimensions must larger than 1")
     if self.ndim > 2 and len(set(self.shape)) != 1:
         raise RuntimeError("all dimensions of input must be of equal length")
-    from ..core import grad_mode
     if grad_mode.is_grad_enabled() and self.grad_fn is None and self.requires_grad:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
     xp = self._storage.xp
@@ -248,10 +247,10 @@ def fill_diagonal_(self, fill_value, wrap=False):
     if self.ndim == 2:   # the wrapped diagonal of a tall matrix: an indexed write
         rows, cols = self.shape
         end = rows * cols if wrap and rows > cols + 1 else builtins.min(rows, cols) * (cols + 1)
-        flat = E.arange(0, builtins.min(end, rows * cols), cols + 1, device=self.device)
+        flat = arange(0, builtins.min(end, rows * cols), cols + 1, device=self.device)
         where = (flat // cols, flat % cols)
     else:
-        ii = E.arange(self.shape[0], device=self.device)
+        ii = arange(self.shape[0], device=self.device)
         where = (ii,) * self.ndim
     self[where] = fill_value
     return self

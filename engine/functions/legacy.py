@@ -12,6 +12,8 @@ import numpy as np
 
 from ..backend import dtypes as _dtype
 from ..backend.size import Size
+from ..core.tensor import Tensor
+from .factories import empty, tensor
 
 
 _NAMES = {"FloatTensor": "float32", "DoubleTensor": "float64", "LongTensor": "int64", "IntTensor": "int64",
@@ -24,39 +26,36 @@ def _dt(name: str):
 
 def legacy_new(dtype, args, kwargs):
     """What ``torch.Tensor(*args)`` / ``torch.FloatTensor(*args)`` build (``dtype`` None: the default)."""
-    from .. import functional as E
-    from ..core.tensor import Tensor
     dt = dtype or _dtype.get_default_dtype()
     device = kwargs.pop("device", None)
     if kwargs:
         got = ", ".join([type(a).__name__ for a in args] + [f"{k}={type(v).__name__}" for k, v in kwargs.items()])
         raise TypeError(f"new() received an invalid combination of arguments - got ({got})")
     if not args:
-        return E.empty(0, dtype=dt, device=device)
+        return empty(0, dtype=dt, device=device)
     if len(args) == 1:
         a = args[0]
         if isinstance(a, Tensor):
             return a            # PyTorch hands back the very tensor
         if isinstance(a, Size):
-            return E.empty(*a, dtype=dt, device=device)
+            return empty(*a, dtype=dt, device=device)
         if isinstance(a, str):
             raise TypeError("new(): invalid data type 'str'")
         if isinstance(a, (list, tuple, np.ndarray)):
             host = np.asarray(a)
             if host.dtype.kind not in "biuf":
                 raise TypeError(f"new(): invalid data type '{host.dtype.name}'")
-            return E.tensor(host.astype(_dtype.to_array_dtype(np, dt)), device=device)
+            return tensor(host.astype(_dtype.to_array_dtype(np, dt)), device=device)
         if isinstance(a, numbers.Real) and not isinstance(a, numbers.Integral):
             raise TypeError(f"new(): data must be a sequence (got {type(a).__name__})")
     if all(isinstance(a, numbers.Integral) and not isinstance(a, bool) for a in args):
-        return E.empty(*args, dtype=dt, device=device)
+        return empty(*args, dtype=dt, device=device)
     got = ", ".join(type(a).__name__ for a in args)
     raise TypeError(f"new() received an invalid combination of arguments - got ({got})")
 
 
 class _TypedMeta(type):
     def __instancecheck__(cls, obj):
-        from ..core.tensor import Tensor
         return isinstance(obj, Tensor) and obj.dtype.name == cls._dtype_name and obj.device.type == "cpu"
 
 
@@ -88,7 +87,6 @@ def dtype_of_type_name(t):
 
 def _bind_legacy_constructor():
     """``torch.Tensor(...)`` calls :func:`legacy_new` (the core's Tensor.__new__ reads it)."""
-    from ..core.tensor import Tensor
     Tensor._legacy_new = staticmethod(legacy_new)
 
 

@@ -14,10 +14,15 @@ import warnings
 
 import numpy as np
 
-from .. import functional as E
-from ..core.dispatch import apply
+from ..core.operators import _broadcast_check, _shape_str
+from .matmul import dot
+from . import matmul
+from .views import expand, permute, reshape, view
+from ..core.dispatch import apply, broadcast_mismatch
 from ..core.table import OPS as _O
 from ..core.tensor import Tensor, _wrap_dim
+from ..linalg import torch_norm
+from .reductions import _dims
 
 
 def _short(dt):
@@ -36,7 +41,7 @@ def _inplace(name, target, inputs, attrs=None):
 def cross(input, other, dim=None):
     """The cross product of 3-vectors along ``dim`` (without ``dim``: the first dim of size 3, with
     PyTorch's deprecation warning). LinalgCrossBackward0 keeps both inputs."""
-    E._broadcast_check(input, other)
+    _broadcast_check(input, other)
     if dim is None:
         warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
                       "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree "
@@ -83,9 +88,9 @@ def tensordot(a, b, dims=2):
     m = math.prod(a.shape[k] for k in ra)
     n = math.prod(b.shape[k] for k in rb)
     kk = math.prod(a.shape[k] for k in da)
-    ma = E.reshape(E.permute(a, tuple(ra + da)), (m, kk))
-    mb = E.reshape(E.permute(b, tuple(db + rb)), (kk, n))
-    return E.reshape(E.mm(ma, mb), tuple(a.shape[k] for k in ra) + tuple(b.shape[k] for k in rb))
+    ma = reshape(permute(a, tuple(ra + da)), (m, kk))
+    mb = reshape(permute(b, tuple(db + rb)), (kk, n))
+    return reshape(matmul.mm(ma, mb), tuple(a.shape[k] for k in ra) + tuple(b.shape[k] for k in rb))
 
 
 # NOTE [ beta and alpha ]
@@ -94,7 +99,6 @@ def tensordot(a, b, dims=2):
 # 2. With ``beta == 0`` input is ignored: NaN and inf in it do not reach the result.
 # 3. The node keeps the operands the other operand's gradient reads (as mm), never ``input``.
 def _expand_error(target, shape):
-    from ..core.dispatch import broadcast_mismatch
     lead = len(target) - len(shape)
     if lead < 0 or broadcast_mismatch(target, shape) or any(
             s != 1 and s != target[k + lead] for k, s in enumerate(shape)):
@@ -178,14 +182,14 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         raise RuntimeError("cdist only supports non-negative p values")
     batch = tuple(np.broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2])))
     if batch:
-        x1 = E.expand(x1, batch + tuple(x1.shape[-2:])) if tuple(x1.shape[:-2]) != batch else x1
-        x2 = E.expand(x2, batch + tuple(x2.shape[-2:])) if tuple(x2.shape[:-2]) != batch else x2
+        x1 = expand(x1, batch + tuple(x1.shape[-2:])) if tuple(x1.shape[:-2]) != batch else x1
+        x2 = expand(x2, batch + tuple(x2.shape[-2:])) if tuple(x2.shape[:-2]) != batch else x2
     r1, r2 = x1.shape[-2], x2.shape[-2]
     mm = p == 2 and (compute_mode == "use_mm_for_euclid_dist" or
                      (compute_mode == "use_mm_for_euclid_dist_if_necessary" and (r1 > 25 or r2 > 25)))
     if mm:
         out = apply(_O["euclidean_dist"], [x1, x2])
-        return E.view(out, tuple(out.shape))
+        return view(out, tuple(out.shape))
     return apply(_O["cdist"], [x1, x2], {"p": builtins.float(p)})
 
 
@@ -194,7 +198,7 @@ def dist(input, other, p=2):
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got "
                            f"{_short(input.dtype)} instead.")
-    E._broadcast_check(input, other)
+    _broadcast_check(input, other)
     return apply(_O["dist"], [input, other], {"p": p})
 
 
@@ -217,22 +221,22 @@ def inner(input, other):
         return input * other
     if input.shape[-1] != other.shape[-1]:
         raise RuntimeError("inner() the last dimension must match on both input tensors but got shapes "
-                           f"{E._shape_str(input.shape)} and {E._shape_str(other.shape)}")
+                           f"{_shape_str(input.shape)} and {_shape_str(other.shape)}")
     k = input.shape[-1]
-    a = E.permute(input, tuple(builtins.range(input.ndim)))
-    b = E.permute(other, (other.ndim - 1,) + tuple(builtins.range(other.ndim - 1)))
+    a = permute(input, tuple(builtins.range(input.ndim)))
+    b = permute(other, (other.ndim - 1,) + tuple(builtins.range(other.ndim - 1)))
     ra, rb = tuple(input.shape[:-1]), tuple(other.shape[:-1])
     if input.ndim == 1 and other.ndim == 1:
-        return E.view(E.dot(a, b), ())
+        return view(dot(a, b), ())
     m, n = math.prod(ra), math.prod(rb)
-    ma = E.view(a, (m, k)) if input.is_contiguous() else E.reshape(a, (m, k))
+    ma = view(a, (m, k)) if input.is_contiguous() else reshape(a, (m, k))
     if not other.is_contiguous():
-        mb = E.reshape(b, (k, n))
+        mb = reshape(b, (k, n))
     elif k == 1 or n == 1:
-        mb = E.view(b, (k, n))
+        mb = view(b, (k, n))
     else:   # a strided alias of other's memory: PyTorch's _reshape_alias
         mb = apply(_O["view"], [b], {"shape": (k, n)}, node_name="ReshapeAliasBackward0")
-    return E.view(E.mm(ma, mb), ra + rb)
+    return view(matmul.mm(ma, mb), ra + rb)
 
 
 def ger(input, vec2):
@@ -242,7 +246,7 @@ def ger(input, vec2):
     for name, t in (("self", input), ("vec2", vec2)):
         if t.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t.ndim}-D")
-    return E.reshape(input, (input.shape[0], 1)) * vec2
+    return reshape(input, (input.shape[0], 1)) * vec2
 
 
 def vdot(input, other):
@@ -262,4 +266,14 @@ def vdot(input, other):
     return apply(_O["vdot"], [input, other])
 
 
-__all__ = ["cross", "tensordot", "baddbmm", "addbmm", "addmv", "addr", "cdist", "dist", "inner", "ger", "vdot"]
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    """The 2-norm (Frobenius for matrices) over ``dim`` or everything; any other ``p`` (numbers,
+    'nuc') goes through engine.linalg, as PyTorch's torch.norm does."""
+    if p not in ("fro", 2, 2.0) or (isinstance(dim, (tuple, list)) and len(dim) > 2):
+        return torch_norm(input, p, dim, keepdim, dtype)
+    if dtype is not None:
+        input = input.to(dtype)
+    return apply(_O["norm"], [input], {"dim": _dims(dim, input.ndim), "keepdim": keepdim})
+
+
+__all__ = ["cross", "tensordot", "baddbmm", "addbmm", "addmv", "addr", "cdist", "dist", "inner", "ger", "vdot", "norm"]

@@ -11,7 +11,8 @@ A binding that reads an earlier one (``cls.clip_ = cls.clamp_``) relies on that 
 """
 from __future__ import annotations
 
-from .. import functional as E
+from .arithmetic import ge, gt, isfinite, le, logical_xor, lt, ne
+from .views import transpose
 from .build import diag, diag_embed, diagflat, diagonal, kron, trace
 from .elementwise.binary import (addcdiv, addcmul, arctan2, atan2, copysign, float_power, floor_divide, fmax, fmin,
                                  fmod, heaviside, hypot, ldexp, lerp, logaddexp, logaddexp2, nextafter, remainder,
@@ -104,7 +105,7 @@ def bind_methods(cls):
         setattr(cls, name, fn)
     # ---- shape and index: ravel, select, movedim, unfold, t_/transpose_/squeeze_/unsqueeze_, take, ... ------
     for name, fn in (("ravel", ravel), ("select", select), ("movedim", movedim), ("moveaxis", movedim),
-                     ("swapdims", E.transpose), ("swapaxes_", transpose_), ("swapdims_", transpose_),
+                     ("swapdims", transpose), ("swapaxes_", transpose_), ("swapdims_", transpose_),
                      ("unfold", unfold), ("vsplit", vsplit), ("hsplit", hsplit), ("dsplit", dsplit),
                      ("fliplr", fliplr), ("flipud", flipud), ("narrow_copy", narrow_copy),
                      ("split_with_sizes", split_with_sizes), ("unsafe_split", unsafe_split),
@@ -136,9 +137,9 @@ def bind_methods(cls):
                      ("bitwise_right_shift", bitwise_right_shift)):
         setattr(cls, name, fn)
     # aliases PyTorch has as methods
-    cls.greater, cls.greater_equal, cls.less, cls.less_equal, cls.not_equal = E.gt, E.ge, E.lt, E.le, E.ne
-    cls.logical_xor = E.logical_xor
-    cls.isfinite = E.isfinite
+    cls.greater, cls.greater_equal, cls.less, cls.less_equal, cls.not_equal = gt, ge, lt, le, ne
+    cls.logical_xor = logical_xor
+    cls.isfinite = isfinite
     # in-place arithmetic under every name PyTorch gives it
     cls.mul_ = cls.multiply_ = cls.__imul__ = _mul_
     cls.sub_ = cls.subtract_ = _sub_

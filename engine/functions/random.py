@@ -10,9 +10,11 @@ import warnings
 import numpy as np
 
 from ..backend import dtypes as _dtype
-from .. import functional as E
+from ..backend.gaps import from_numpy
+from .factories import empty, randn, tensor
 from ..core import grad_mode
 from ..core.dispatch import apply
+from ..core.operators import _broadcast_check
 from ..core.inplace import bump_version
 from ..core.table import OPS as _O
 from ..core.tensor import Tensor
@@ -43,7 +45,6 @@ def _host(t):
 
 
 def _wrap(host, like_device, dtype):
-    from .factories import tensor
     return tensor(host, dtype=dtype, device=like_device)
 
 
@@ -57,7 +58,6 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
                             "expected (float mean, float std, tuple of ints size)")
         if std < 0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
-        from .factories import randn
         z = randn(*((size,) if isinstance(size, int) else tuple(size)), dtype=dtype, device=device,
                   generator=generator)
         out = z * std + mean
@@ -68,7 +68,6 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
     if not st and std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
     if mt and st:
-        from ..functional import _broadcast_check
         _broadcast_check(mean, std)
     shape = tuple(np.broadcast_shapes(*(tuple(t.shape) for t in (mean, std) if isinstance(t, Tensor))))
     gen = generator or generator_for(like.device)
@@ -130,7 +129,6 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
                     c -= 1
                 out[r, k] = c
                 w[c] = 0.0
-    from .factories import tensor
     return tensor(out.reshape(tuple(input.shape[:-1]) + (num_samples,)), dtype=_dtype.int64, device=input.device)
 
 
@@ -140,7 +138,6 @@ _MANTISSA = {"float32": 24, "float64": 53}
 
 def _fill(self, host, opname):
     """Write host draws (float64 or int64) into ``self`` in place, as the other random fills do."""
-    from ..backend.gaps import from_numpy
     if grad_mode.is_grad_enabled() and self.is_leaf and self.requires_grad:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     npdt = "bool" if self.dtype is _dtype.bool_ else self.dtype.name
@@ -150,7 +147,6 @@ def _fill(self, host, opname):
 
 
 def _gen(self, generator):
-    from ..random import generator_for
     return generator or generator_for(self.device)
 
 
@@ -238,7 +234,7 @@ def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_g
     _need_tensor("randint_like", input)
     if high is None:
         low, high = 0, low
-    out = E.empty(tuple(input.shape), dtype=dtype or input.dtype, device=device or input.device)
+    out = empty(tuple(input.shape), dtype=dtype or input.dtype, device=device or input.device)
     _random_(out, low, high)
     if requires_grad:
         out.requires_grad_(True)
@@ -258,7 +254,6 @@ def poisson(input, generator=None):
     draws = np.full(rates.shape, np.inf)
     gen = _gen(input, generator)
     draws[finite] = gen._np.poisson(rates[finite])
-    from .factories import tensor
     sample = tensor(draws, dtype=input.dtype, device=input.device)
     return apply(_O["poisson"], [input, sample])
 

@@ -15,11 +15,21 @@ import numbers
 
 from .. import return_types
 from ..backend import dtypes as _dtype
-from .. import functional as E
+from ..core.operators import sub
+from .arithmetic import ceil, div, floor, ge, isnan, le, logical_and, logical_not, logical_xor, lt
+from . import arithmetic
+from .factories import full, full_like
+from .indexing import gather, masked_fill, narrow
+from .reductions import _dims, _spread_attrs
+from . import reductions
+from .search import sort
+from .views import broadcast_tensors, cat, expand, flatten, transpose, unsqueeze
+from . import views
 from ..core import grad_mode
-from ..core.dispatch import apply
+from ..core.dispatch import apply, apply_multi
 from ..core.inplace import bump_version
 from ..core.table import OPS as _O
+from ..ops.reduce.moments import OUTPUTS
 from ..core.tensor import Tensor, _wrap_dim
 
 
@@ -79,7 +89,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """The sum with NaNs counted as zero. NansumBackward0 keeps the input (NaN places get no gradient)."""
     if dtype is not None:
         input = input.to(dtype)
-    dims = E._dims(dim, input.ndim) if dim not in (None, (), []) else None
+    dims = _dims(dim, input.ndim) if dim not in (None, (), []) else None
     return apply(_O["nansum"], [input], {"dim": dims, "keepdim": keepdim})
 
 
@@ -91,15 +101,14 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     if not input.dtype.is_floating_point:
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype but got "
                            f"{_short(input.dtype)}")
-    count = E.sum(E.logical_not(E.isnan(input.detach())), dim, keepdim=keepdim) if dim not in (None, (), []) \
-        else E.sum(E.logical_not(E.isnan(input.detach())))
-    return E.div(nansum(input, dim, keepdim), count)
+    count = reductions.sum(logical_not(isnan(input.detach())), dim, keepdim=keepdim) if dim not in (None, (), []) \
+        else reductions.sum(logical_not(isnan(input.detach())))
+    return div(nansum(input, dim, keepdim), count)
 
 
 def _result_type(name, fields):
     """PyTorch's ``torch.return_types.<name>`` (engine/return_types.py where present), else a namedtuple."""
     try:
-        from .. import return_types
         return getattr(return_types, name)
     except (ImportError, AttributeError):
         return collections.namedtuple(name, fields)
@@ -115,7 +124,7 @@ AminmaxResult = _result_type("aminmax", ["min", "max"])
 def _median(name, result, input, dim, keepdim):
     if dim is None:
         if input.numel() == 0:
-            return E.full((), math.nan, dtype=input.dtype, device=input.device)
+            return full((), math.nan, dtype=input.dtype, device=input.device)
         return apply(_O[name], [input])
     d = _wrap_dim(dim, builtins.max(input.ndim, 1)) if input.ndim else 0
     if input.ndim and input.shape[d] == 0:
@@ -162,7 +171,6 @@ def aminmax(input, *, dim=None, keepdim=False):
     if input.numel() == 0:
         raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
                            "identity.")
-    from ..core.dispatch import apply_multi
     dims = None if dim is None else (_wrap_dim(dim, builtins.max(input.ndim, 1)) if input.ndim else 0,)
     if dims is not None and not input.ndim:
         dims = None
@@ -174,7 +182,7 @@ def aminmax(input, *, dim=None, keepdim=False):
 def count_nonzero(input, dim=None):
     """How many elements are not zero (over ``dim``, or all); int64, no gradient."""
     xp = input._storage.xp
-    dims = E._dims(dim, input.ndim) if dim is not None else None
+    dims = _dims(dim, input.ndim) if dim is not None else None
     nz = xp.astype(input._data != 0, xp.int64)
     return Tensor._wrap(xp.sum(nz, axis=dims, dtype=xp.int64))
 
@@ -188,16 +196,16 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         raise RuntimeError(f"order must be non-negative but got {n}")
     d = _wrap_dim(dim, input.ndim)
     if prepend is not None or append is not None:
-        parts = [x if x.ndim else E.expand(x, tuple(input.shape[:d]) + (1,) + tuple(input.shape[d + 1:]))
+        parts = [x if x.ndim else expand(x, tuple(input.shape[:d]) + (1,) + tuple(input.shape[d + 1:]))
                  for x in (prepend, input, append) if x is not None]
-        input = E.cat(parts, d)
+        input = cat(parts, d)
     out = input
     for _ in range(n):
         m = out.shape[d]
         if m == 0:
             break
-        hi, lo = E.narrow(out, d, 1, m - 1), E.narrow(out, d, 0, m - 1)
-        out = E.logical_xor(hi, lo) if out.dtype is _dtype.bool_ else E.sub(hi, lo)
+        hi, lo = narrow(out, d, 1, m - 1), narrow(out, d, 0, m - 1)
+        out = logical_xor(hi, lo) if out.dtype is _dtype.bool_ else sub(hi, lo)
     return out
 
 
@@ -247,43 +255,43 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
     d = None if dim is None else _wrap_dim(dim, builtins.max(nd, 1))
     if d is None or nd == 0:                      # NOTE [ quantile as PyTorch composes it ] 1
         reduced = [1] * nd if keepdim else []
-        sorted_ = E.sort(E.flatten(input) if nd != 1 else input, -1).values
+        sorted_ = sort(flatten(input) if nd != 1 else input, -1).values
     else:
         reduced = list(input.shape)
         if keepdim:
             reduced[d] = 1
         else:
             del reduced[d]
-        src = input if d == nd - 1 else E.transpose(E.unsqueeze(input, -1), d, -1)
-        sorted_ = E.sort(src, -1).values
+        src = input if d == nd - 1 else transpose(unsqueeze(input, -1), d, -1)
+        sorted_ = sort(src, -1).values
     n = sorted_.shape[-1]
-    sorted_ = E.view(sorted_, tuple(reduced) + (n,))
-    qv = E.full((1,), builtins.float(q), dtype=input.dtype, device=input.device) if scalar_q else q.reshape(-1)
+    sorted_ = views.view(sorted_, tuple(reduced) + (n,))
+    qv = full((1,), builtins.float(q), dtype=input.dtype, device=input.device) if scalar_q else q.reshape(-1)
     with grad_mode.no_grad():                     # NOTE [ quantile as PyTorch composes it ] 2
         qd = qv.detach()
-        if not scalar_q and not builtins.bool(E.all(E.logical_and(E.ge(qd, 0), E.le(qd, 1)))):
+        if not scalar_q and not builtins.bool(reductions.all(logical_and(ge(qd, 0), le(qd, 1)))):
             raise RuntimeError("quantile() q values must be in the range [0, 1]")
-        nan = E.isnan(sorted_.detach())
+        nan = isnan(sorted_.detach())
         if ignore_nan:
-            count = E.sum(E.logical_not(nan), -1, keepdim=True)
+            count = reductions.sum(logical_not(nan), -1, keepdim=True)
             ranks = qd * (count - 1)
-            ranks = E.masked_fill(ranks, E.lt(ranks, 0), 0)
+            ranks = masked_fill(ranks, lt(ranks, 0), 0)
         else:
-            ranks = E.broadcast_tensors(qd * (n - 1), E.any(nan, -1, keepdim=True))
-            ranks = E.masked_fill(ranks[0], ranks[1], n - 1)
+            ranks = broadcast_tensors(qd * (n - 1), reductions.any(nan, -1, keepdim=True))
+            ranks = masked_fill(ranks[0], ranks[1], n - 1)
         if interpolation == "lower":
-            ranks = E.floor(ranks)
+            ranks = floor(ranks)
         elif interpolation == "higher":
-            ranks = E.ceil(ranks)
+            ranks = ceil(ranks)
         elif interpolation == "nearest":
-            ranks = E.round(ranks)
+            ranks = arithmetic.round(ranks)
         below = ranks.to(_dtype.int64)
-    out = E.gather(sorted_, -1, below)            # NOTE [ quantile as PyTorch composes it ] 3
+    out = gather(sorted_, -1, below)            # NOTE [ quantile as PyTorch composes it ] 3
     if interpolation in ("linear", "midpoint"):
         with grad_mode.no_grad():
-            weights = E.full_like(ranks, 0.5) if interpolation == "midpoint" else ranks - below
-            above = E.ceil(ranks).to(_dtype.int64)
-        out = apply(_O["lerp_tensor"], [out, E.gather(sorted_, -1, above), weights], inplace=out)
+            weights = full_like(ranks, 0.5) if interpolation == "midpoint" else ranks - below
+            above = ceil(ranks).to(_dtype.int64)
+        out = apply(_O["lerp_tensor"], [out, gather(sorted_, -1, above), weights], inplace=out)
     if scalar_q:                                  # NOTE [ quantile as PyTorch composes it ] 4
         return _squeeze_last_(out)
     shape = (1,) + tuple(out.shape)
@@ -341,14 +349,11 @@ def msort(input):
     """``sort(input, dim=0).values``: SortBackward0 keeping the indices."""
     _need_tensor("msort", input)
     if input.ndim == 0:   # glassgrad's sort needs a dim: sort the one-element view
-        return E.view(E.sort(E.view(input, (1,)), 0).values, ())
-    return E.sort(input, 0).values
+        return views.view(sort(views.view(input, (1,)), 0).values, ())
+    return sort(input, 0).values
 
 
 def _moments(name, input, dim, unbiased, keepdim, correction):
-    from ..functional import _spread_attrs
-    from ..core.dispatch import apply_multi
-    from ..ops.reduce.moments import OUTPUTS
     return apply_multi(_O[name], [input], _spread_attrs(name[:3], input, dim, unbiased, keepdim, correction,
                                                          stacklevel=4), OUTPUTS)
 

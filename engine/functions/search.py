@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import return_types
 from ..backend import dtypes as _dtype
-from .. import functional as E
+from . import factories
+from .factories import tensor
+from .indexing import gather, nonzero
 from ..core.dispatch import apply
 from ..core.table import OPS as _O
 from ..core.tensor import Tensor, _wrap_dim
+from .indexing import narrow
 
 
 def _short(dt):
@@ -26,18 +30,17 @@ def _host(t):
 
 
 def _new(host, like, dtype=None):
-    from .factories import tensor
     return tensor(host, dtype=dtype, device=like.device)
 
 
 def _on(array, like):
     """A host array as a tensor on ``like``'s device (no graph)."""
-    return E.tensor(np.array(array), device=like.device)
+    return factories.tensor(np.array(array), device=like.device)
 
 
 def argwhere(input):
     """The indices of the non-zero elements, one row each (int64, as ``nonzero``)."""
-    return E.nonzero(input)
+    return nonzero(input)
 
 
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
@@ -76,7 +79,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
                                "while right was True")
         right = side == "right"
     if sorter is not None:
-        sorted_sequence = E.gather(sorted_sequence, -1, sorter)
+        sorted_sequence = gather(sorted_sequence, -1, sorter)
     return _search(sorted_sequence, input, right)
 
 
@@ -106,13 +109,13 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         values = np.take(a, np.nonzero(starts)[0], axis=d)
         inverse = np.cumsum(starts) - 1
     counts = np.diff(np.append(np.nonzero(starts)[0], starts.shape[0]))
-    out = E.tensor(np.array(values), dtype=input.dtype, device=input.device)
+    out = factories.tensor(np.array(values), dtype=input.dtype, device=input.device)
     extra = []
     if return_inverse:
-        extra.append(E.tensor(np.array(inverse, dtype=np.int64), dtype=_dtype.int64,
+        extra.append(factories.tensor(np.array(inverse, dtype=np.int64), dtype=_dtype.int64,
                               device=input.device))
     if return_counts:
-        extra.append(E.tensor(counts.astype(np.int64), dtype=_dtype.int64, device=input.device))
+        extra.append(factories.tensor(counts.astype(np.int64), dtype=_dtype.int64, device=input.device))
     return (out, *extra) if extra else out
 
 
@@ -126,4 +129,25 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     return out[0] if len(out) == 1 else out
 
 
-__all__ = ["argwhere", "isin", "searchsorted", "bucketize", "unique_consecutive", "unique"]
+def argsort(input, dim=-1, descending=False, stable=False):
+    xp = input._storage.xp
+    d = _wrap_dim(dim, input.ndim)
+    return Tensor._wrap(xp.astype(xp.argsort(input._data, axis=d, descending=descending, stable=True), xp.int64))
+
+
+def sort(input, dim=-1, descending=False, stable=False):
+    """Values (differentiable, through a gather) and int64 indices, as torch.sort."""
+    d = _wrap_dim(dim, input.ndim)
+    idx = argsort(input, d, descending)
+    return return_types.sort(apply(_O["take_sorted"], [input, idx], {"dim": d}), idx)
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True):
+    d = _wrap_dim(dim, input.ndim)
+    if not 0 <= k <= input.shape[d]:
+        raise RuntimeError("selected index k out of range")
+    idx = narrow(argsort(input, d, descending=largest), d, 0, k).contiguous()
+    return return_types.topk(apply(_O["take_sorted"], [input, idx], {"dim": d}, node_name="TopkBackward0"), idx)
+
+
+__all__ = ["argwhere", "isin", "searchsorted", "bucketize", "unique_consecutive", "unique", "argsort", "sort", "topk"]

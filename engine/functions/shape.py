@@ -25,7 +25,12 @@ import warnings
 import numpy as np
 
 from ..backend import dtypes as _dtype
-from .. import functional as E
+from .arithmetic import _inplace
+from .factories import clone, tensor
+from .indexing import _getitem, narrow
+from .reductions import cumsum
+from .views import cat, chunk, expand, flip, permute, repeat, reshape, split, unsqueeze, view
+from ..core import grad_mode
 from ..core.dispatch import apply
 from ..core.inplace import _move_retain_grad, bump_version
 from ..core.tensor import Tensor, VersionCounter, _wrap_dim
@@ -50,7 +55,6 @@ def _shape_str(shape) -> str:
 
 
 def _new(host, like, dtype=None):
-    from .factories import tensor
     return tensor(host, dtype=dtype, device=like.device)
 
 
@@ -59,7 +63,7 @@ def ravel(input):
     """The elements as 1-D: a view of a contiguous input, else a view of a contiguous copy
     (PyTorch's ``contiguous().view(-1)``: ViewBackward0, after CloneBackward0 when copied)."""
     _need_tensor("ravel", input)
-    return E.view(input.contiguous(), -1)
+    return view(input.contiguous(), -1)
 
 
 def select(input, dim, index):
@@ -73,7 +77,7 @@ def select(input, dim, index):
     if not -n <= index < n:
         raise IndexError(f"select(): index {index} out of range for tensor of size {_shape_str(input.shape)} at "
                          f"dimension {d}")
-    return E._getitem(input, (slice(None),) * d + (index,))
+    return _getitem(input, (slice(None),) * d + (index,))
 
 
 def _dim_list(dims, ndim):
@@ -97,7 +101,7 @@ def movedim(input, source, destination):
         order[d] = s
     rest = iter(k for k in range(n) if k not in src)
     order = [o if o >= 0 else next(rest) for o in order]
-    return E.permute(input, tuple(order))
+    return permute(input, tuple(order))
 
 
 moveaxis = movedim
@@ -111,7 +115,7 @@ def unfold(self, dimension, size, step):
     if self.ndim == 0:
         if size > 1:
             raise RuntimeError(f"maximum size for tensor at dimension 0 is 1 but size is {size}")
-        return E.narrow(E.view(self, 1), 0, 0, size)
+        return narrow(view(self, 1), 0, 0, size)
     d = _wrap_dim(dimension, self.ndim)
     if size > self.shape[d]:
         raise RuntimeError(f"maximum size for tensor at dimension {d} is {self.shape[d]} but size is {size}")
@@ -129,7 +133,7 @@ def _split_dir(name, input, sections, dim, need):
         if sections == 0 or size % sections:
             raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the size of the "
                                f"dimension {size} is not divisible by the split_size {sections}!")
-    return E.tensor_split(input, sections, dim)
+    return tensor_split(input, sections, dim)
 
 
 def vsplit(input, indices_or_sections):
@@ -151,14 +155,14 @@ def fliplr(input):
     """Reverse dim 1 (left and right): ``flip(input, (1,))``."""
     if input.ndim < 2:
         raise RuntimeError("Input must be >= 2-d.")
-    return E.flip(input, (1,))
+    return flip(input, (1,))
 
 
 def flipud(input):
     """Reverse dim 0 (up and down): ``flip(input, (0,))``."""
     if input.ndim < 1:
         raise RuntimeError("Input must be >= 1-d.")
-    return E.flip(input, (0,))
+    return flip(input, (0,))
 
 
 def _narrow_check(input, dim, start, length):
@@ -180,7 +184,7 @@ def narrow_copy(input, dim, start, length):
 def split_with_sizes(input, split_sizes, dim=0):
     """Parts of the given sizes along ``dim`` (views; glassgrad gives each part its own SliceBackward0
     where PyTorch shares one SplitWithSizesBackward0)."""
-    return E.split(input, list(split_sizes), dim)
+    return split(input, list(split_sizes), dim)
 
 
 def _unsafe(input, sizes, dim):
@@ -199,13 +203,13 @@ def _unsafe(input, sizes, dim):
 
 def unsafe_split(input, split_size, dim=0):
     """``split`` whose parts autograd does not track as views (UnsafeSplitBackward0 each)."""
-    return _unsafe(input, [p.shape[_wrap_dim(dim, input.ndim)] for p in E.split(input.detach(), split_size, dim)],
+    return _unsafe(input, [p.shape[_wrap_dim(dim, input.ndim)] for p in split(input.detach(), split_size, dim)],
                    dim)
 
 
 def unsafe_chunk(input, chunks, dim=0):
     """``chunk`` whose parts autograd does not track as views (UnsafeSplitBackward0 each)."""
-    return _unsafe(input, [p.shape[_wrap_dim(dim, input.ndim)] for p in E.chunk(input.detach(), chunks, dim)],
+    return _unsafe(input, [p.shape[_wrap_dim(dim, input.ndim)] for p in chunk(input.detach(), chunks, dim)],
                    dim)
 
 
@@ -227,7 +231,6 @@ def _rebind(self, out, opname):
 
 
 def _leaf_check(self):
-    from ..core import grad_mode
     if grad_mode.is_grad_enabled() and self.grad_fn is None and self._requires_grad:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
 
@@ -276,19 +279,19 @@ def unsqueeze_(self, dim):
 def tril_(self, diagonal=0):
     if self.ndim < 2:
         raise RuntimeError("tril: input tensor must have at least 2 dimensions")
-    return E._inplace("tril", self, diagonal=int(diagonal))
+    return _inplace("tril", self, diagonal=int(diagonal))
 
 
 def triu_(self, diagonal=0):
     if self.ndim < 2:
         raise RuntimeError("triu: input tensor must have at least 2 dimensions")
-    return E._inplace("triu", self, diagonal=int(diagonal))
+    return _inplace("triu", self, diagonal=int(diagonal))
 
 
 def cumsum_(self, dim, *, dtype=None):
     if dtype is not None and dtype is not self.dtype:   # summed in ``dtype``, written back in self's
-        return self.copy_(E.cumsum(self, dim, dtype=dtype))
-    return E._inplace("cumsum", self, dim=_wrap_dim(dim, self.ndim))
+        return self.copy_(cumsum(self, dim, dtype=dtype))
+    return _inplace("cumsum", self, dim=_wrap_dim(dim, self.ndim))
 
 
 # ---- stacking (composed: atleast_* views, then one CatBackward0) --------------------------------------
@@ -305,15 +308,15 @@ def _at1(t):
 
 
 def _at2(t):
-    return t.reshape(1, 1) if t.ndim == 0 else (E.unsqueeze(t, 0) if t.ndim == 1 else t)
+    return t.reshape(1, 1) if t.ndim == 0 else (unsqueeze(t, 0) if t.ndim == 1 else t)
 
 
 def _at3(t):
     if t.ndim == 0:
         return t.reshape(1, 1, 1)
     if t.ndim == 1:
-        return E.unsqueeze(E.unsqueeze(t, 0), -1)
-    return E.unsqueeze(t, -1) if t.ndim == 2 else t
+        return unsqueeze(unsqueeze(t, 0), -1)
+    return unsqueeze(t, -1) if t.ndim == 2 else t
 
 
 def atleast_1d(*tensors):
@@ -343,12 +346,12 @@ def _seq(name, tensors):
 def hstack(tensors):
     """Concatenate along dim 1 (dim 0 when every tensor is 1-D after atleast_1d)."""
     ts = [_at1(t) for t in _seq("hstack", tensors)]
-    return E.cat(ts, 0 if ts[0].ndim == 1 else 1)
+    return cat(ts, 0 if ts[0].ndim == 1 else 1)
 
 
 def vstack(tensors):
     """Concatenate along dim 0 after atleast_2d."""
-    return E.cat([_at2(t) for t in _seq("vstack", tensors)], 0)
+    return cat([_at2(t) for t in _seq("vstack", tensors)], 0)
 
 
 row_stack = vstack
@@ -356,13 +359,13 @@ row_stack = vstack
 
 def dstack(tensors):
     """Concatenate along dim 2 after atleast_3d."""
-    return E.cat([_at3(t) for t in _seq("dstack", tensors)], 2)
+    return cat([_at3(t) for t in _seq("dstack", tensors)], 2)
 
 
 def column_stack(tensors):
     """0-D and 1-D tensors become columns ``(n, 1)``; then concatenate along dim 1."""
     ts = _seq("column_stack", tensors)
-    return E.cat([t.reshape(t.numel(), 1) if t.ndim <= 1 else t for t in ts], 1)
+    return cat([t.reshape(t.numel(), 1) if t.ndim <= 1 else t for t in ts], 1)
 
 
 def roll(input, shifts, dims=None):
@@ -406,16 +409,16 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if isinstance(repeats, Tensor) and repeats.numel() == 1 and repeats.ndim <= 1:
         repeats = int(repeats.item())
     if dim is None:
-        input = E.reshape(input, (-1,))
+        input = reshape(input, (-1,))
         dim = 0
     d = _wrap_dim(dim, input.ndim)
     if not isinstance(repeats, Tensor):
         if repeats < 0:
             raise RuntimeError("Repeats must be non-negative")
         shape = tuple(input.shape)
-        x = E.unsqueeze(input, d + 1)
-        x = E.expand(x, shape[:d + 1] + (int(repeats),) + shape[d + 1:])
-        return E.view(E.clone(x), shape[:d] + (shape[d] * int(repeats),) + shape[d + 1:])
+        x = unsqueeze(input, d + 1)
+        x = expand(x, shape[:d + 1] + (int(repeats),) + shape[d + 1:])
+        return view(clone(x), shape[:d] + (shape[d] * int(repeats),) + shape[d + 1:])
     counts = _host(repeats)
     if repeats.ndim != 1 or len(counts) != input.shape[d]:
         raise RuntimeError("repeats must have the same size as input along dim")
@@ -432,7 +435,7 @@ def tile(input, dims):
         raise TypeError("tile(): argument 'dims' (position 2) must be tuple of ints, not int")
     dims = tuple(int(x) for x in dims)
     dims = (1,) * builtins.max(input.ndim - len(dims), 0) + dims
-    return E.repeat(input, dims)
+    return repeat(input, dims)
 
 
 def meshgrid(*tensors, indexing=None):
@@ -458,7 +461,7 @@ def meshgrid(*tensors, indexing=None):
         pos = (1 - k if k < 2 else k) if swap else k
         shape = [1] * len(tensors)
         shape[pos] = -1
-        out.append(E.expand(E.view(t, tuple(shape)), tuple(sizes)))
+        out.append(expand(view(t, tuple(shape)), tuple(sizes)))
     return tuple(out)
 
 
@@ -486,7 +489,7 @@ def tensor_split(input, indices_or_sections, dim=0):
     for b in bounds + [size]:
         lo = builtins.min(builtins.max(start if start >= 0 else start + size, 0), size)
         hi = builtins.min(builtins.max(b if b >= 0 else b + size, lo), size)
-        out.append(E._getitem(input, (slice(None),) * d + (slice(lo, hi),)))
+        out.append(_getitem(input, (slice(None),) * d + (slice(lo, hi),)))
         start = b
     return tuple(out)
 

@@ -11,7 +11,16 @@ import numpy as np
 
 from .. import return_types
 from ..backend import dtypes as _dtype
-from .. import functional as E
+from ..core.operators import _shape_str
+from .arithmetic import clamp, div, le, lt, ne, sqrt
+from .build import diagonal
+from .factories import full, linspace, tensor, zeros, zeros_like
+from .indexing import _getitem, narrow
+from .matmul import mm
+from .reductions import cumsum
+from . import reductions
+from .views import squeeze, unsqueeze, view
+from . import views
 from ..core import grad_mode
 from ..core.dispatch import apply
 from ..core.table import OPS as _O
@@ -51,7 +60,6 @@ def _float_only(kernel, *xs):
 
 
 def _new(host, like, dtype=None):
-    from .factories import tensor
     return tensor(host, dtype=dtype, device=like.device)
 
 
@@ -66,7 +74,7 @@ def _weights_check(kind, w, n, want_float):
     if w.numel() != n:
         raise RuntimeError(f"cov(): expected {kind} to have the same numel as there are observations in the input "
                            f"but got {w.numel()} != {n}")
-    if n and builtins.bool(E.lt(E.min(w.detach()), 0)):
+    if n and builtins.bool(lt(reductions.min(w.detach()), 0)):
         raise RuntimeError(f"cov(): {kind} cannot be negative")
 
 
@@ -80,7 +88,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
                            f"{input.ndim} dimensions")
     if input.dtype is _dtype.bool_:
         raise RuntimeError("cov(): bool dtype is not supported for input")
-    x = E.view(input, (1, -1)) if input.ndim < 2 else input
+    x = view(input, (1, -1)) if input.ndim < 2 else input
     n = x.shape[1]
     w = None
     if fweights is not None:
@@ -90,24 +98,24 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
         _weights_check("aweights", aweights, n, True)
         w = aweights if w is None else w * aweights
     if w is None:
-        w_sum = E.full((), n, dtype=_dtype.int64, device=input.device)
+        w_sum = full((), n, dtype=_dtype.int64, device=input.device)
     else:
-        w_sum = E.sum(w)
-        if not builtins.bool(E.ne(w_sum.detach(), 0)):
+        w_sum = reductions.sum(w)
+        if not builtins.bool(ne(w_sum.detach(), 0)):
             raise RuntimeError("cov(): weights sum to zero, can't be normalized")
-    avg = E.div(E.sum(x * w if w is not None else x, 1), w_sum)
+    avg = div(reductions.sum(x * w if w is not None else x, 1), w_sum)
     if w is not None and aweights is not None and correction != 0:
-        norm = w_sum - correction * E.sum(w * aweights) / w_sum
+        norm = w_sum - correction * reductions.sum(w * aweights) / w_sum
     else:
         norm = w_sum - correction
-    if builtins.bool(E.le(norm.detach(), 0)):
+    if builtins.bool(le(norm.detach(), 0)):
         warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
                       "observations.", UserWarning, stacklevel=2)
-        norm = E.zeros_like(norm)
-    x = x - E.unsqueeze(avg, 1)
-    c = E.mm(x, E.t(x * w if w is not None else x))
+        norm = zeros_like(norm)
+    x = x - unsqueeze(avg, 1)
+    c = mm(x, views.t(x * w if w is not None else x))
     with np.errstate(divide="ignore", invalid="ignore"):   # 0 degrees of freedom: inf/nan, silently
-        return E.squeeze(E.div(c, norm))
+        return squeeze(div(c, norm))
 
 
 def corrcoef(input):
@@ -120,10 +128,10 @@ def corrcoef(input):
     c = cov(input)
     if c.ndim == 0:
         return c / c
-    std = E.sqrt(E.diagonal(c))
-    c = c / E.view(std, (-1, 1))
-    c = c / E.view(std, (1, -1))
-    return E.clamp(c, -1, 1)
+    std = sqrt(diagonal(c))
+    c = c / view(std, (-1, 1))
+    c = c / view(std, (1, -1))
+    return clamp(c, -1, 1)
 
 
 # ---- trapezoid / trapz / cumulative_trapezoid ----------------------------------------------------------
@@ -152,16 +160,16 @@ def _x_steps(name, y, x, d):
             raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
         shape = [1] * y.ndim
         shape[d] = x.shape[0]
-        x = E.view(x, tuple(shape))
+        x = view(x, tuple(shape))
     elif x.ndim < y.ndim:
-        x = E.view(x, (1,) * (y.ndim - x.ndim) + tuple(x.shape))
+        x = view(x, (1,) * (y.ndim - x.ndim) + tuple(x.shape))
     m = x.shape[d]
-    return E.narrow(x, d, 1, m - 1) - E.narrow(x, d, 0, m - 1)
+    return narrow(x, d, 1, m - 1) - narrow(x, d, 0, m - 1)
 
 
 def _pair_sums(y, d):
     m = y.shape[d]
-    return E.narrow(y, d, 0, m - 1) + E.narrow(y, d, 1, m - 1)
+    return narrow(y, d, 0, m - 1) + narrow(y, d, 1, m - 1)
 
 
 def trapezoid(y, x=None, *, dx=None, dim=-1):
@@ -170,13 +178,13 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
     ``sum((y[:-1] + y[1:]) * diff(x)) / 2``."""
     d = _trapezoid_args("trapezoid", y, x, dx, dim)
     if y.shape[d] == 0:
-        return E.zeros(tuple(s for k, s in enumerate(y.shape) if k != d), dtype=y.dtype, device=y.device)
+        return zeros(tuple(s for k, s in enumerate(y.shape) if k != d), dtype=y.dtype, device=y.device)
     if y.dtype is _dtype.bool_ or (x is not None and x.dtype is _dtype.bool_):
         raise RuntimeError("trapezoid: received a bool input for `y`, but bool is not supported")
     if x is not None:
-        return _half(E.sum(_pair_sums(y, d) * _x_steps("trapezoid", y, x, d), d))
-    ends = E._getitem(y, _along(y.ndim, d, 0)) + E._getitem(y, _along(y.ndim, d, -1))
-    return _mul_number(E.sum(y, d) - _mul_number(ends, 0.5), 1.0 if dx is None else dx)
+        return _half(reductions.sum(_pair_sums(y, d) * _x_steps("trapezoid", y, x, d), d))
+    ends = _getitem(y, _along(y.ndim, d, 0)) + _getitem(y, _along(y.ndim, d, -1))
+    return _mul_number(reductions.sum(y, d) - _mul_number(ends, 0.5), 1.0 if dx is None else dx)
 
 
 def trapz(y, x=None, *, dx=None, dim=-1):
@@ -190,10 +198,10 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     if y.dtype is _dtype.bool_ or (x is not None and x.dtype is _dtype.bool_):
         raise RuntimeError("cumulative_trapezoid: received a bool input for `y`, but bool is not supported")
     if y.shape[d] == 0:
-        return E.zeros(tuple(y.shape), dtype=y.dtype, device=y.device)
+        return zeros(tuple(y.shape), dtype=y.dtype, device=y.device)
     if x is not None:
-        return _half(E.cumsum(_pair_sums(y, d) * _x_steps("cumulative_trapezoid", y, x, d), d))
-    return E.cumsum(_mul_number(_pair_sums(y, d), (1.0 if dx is None else dx) / 2.0), d)
+        return _half(cumsum(_pair_sums(y, d) * _x_steps("cumulative_trapezoid", y, x, d), d))
+    return cumsum(_mul_number(_pair_sums(y, d), (1.0 if dx is None else dx) / 2.0), d)
 
 
 # ---- histogram ------------------------------------------------------------------------------------
@@ -210,8 +218,8 @@ def histogram(input, bins, *, range=None, weight=None, density=False):  # noqa: 
     if weight is not None and tuple(weight.shape) != tuple(input.shape):
         raise RuntimeError("torch.histogramdd: if weight tensor is provided it should have the same shape as the "
                            f"input tensor excluding its innermost dimension, but got input with shape "
-                           f"{E._shape_str(tuple(input.reshape(-1, 1).shape))} and weight with shape "
-                           f"{E._shape_str(tuple(weight.shape))}")
+                           f"{_shape_str(tuple(input.reshape(-1, 1).shape))} and weight with shape "
+                           f"{_shape_str(tuple(weight.shape))}")
     if isinstance(bins, Tensor):
         if bins.dtype is not input.dtype:
             raise RuntimeError("torch.histogramdd: input tensor and bins tensors should have the same dtype, but got "
@@ -232,7 +240,7 @@ def histogram(input, bins, *, range=None, weight=None, density=False):  # noqa: 
                                "for dimension 0")
         if lo == hi:
             lo, hi = lo - 0.5, hi + 0.5
-        edges = E.linspace(lo, hi, bins + 1, dtype=input.dtype, device="cpu").numpy()
+        edges = linspace(lo, hi, bins + 1, dtype=input.dtype, device="cpu").numpy()
     wts = None if weight is None else weight.detach().numpy(force=True).reshape(-1).astype(np.float64)
     hist = np.zeros(edges.size - 1)
     if edges.size >= 2 and edges[0] <= edges[-1]:
@@ -244,7 +252,6 @@ def histogram(input, bins, *, range=None, weight=None, density=False):  # noqa: 
         widths = np.diff(edges.astype(np.float64))
         total = hist.sum()
         hist = hist / (total * widths) if total else hist * np.nan
-    from .factories import tensor
     hist = tensor(hist.astype(npdt), dtype=input.dtype, device=input.device)
     if input.requires_grad and grad_mode.is_grad_enabled():   # PyTorch's NotImplemented node (on hist only here)
         hist = apply(_O["histogram"], [input, hist])

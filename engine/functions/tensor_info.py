@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import builtins
 
+import numpy as np
+
 from ..backend import gaps as _backend, dtypes as _dtype
 from ..core.tensor import Tensor
 
@@ -73,4 +75,28 @@ def _data_ptr(self):
     raise RuntimeError("data_ptr(): this backend does not expose addresses")
 
 
-__all__ = ["is_nonzero", "is_signed", "is_complex", "is_inference", "typename"]
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) -> builtins.bool:
+    return builtins.bool(np.allclose(a.detach().numpy(force=True), b.detach().numpy(force=True), rtol, atol, equal_nan))
+
+
+def equal(a, b) -> builtins.bool:
+    return tuple(a.shape) == tuple(b.shape) and builtins.bool(np.array_equal(a.detach().numpy(force=True), b.detach().numpy(force=True)))
+
+
+def detach(input):
+    return input.detach()
+
+
+def numel(input) -> int:
+    return input.numel()
+
+
+def is_tensor(obj) -> builtins.bool:
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input) -> builtins.bool:
+    return input.dtype.is_floating_point
+
+
+__all__ = ["is_nonzero", "is_signed", "is_complex", "is_inference", "typename", "allclose", "equal", "detach", "numel", "is_tensor", "is_floating_point"]

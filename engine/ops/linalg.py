@@ -26,14 +26,12 @@ LinAlgError = _LinAlgError
 
 # ---- helpers for backward formulas ----------------------------------------------------------------
 # NOTE [ Linalg backward ]
-# 1. A formula needing a solve or an inverse calls ``_la(F)``: on arrays, the array namespace's
-#    linalg; on Tensors (create_graph), ``engine.linalg`` itself, so the backward is recorded.
+# 1. A formula needing a solve or an inverse calls ``_la(F)``, that is ``F.linalg``: on arrays, the
+#    array namespace's linalg; on Tensors (create_graph), ``engine.linalg`` itself (registered with
+#    core/fns.py, rule 5: ops never import the library), so the backward is recorded.
 # 2. Masks (tril, the identity) are built from ``F.iota`` and broadcast over batch dims.
 def _la(F):
-    if F.differentiable:
-        from .. import linalg
-        return linalg
-    return F.xp.linalg
+    return F.linalg
 
 
 def _iota2(F, n, like):
@@ -402,9 +400,8 @@ op("linalg_lstsq", "LinalgLstsqBackward0", ("self", "b"), _lstsq_fwd, _lstsq_bwd
 
 def _cross(F, a, b, dim):
     if F.differentiable:
-        from .. import linalg
-        return linalg.cross(a, b, dim=dim)
-    return F.xp.linalg.cross(a, b, axis=dim)
+        return F.linalg.cross(a, b, dim=dim)
+    return F.linalg.cross(a, b, axis=dim)
 
 
 op("linalg_cross", "LinalgCrossBackward0", ("self", "other"),

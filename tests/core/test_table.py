@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.derivatives import OPS, op
+from engine.core.table import OPS, op
 
 
 def test_a_row_name_is_taken_once():

@@ -499,7 +499,7 @@ def test_copy_fill_zero_gradients():
 def test_native_dropout_op():
     """The fused dropout (CUDA's form) is backend-neutral; check its formula on the CPU."""
     from engine.core.dispatch import apply
-    from engine.derivatives import OPS
+    from engine.core.table import OPS
     mask = engine.tensor([[True, False, True], [False, True, True]])
     x = f64(2, 3)
     out = apply(OPS["native_dropout"], [x, mask], {"p": 0.25})
@@ -517,7 +517,7 @@ def test_setitem_and_copy_second_order():
 def test_every_table_op_is_exercised():
     """Run one call per case above under a recorder: every differentiable op of the table must show up,
     forward or inside a create_graph backward."""
-    from engine.derivatives import OPS
+    from engine.core.table import OPS
     with engine.record() as tr:
         for fn, positive in BINARY.values():
             a, b = leaf(np.full((2, 3), 1.5)), leaf(np.full((3,), 0.7))

@@ -12,7 +12,11 @@ import builtins
 import numpy as np
 
 from ...backend import dtypes as _dtype
-from ... import functional as E
+from ...core.operators import _broadcast_check, _is_bool, _scalar_ok, mul, sub
+from ..arithmetic import div, eq
+from .. import arithmetic
+from ..factories import full
+from .. import reductions
 from ...core.dispatch import apply
 from ...core.table import OPS as _O
 from ...core.tensor import Tensor
@@ -45,7 +49,7 @@ def _number(fn, x, arg="other", pos=2):
     if isinstance(x, Tensor):
         return x
     try:
-        return E._scalar_ok(x, fn)
+        return _scalar_ok(x, fn)
     except TypeError:
         raise TypeError(f"{fn}(): argument '{arg}' (position {pos}) must be Tensor or Number, not "
                         f"{type(x).__name__}") from None
@@ -65,7 +69,7 @@ def atan2(input, other):
     """The angle of the point (other, input), in (-pi, pi]. Atan2Backward0 keeps both inputs."""
     _need_tensor("atan2", input)
     _need_tensor("atan2", other, "other", 2)
-    E._broadcast_check(input, other)
+    _broadcast_check(input, other)
     return apply(_O["atan2"], [input, other])
 
 
@@ -77,7 +81,7 @@ def hypot(input, other):
     _need_tensor("hypot", input)
     _need_tensor("hypot", other, "other", 2)
     _float_only("hypot_cpu", input, other)
-    E._broadcast_check(input, other)
+    _broadcast_check(input, other)
     return apply(_O["hypot"], [input, other])
 
 
@@ -86,7 +90,7 @@ def logaddexp(input, other):
     _need_tensor("logaddexp", input)
     _need_tensor("logaddexp", other, "other", 2)
     _float_only("logaddexp_cpu", input, other)
-    E._broadcast_check(input, other)
+    _broadcast_check(input, other)
     return apply(_O["logaddexp"], [input, other])
 
 
@@ -99,11 +103,11 @@ def xlogy(input, other):
                         f"{type(other).__name__}), but expected one of:\n * (Tensor input, Tensor other, *, Tensor "
                         "out = None)\n * (Number self, Tensor other, *, Tensor out = None)\n * (Tensor input, Number "
                         "other, *, Tensor out = None)\n")
-    E._broadcast_check(input, other)
+    _broadcast_check(input, other)
     if not b:
-        return apply(_O["xlogy_number_other"], [input], {"other": E._scalar_ok(other, "xlogy")})
+        return apply(_O["xlogy_number_other"], [input], {"other": _scalar_ok(other, "xlogy")})
     if not a:
-        return apply(_O["xlogy_number_self"], [other], {"self": E._scalar_ok(input, "xlogy")})
+        return apply(_O["xlogy_number_self"], [other], {"self": _scalar_ok(input, "xlogy")})
     return apply(_O["xlogy"], [input, other])
 
 
@@ -111,9 +115,9 @@ def floor_divide(input, other):
     """``floor(input / other)``; integers stay integers. As PyTorch, a node that raises on backward
     (NotImplemented) when ``input`` requires grad."""
     if not isinstance(input, Tensor):
-        input = E.full((), input, dtype=_dtype.result_type([input]), device=other.device)
-    other = E._scalar_ok(other, "floor_divide")
-    E._broadcast_check(input, other)
+        input = full((), input, dtype=_dtype.result_type([input]), device=other.device)
+    other = _scalar_ok(other, "floor_divide")
+    _broadcast_check(input, other)
     if not _dtype.result_type([input, other]).is_floating_point:
         divisor = _host(other) if isinstance(other, Tensor) else np.asarray(other)
         if (divisor == 0).any():
@@ -130,7 +134,7 @@ def heaviside(input, values):
     _need_tensor("heaviside", values, "values", 2)
     if input.dtype is not values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
-    E._broadcast_check(input, values)
+    _broadcast_check(input, values)
     return apply(_O["heaviside"], [input, values])
 
 
@@ -147,17 +151,17 @@ def lerp(input, end, weight):
     LerpBackward1, keeping all three."""
     _lerp_check(input, end, weight)
     if isinstance(weight, Tensor):
-        E._broadcast_check(input, end)
-        E._broadcast_check(input, weight)
+        _broadcast_check(input, end)
+        _broadcast_check(input, weight)
         return apply(_O["lerp_tensor"], [input, end, weight])
-    E._broadcast_check(input, end)
+    _broadcast_check(input, end)
     return apply(_O["lerp"], [input, end], {"weight": weight})
 
 
 def addcmul(input, tensor1, tensor2, *, value=1):
     """``input + value * tensor1 * tensor2``. AddcmulBackward0 keeps tensor1 and tensor2."""
     for a, b in ((input, tensor1), (input, tensor2), (tensor1, tensor2)):
-        E._broadcast_check(a, b)
+        _broadcast_check(a, b)
     return apply(_O["addcmul"], [input, tensor1, tensor2], {"value": value} if value != 1 else None)
 
 
@@ -173,7 +177,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
     if not tensor1.dtype.is_floating_point and not tensor2.dtype.is_floating_point:
         raise RuntimeError(_ADDCDIV_INT)
     for a, b in ((input, tensor1), (input, tensor2), (tensor1, tensor2)):
-        E._broadcast_check(a, b)
+        _broadcast_check(a, b)
     return apply(_O["addcdiv"], [input, tensor1, tensor2], {"value": value} if value != 1 else None)
 
 
@@ -181,7 +185,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
 def _two_tensors(fn, input, other):
     _need_tensor(fn, input)
     _need_tensor(fn, other, "other", 2)
-    E._broadcast_check(input, other)
+    _broadcast_check(input, other)
 
 
 def fmax(input, other):
@@ -204,7 +208,7 @@ def copysign(input, other):
     _need_tensor("copysign", input)
     other = _number("copysign", other)
     if isinstance(other, Tensor):
-        E._broadcast_check(input, other)
+        _broadcast_check(input, other)
         return apply(_O["copysign"], [input, other])
     return apply(_O["copysign_number"], [input], {"other": builtins.float(other)})
 
@@ -221,11 +225,11 @@ def float_power(input, exponent):
                         " * (Tensor input, Number exponent, *, Tensor out = None)\n")
     f64 = _dtype.float64
     if not b:
-        return E.pow(input.to(f64), builtins.float(_number("float_power", exponent, "exponent")))
+        return arithmetic.pow(input.to(f64), builtins.float(_number("float_power", exponent, "exponent")))
     if not a:
-        return E.pow(builtins.float(_number("float_power", input, "self", 1)), exponent.to(f64))
-    E._broadcast_check(input, exponent)
-    return E.pow(input.to(f64), exponent.to(f64))
+        return arithmetic.pow(builtins.float(_number("float_power", input, "self", 1)), exponent.to(f64))
+    _broadcast_check(input, exponent)
+    return arithmetic.pow(input.to(f64), exponent.to(f64))
 
 
 def logaddexp2(input, other):
@@ -271,11 +275,11 @@ def rsub(input, other, alpha=1):
                         " * (Tensor input, Tensor other, *, Number alpha = 1)\n"
                         " * (Tensor input, Number other, Number alpha = 1)\n")
     other = _number("rsub", other)
-    if E._is_bool(input) or E._is_bool(other):
-        E.sub(other, input)            # subtraction's bool errors
+    if _is_bool(input) or _is_bool(other):
+        sub(other, input)            # subtraction's bool errors
     attrs = {"alpha": alpha} if alpha != 1 else None
     if isinstance(other, Tensor):
-        E._broadcast_check(input, other)
+        _broadcast_check(input, other)
         return apply(_O["rsub"], [input, other], attrs)
     dt = _dtype.result_type([input, other, alpha])
     if dt is not input.dtype:
@@ -288,13 +292,13 @@ def _zero_divisor(input, other):
     """Integer modulo by zero is PyTorch's error (a float one gives NaN)."""
     if _dtype.result_type([input, other]).is_floating_point:
         return
-    if bool(E.any(E.eq(other, 0)).item()) if isinstance(other, Tensor) else other == 0:
+    if bool(reductions.any(eq(other, 0)).item()) if isinstance(other, Tensor) else other == 0:
         raise RuntimeError("ZeroDivisionError")
 
 
 def _modulo(name, input, other, inplace=None):
     other = _number(name, other)
-    E._broadcast_check(input, other)
+    _broadcast_check(input, other)
     if inplace is not None:
         _cast_check(input, other)
     _zero_divisor(input, other)
@@ -322,7 +326,7 @@ def remainder(input, other):
     ``other``, keeping both for its gradient ``-floor(input / other)``) or RemainderBackward0 (a number).
     A number ``input`` is composed as ``input - floor(input / other) * other``."""
     if not isinstance(input, Tensor):
-        return E.sub(input, E.mul(E.div(input, other, rounding_mode="floor"), other))
+        return sub(input, mul(div(input, other, rounding_mode="floor"), other))
     return _modulo("remainder", input, other)
 
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 import builtins
 
 from ...backend import dtypes as _dtype
-from ... import functional as E
+from ...core.operators import _broadcast_check, _is_bool, _scalar_ok, sub
+from ..arithmetic import div, neg
 from ...core import grad_mode
 from ...core.dispatch import apply
 from ...core.table import OPS as _O
@@ -48,7 +49,7 @@ def _no_bool(kernel):
 
 def _neg_check(self):
     if self.dtype is _dtype.bool_:
-        E.neg(self)    # negation's bool error
+        neg(self)    # negation's bool error
 
 
 def _square_(self):
@@ -58,27 +59,27 @@ def _square_(self):
 
 def _pow_(self, exponent):
     if isinstance(exponent, Tensor):
-        E._broadcast_check(self, exponent)
+        _broadcast_check(self, exponent)
         return apply(_O["pow_tensor"], [self, exponent], inplace=self)
-    return apply(_O["pow_scalar"], [self], {"exponent": E._scalar_ok(exponent, "pow_")}, inplace=self)
+    return apply(_O["pow_scalar"], [self], {"exponent": _scalar_ok(exponent, "pow_")}, inplace=self)
 
 
 def _mul_(self, other):
-    E._broadcast_check(self, other)
-    return apply(_O["mul"], [self, E._scalar_ok(other, "mul_")], inplace=self)
+    _broadcast_check(self, other)
+    return apply(_O["mul"], [self, _scalar_ok(other, "mul_")], inplace=self)
 
 
 def _sub_(self, other, *, alpha=1):
-    if E._is_bool(self) or E._is_bool(other):
-        E.sub(self, other)        # subtraction's bool errors
-    E._broadcast_check(self, other)
-    return apply(_O["sub"], [self, E._scalar_ok(other, "sub_")], {"alpha": alpha} if alpha != 1 else None,
+    if _is_bool(self) or _is_bool(other):
+        sub(self, other)        # subtraction's bool errors
+    _broadcast_check(self, other)
+    return apply(_O["sub"], [self, _scalar_ok(other, "sub_")], {"alpha": alpha} if alpha != 1 else None,
                  inplace=self)
 
 
 def _div_(self, other, *, rounding_mode=None):
-    other = E._scalar_ok(other, "div_")
-    E._broadcast_check(self, other)
+    other = _scalar_ok(other, "div_")
+    _broadcast_check(self, other)
     if rounding_mode is None:
         return apply(_O["div"], [self, other], inplace=self)
     if rounding_mode not in ("floor", "trunc"):
@@ -88,16 +89,16 @@ def _div_(self, other, *, rounding_mode=None):
         return apply(_O["div_rounding"], [self, other], {"rounding_mode": rounding_mode}, inplace=self)
     _cast_check(self, other)
     with grad_mode.no_grad():           # integers: floor_divide's ZeroDivisionError, no history to keep
-        out = E.div(self, other, rounding_mode=rounding_mode)
+        out = div(self, other, rounding_mode=rounding_mode)
     return apply(_O["copy"], [self, out], inplace=self)
 
 
 def _cmp_(name):
     def f(self, other):
         if isinstance(other, Tensor):
-            E._broadcast_check(self, other)
+            _broadcast_check(self, other)
             return apply(_O[name + "_"], [self, other], inplace=self)
-        return apply(_O[name + "_number_"], [self], {"other": E._scalar_ok(other, name + "_")}, inplace=self)
+        return apply(_O[name + "_number_"], [self], {"other": _scalar_ok(other, name + "_")}, inplace=self)
     f.__name__ = name + "_"
     f.__doc__ = (f"``self = ({name}(self, other))`` in self's dtype (1 or 0). A tensor ``other`` gives "
                  f"{name[0].upper() + name[1:]}Backward1, a number {name[0].upper() + name[1:]}Backward0: a zero "
@@ -119,7 +120,7 @@ def _logical_(name):
 def _copysign_(self, other):
     other = _number("copysign_", other)
     if isinstance(other, Tensor):
-        E._broadcast_check(self, other)
+        _broadcast_check(self, other)
         return apply(_O["copysign"], [self, other], inplace=self)
     return apply(_O["copysign_number"], [self], {"other": builtins.float(other)}, inplace=self)
 
@@ -129,7 +130,7 @@ def _float_power_(self, exponent):
         raise RuntimeError(f"the base given to float_power_ has dtype {_short(self.dtype)} but the operation's "
                            "result requires dtype Double")
     if isinstance(exponent, Tensor):
-        E._broadcast_check(self, exponent)
+        _broadcast_check(self, exponent)
         return apply(_O["pow_tensor"], [self, exponent.to(_dtype.float64)], inplace=self)
     return apply(_O["pow_scalar"], [self], {"exponent": builtins.float(exponent)}, inplace=self)
 
@@ -157,7 +158,7 @@ def _integer_(name, bool_ok):
         if not self.dtype.is_floating_point:
             _cast_check(self, other)
         _int_only(name, dt, bool_ok)
-        E._broadcast_check(self, other)
+        _broadcast_check(self, other)
         return apply(_O[name], [self, other], inplace=self)
     f.__name__ = name + "_"
     return f
@@ -195,8 +196,8 @@ def _binary_inplace(name, check=None):
     def f(self, other):
         if check is not None:
             check(self, other)
-        E._broadcast_check(self, other)
-        return _inplace(name, self, [self, E._scalar_ok(other, name + "_")])
+        _broadcast_check(self, other)
+        return _inplace(name, self, [self, _scalar_ok(other, name + "_")])
     f.__name__ = name + "_"
     return f
 

@@ -5,7 +5,7 @@ operators run (logical on bool tensors), as in PyTorch.
 from __future__ import annotations
 
 from ...backend import dtypes as _dtype
-from ... import functional as E
+from ...core.operators import _broadcast_check
 from ...core.dispatch import apply
 from ...core.table import OPS as _O
 from ...core.tensor import Tensor
@@ -41,7 +41,7 @@ def _integer_binary(name, bool_ok, numbers_ok=True):
                             f"({type(input).__name__}, {type(other).__name__})")
         input, other = _number(name, input, "self", 1), _number(name, other)
         _int_only(name, _dtype.result_type([input, other]), bool_ok)
-        E._broadcast_check(input, other)
+        _broadcast_check(input, other)
         return apply(_O[name], [input, other])
     f.__name__ = name
     return f

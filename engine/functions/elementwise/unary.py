@@ -9,8 +9,9 @@ from __future__ import annotations
 import builtins
 import math
 
+from ... import return_types
 from ...backend import dtypes as _dtype
-from ... import functional as E
+from .. import arithmetic
 from ...core.dispatch import apply
 from ...core.table import OPS as _O
 from ...core.tensor import Tensor
@@ -108,7 +109,7 @@ def positive(input):
     return input
 
 
-absolute = E.abs
+absolute = arithmetic.abs
 
 
 # ---- angle, frexp and the complex-number API on real tensors ---------------------------------------------
@@ -131,7 +132,6 @@ def frexp(input):
 
 
 def _frexp_result():
-    from ... import return_types
     found = getattr(return_types, "frexp", None)
     return found if found is not None else return_types._make("frexp", ("mantissa", "exponent"))
 

@@ -32,7 +32,7 @@ from ... import functional as E  # noqa: F401
 from ...backend import dtypes as _dtype, gaps as _backend  # noqa: F401
 from ...core.dispatch import apply  # noqa: F401
 from ...core.tensor import Tensor, _wrap_dim  # noqa: F401
-from ...derivatives import OPS  # noqa: F401
+from ...core.table import OPS  # noqa: F401
 from ...random import generator_for  # noqa: F401
 from .activation import (celu, celu_, elu, elu_, gelu, glu, gumbel_softmax, hardshrink, hardsigmoid, hardswish,  # noqa: F401
                          hardtanh, hardtanh_, leaky_relu, leaky_relu_, log_softmax, logsigmoid, mish, prelu, relu,

@@ -16,7 +16,7 @@ from ... import functional as E
 from ...backend.gaps import from_numpy
 from ...core.dispatch import apply
 from ...core.tensor import Tensor, _wrap_dim
-from ...derivatives import OPS
+from ...core.table import OPS
 from ...random import generator_for
 
 _SELU_ALPHA = 1.6732632423543772848170429916717

@@ -3,7 +3,7 @@ PyTorch's words, then one ConvolutionBackward0 row each (NOTE [ Convolution ] in
 from __future__ import annotations
 
 from ...core.dispatch import apply
-from ...derivatives import OPS
+from ...core.table import OPS
 from ...ops.nn.conv import Geom, Geom3
 from .padding import pad
 

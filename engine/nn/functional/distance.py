@@ -10,7 +10,7 @@ from ... import functional as E
 from ...core import grad_mode
 from ...core.dispatch import apply
 from ...core.tensor import _wrap_dim
-from ...derivatives import OPS
+from ...core.table import OPS
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):

@@ -9,7 +9,7 @@ from ... import functional as E
 from ...backend.gaps import from_numpy
 from ...core.dispatch import apply
 from ...core.tensor import Tensor
-from ...derivatives import OPS
+from ...core.table import OPS
 from ...random import generator_for
 
 

@@ -3,7 +3,7 @@ Col2ImBackward0)."""
 from __future__ import annotations
 
 from ...core.dispatch import apply
-from ...derivatives import OPS
+from ...core.table import OPS
 from ...ops.nn.conv import Geom
 
 

@@ -10,7 +10,7 @@ from ...backend import dtypes as _dtype
 from ... import functional as E
 from ...core import grad_mode
 from ...core.dispatch import apply
-from ...derivatives import OPS
+from ...core.table import OPS
 from .loss import _add_number, _reduce, _reduction
 
 _KL_MEAN_WARNING = ("reduction: 'mean' divides the total loss by both the batch size and the support size."

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ... import functional as E
 from ...core.dispatch import apply
-from ...derivatives import OPS
+from ...core.table import OPS
 
 
 def linear(input, weight, bias=None):

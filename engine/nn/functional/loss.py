@@ -13,7 +13,7 @@ from ...backend import dtypes as _dtype
 from ...backend import gaps as _backend
 from ... import functional as E
 from ...core.dispatch import apply
-from ...derivatives import OPS
+from ...core.table import OPS
 from ...ops.nn.loss import REDUCTION_ENUM
 from .activation import log_softmax
 

@@ -10,7 +10,7 @@ from ...backend import dtypes as _dtype
 from ...backend import gaps as _backend
 from ... import functional as E
 from ...core.dispatch import apply
-from ...derivatives import OPS
+from ...core.table import OPS
 from .activation import softplus
 from .distance import pairwise_distance
 from .loss import _add_number, _clamp_min0, _enum_of, _long_name, _no_grad_arg, _reduce, _reduction, _sub_number

@@ -11,7 +11,7 @@ import numpy as np
 from ...backend import dtypes as _dtype
 from ... import functional as E
 from ...core.dispatch import apply
-from ...derivatives import OPS
+from ...core.table import OPS
 from ...ops.nn.pool import Pool2d, _avg_matrix, out_size
 
 

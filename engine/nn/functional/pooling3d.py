@@ -7,7 +7,7 @@ import math
 
 from ... import functional as E
 from ...core.dispatch import apply
-from ...derivatives import OPS
+from ...core.table import OPS
 from ...ops.nn.pool import out_size
 from ...ops.nn.pool3d import Pool3d
 from .pooling import _lp_finish, _tuple

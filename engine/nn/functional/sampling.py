@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 
 from ...core.dispatch import apply
-from ...derivatives import OPS
+from ...core.table import OPS
 from ...ops.nn.sampling import BILINEAR, BORDER, NEAREST, REFLECTION, ZEROS
 
 _MODES = {"bilinear": BILINEAR, "nearest": NEAREST}

@@ -3,7 +3,7 @@ or between groups (NOTE [ Shuffles ] in engine/ops/nn/shuffle.py)."""
 from __future__ import annotations
 
 from ...core.dispatch import apply
-from ...derivatives import OPS
+from ...core.table import OPS
 
 
 def pixel_shuffle(input, upscale_factor):

@@ -7,7 +7,7 @@ import math
 from ...backend import dtypes as _dtype
 from ... import functional as E
 from ...core.dispatch import apply
-from ...derivatives import OPS
+from ...core.table import OPS
 from .pooling import _tuple
 from .pooling3d import _short
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from ...core.dispatch import apply
-from ...derivatives import OPS
+from ...core.table import OPS
 
 _MODES = {("nearest", 1): "upsample_nearest1d", ("nearest", 2): "upsample_nearest2d",
           ("nearest-exact", 1): "upsample_nearest_exact1d", ("nearest-exact", 2): "upsample_nearest_exact2d",

@@ -31,7 +31,7 @@ from ... import linalg
 from ...core.dispatch import apply
 from ...core.tensor import Tensor
 from ...core.grad_mode import no_grad
-from ...derivatives import OPS
+from ...core.table import OPS
 from ..functional.distance import normalize
 from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ..modules.module import Module

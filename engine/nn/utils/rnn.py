@@ -13,7 +13,7 @@ from ...backend import dtypes as _dtype
 from ... import functional as E
 from ...core.dispatch import apply, broadcast_mismatch
 from ...core.tensor import Tensor
-from ...derivatives import OPS
+from ...core.table import OPS
 from ...ops.nn.rnn import _runs   # the packing row is engine/ops/nn/rnn.py
 
 # NOTE [ Packed layout ]

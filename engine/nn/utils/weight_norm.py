@@ -7,7 +7,7 @@ import warnings
 
 from ... import functional as E
 from ...core.dispatch import apply
-from ...derivatives import OPS
+from ...core.table import OPS
 from ..parameter import Parameter, UninitializedParameter
 
 

@@ -13,32 +13,11 @@ import numpy as np
 
 from ...core.fns import ArrayFns
 from ...core.primitives import _rebuild_index
+from .index_dim import _Iota, _scatter_reduce_bwd, _scatter_reduce_fwd, _where
 from .views import _contiguous, _full, op
 
 
 # ---- scatter (NOTE [ Scatter ]) -----------------------------------------------------------------------
-def _where(ax, index, dim, nd):
-    """The advanced index that puts element ``i`` of ``index`` at ``[.., index[i], ..]`` along ``dim``.
-    ``ax.iota(n, k, nd, like)`` lays 0..n-1 along dim k."""
-    shape = tuple(ax.shape(index))
-    return tuple(index if k == dim else ax.iota(shape[k], k, nd, index) for k in range(nd))
-
-
-class _Iota:
-    """iota and shape on raw arrays, for the forward kernels (ArrayFns has them for the formulas)."""
-
-    def __init__(self, xp):
-        self.xp = xp
-
-    def shape(self, x):
-        return tuple(x.shape)
-
-    def iota(self, n, axis, ndim, like):
-        shape = [1] * ndim
-        shape[axis] = n
-        return self.xp.reshape(self.xp.arange(n, dtype=self.xp.int64), tuple(shape))
-
-
 def _scatter_fwd(xp, a, index, src=None, dim=0, value=None):
     from ...backend.gaps import index_fill
     nd = len(a.shape)
@@ -268,7 +247,6 @@ class _Shapes:
 
 
 def _index_reduce_fwd(xp, a, index, source, dim, reduce, include_self=True):
-    from .index_dim import _scatter_reduce_fwd
     full = _index_full(_Shapes(xp), index, dim, tuple(source.shape))
     return _scatter_reduce_fwd(xp, a, full, source, dim, reduce, include_self)
 
@@ -286,7 +264,6 @@ class _AsScatter:
 
 
 def _index_reduce_bwd(F, g, s):
-    from .index_dim import _scatter_reduce_bwd
     return _scatter_reduce_bwd(F, g, _AsScatter(F, s))
 
 

@@ -1,11 +1,33 @@
 """scatter_add, index_add, index_fill, index_copy and scatter_reduce for the op table: whole slices along
-a dim (NOTE [ Index along a dim ] in engine/functions/index.py; scatter_add reuses NOTE [ Scatter ]'s index
-helpers in index.py)."""
+a dim (NOTE [ Index along a dim ] in engine/functions/index.py; NOTE [ Scatter ]'s index helpers
+``_where`` and ``_Iota`` live here, below index.py, whose scatter and index_reduce rows import them)."""
 from __future__ import annotations
 
 from ...core import fns
 from ...core.table import op
-from .index import _Iota, _where
+
+
+# ---- NOTE [ Scatter ]'s index helpers (index.py's scatter rows import them from here) --------------
+def _where(ax, index, dim, nd):
+    """The advanced index that puts element ``i`` of ``index`` at ``[.., index[i], ..]`` along ``dim``.
+    ``ax.iota(n, k, nd, like)`` lays 0..n-1 along dim k."""
+    shape = tuple(ax.shape(index))
+    return tuple(index if k == dim else ax.iota(shape[k], k, nd, index) for k in range(nd))
+
+
+class _Iota:
+    """iota and shape on raw arrays, for the forward kernels (ArrayFns has them for the formulas)."""
+
+    def __init__(self, xp):
+        self.xp = xp
+
+    def shape(self, x):
+        return tuple(x.shape)
+
+    def iota(self, n, axis, ndim, like):
+        shape = [1] * ndim
+        shape[axis] = n
+        return self.xp.reshape(self.xp.arange(n, dtype=self.xp.int64), tuple(shape))
 
 
 def _along(index, dim):

@@ -1,0 +1,187 @@
+"""torch.* for the core's reduction rows: sum, mean, var/std, max/min, amax/amin, argmax/argmin,
+logsumexp, prod, all/any, cumsum, softmax and log_softmax."""
+from __future__ import annotations
+
+
+from .. import return_types
+from ..backend import dtypes as _dtype
+from ..core import grad_mode
+from ..core.dispatch import apply
+from ..core.table import OPS as _O
+from ..core.tensor import Tensor, _wrap_dim
+from .arithmetic import _short, maximum, minimum
+
+
+def _dims(dim, ndim):
+    if dim is None:
+        return None
+    if isinstance(dim, int):
+        dim = (dim,)
+    return tuple(sorted(_wrap_dim(d, ndim) for d in dim))
+
+
+def sum(input, dim=None, keepdim=False, *, dtype=None):
+    if dtype is not None:
+        input = input.to(dtype)
+    dims = _dims(dim, input.ndim)
+    return apply(_O["sum"], [input], {"dim": dims, "keepdim": keepdim},
+                 node_name="SumBackward0" if dims is None else "SumBackward1")
+
+
+def mean(input, dim=None, keepdim=False, *, dtype=None):
+    if dtype is not None:
+        input = input.to(dtype)
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point "
+                           f"or complex dtype. Got: {_short(input.dtype)}")
+    dims = _dims(dim, input.ndim)
+    return apply(_O["mean"], [input], {"dim": dims, "keepdim": keepdim},
+                 node_name="MeanBackward0" if dims is None else "MeanBackward1")
+
+
+def _spread_attrs(name, input, dim, unbiased, keepdim, correction, stacklevel=4):
+    """The var/std attributes; warns as PyTorch when no degrees of freedom are left."""
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    dims = _dims(dim, input.ndim)
+    n = 1
+    for d in (range(input.ndim) if dims is None else dims):
+        n *= input.shape[d]
+    if n - correction <= 0:
+        import warnings
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
+                      "factor (input numel divided by output numel).", UserWarning, stacklevel=stacklevel)
+    return {"dim": dims, "correction": correction, "keepdim": keepdim}
+
+
+def _spread(name, input, dim, unbiased, keepdim, correction):
+    return apply(_O[name], [input], _spread_attrs(name, input, dim, unbiased, keepdim, correction))
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return _spread("var", input, dim, unbiased, keepdim, correction)
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return _spread("std", input, dim, unbiased, keepdim, correction)
+
+
+def _maxmin(which, input, dim=None, keepdim=False):
+    if isinstance(dim, Tensor):
+        return maximum(input, dim) if which == "max" else minimum(input, dim)
+    if input.numel() == 0:
+        raise RuntimeError(f"{which}(): Expected reduction dim to be specified for input.numel() == 0. "
+                           "Specify the reduction dim with the 'dim' argument.")
+    if dim is None:
+        return apply(_O[f"{which}_all"], [input])
+    d = _wrap_dim(dim, input.ndim)
+    vals, aux = apply(_O[f"{which}_dim"], [input], {"dim": d, "keepdim": keepdim}, return_aux=True)
+    return getattr(return_types, which)(vals, aux["indices"])
+
+
+def max(input, dim=None, keepdim=False):
+    return _maxmin("max", input, dim, keepdim)
+
+
+def min(input, dim=None, keepdim=False):
+    return _maxmin("min", input, dim, keepdim)
+
+
+def amax(input, dim=(), keepdim=False):
+    """Largest value over ``dim`` (all dims when empty); ties share the gradient evenly."""
+    dims = _dims(dim, input.ndim) if dim != () else None
+    return apply(_O["amax"], [input], {"dim": dims, "keepdim": keepdim})
+
+
+def amin(input, dim=(), keepdim=False):
+    dims = _dims(dim, input.ndim) if dim != () else None
+    return apply(_O["amin"], [input], {"dim": dims, "keepdim": keepdim})
+
+
+def argmax(input, dim=None, keepdim=False):
+    xp = input._storage.xp
+    if dim is None:
+        return Tensor._wrap(xp.astype(xp.argmax(xp.reshape(input._data, (-1,))), xp.int64))
+    return Tensor._wrap(xp.astype(xp.argmax(input._data, axis=_wrap_dim(dim, input.ndim), keepdims=keepdim), xp.int64))
+
+
+def argmin(input, dim=None, keepdim=False):
+    xp = input._storage.xp
+    if dim is None:
+        return Tensor._wrap(xp.astype(xp.argmin(xp.reshape(input._data, (-1,))), xp.int64))
+    return Tensor._wrap(xp.astype(xp.argmin(input._data, axis=_wrap_dim(dim, input.ndim), keepdims=keepdim), xp.int64))
+
+
+def logsumexp(input, dim, keepdim=False):
+    """log(sum(exp(x))) over ``dim``, computed stably (shifted by the max)."""
+    if not input.dtype.is_floating_point:
+        input = input.to(_dtype.get_default_dtype())
+    return apply(_O["logsumexp"], [input], {"dim": _dims(dim, input.ndim), "keepdim": keepdim})
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    """Product of all elements (ProdBackward0) or along one ``dim`` (ProdBackward1); the
+    gradient is right with zeros in the input (NOTE [ Product of the others ])."""
+    if isinstance(dim, (tuple, list)):
+        raise TypeError("prod() received an invalid combination of arguments - got (tuple), but expected one of:\n"
+                        " * (*, torch.dtype dtype = None)\n"
+                        " * (int dim, bool keepdim = False, *, torch.dtype dtype = None)\n")
+    xp = input._storage.xp
+    out_dt = dtype if dtype is not None else (_dtype.int64 if not input.dtype.is_floating_point else input.dtype)
+    if (not out_dt.is_floating_point and input.requires_grad and _grad_enabled()):
+        raise RuntimeError(f"Autograd not support dtype: {_short(out_dt)}")
+    adt = _dtype.to_array_dtype(xp, dtype) if dtype is not None and dtype is not input.dtype else None
+    if dim is None:
+        return apply(_O["prod"], [input], {"dtype": adt} if adt is not None else None)
+    attrs = {"dim": _wrap_dim(dim, input.ndim), "keepdim": keepdim}
+    if adt is not None:
+        attrs["dtype"] = adt
+    return apply(_O["prod_dim"], [input], attrs)
+
+
+def _grad_enabled():
+    return grad_mode.is_grad_enabled()
+
+
+def _all_any(name, input, dim, keepdim):
+    xp = input._storage.xp
+    axis = None if dim is None else _dims(dim, input.ndim)
+    return Tensor._wrap(getattr(xp, name)(xp.astype(input._data, xp.bool), axis=axis, keepdims=keepdim))
+
+
+def all(input, dim=None, keepdim=False):
+    """Whether every element (along ``dim``, an int or a tuple) is nonzero."""
+    return _all_any("all", input, dim, keepdim)
+
+
+def any(input, dim=None, keepdim=False):
+    """Whether some element (along ``dim``, an int or a tuple) is nonzero."""
+    return _all_any("any", input, dim, keepdim)
+
+
+def cumsum(input, dim, *, dtype=None):
+    if dtype is not None:
+        input = input.to(dtype)
+    return apply(_O["cumsum"], [input], {"dim": _wrap_dim(dim, input.ndim)})
+
+
+def softmax(input, dim, dtype=None):
+    """``exp(x) / sum(exp(x))`` along ``dim`` (SoftmaxBackward0, a core row); nn.functional.softmax is this."""
+    if dtype is not None:
+        input = input.to(dtype)
+    if dim is None:
+        dim = 0 if input.ndim in (0, 1, 3) else 1
+    return apply(_O["softmax"], [input], {"dim": _wrap_dim(dim, input.ndim)})
+
+
+def log_softmax(input, dim, dtype=None):
+    """``x - logsumexp(x)`` along ``dim`` (LogSoftmaxBackward0, a core row)."""
+    if dtype is not None:
+        input = input.to(dtype)
+    if dim is None:
+        dim = 0 if input.ndim in (0, 1, 3) else 1
+    return apply(_O["log_softmax"], [input], {"dim": _wrap_dim(dim, input.ndim)})
+
+
+__all__ = ["sum", "mean", "var", "std", "max", "min", "amax", "amin", "argmax", "argmin", "logsumexp", "prod",
+           "all", "any", "cumsum", "softmax", "log_softmax"]
