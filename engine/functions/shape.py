@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import builtins
 import numbers
-import warnings
 
 import numpy as np
 
@@ -436,33 +435,6 @@ def tile(input, dims):
     dims = tuple(int(x) for x in dims)
     dims = (1,) * builtins.max(input.ndim - len(dims), 0) + dims
     return repeat(input, dims)
-
-
-def meshgrid(*tensors, indexing=None):
-    """Coordinate grids from 0-D or 1-D tensors: each viewed along its own dim and expanded
-    (ViewBackward0, ExpandBackward0). ``indexing="xy"`` swaps the first two dims of the grid."""
-    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-        tensors = tuple(tensors[0])
-    if indexing is None:
-        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
-                      UserWarning, stacklevel=2)
-        indexing = "ij"
-    if indexing not in ("ij", "xy"):
-        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
-    for t in tensors:
-        if t.ndim > 1:
-            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t}")
-    sizes = [t.numel() for t in tensors]
-    swap = indexing == "xy" and len(tensors) >= 2
-    if swap:
-        sizes[0], sizes[1] = sizes[1], sizes[0]
-    out = []
-    for k, t in enumerate(tensors):
-        pos = (1 - k if k < 2 else k) if swap else k
-        shape = [1] * len(tensors)
-        shape[pos] = -1
-        out.append(expand(view(t, tuple(shape)), tuple(sizes)))
-    return tuple(out)
 
 
 def tensor_split(input, indices_or_sections, dim=0):
