@@ -38,6 +38,14 @@ _NAMES = {d.name: d for d in ALL}
 _NAMES.update({"bool_": bool_, "long": int64, "float": float32, "double": float64})
 
 
+_SHORT = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
+
+
+def short_name(d: dtype) -> str:
+    """PyTorch's scalar-type name of ``d`` as its error messages print it ("Float", "Long")."""
+    return _SHORT[d.name]
+
+
 def _by_name(name: str) -> dtype:
     return _NAMES[name]
 

@@ -15,6 +15,7 @@ from ..backend import dtypes as _dtype
 from ..backend.gaps import from_numpy
 from .graph import Node, edge_of
 from .tensor import Tensor
+from ..backend.dtypes import short_name as _short
 
 
 def _move_retain_grad(t: Tensor, old_fn, old_nr) -> None:
@@ -55,10 +56,6 @@ def _write_inplace(op, target: Tensor, out, grad_on: bool) -> Tensor:
     target._data[...] = out
     bump_version(target, op.name)
     return target
-
-
-def _short(d) -> str:
-    return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}[d.name]
 
 
 def bump_version(t: Tensor, opname: str) -> None:

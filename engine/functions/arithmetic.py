@@ -12,6 +12,7 @@ from ..core.operators import _binary, _broadcast_check, _scalar_ok, mul, sub
 from ..core.table import OPS as _O
 from ..core.tensor import Tensor
 from .factories import full
+from ..backend.dtypes import short_name as _short
 
 
 subtract = sub
@@ -269,10 +270,6 @@ def isnan(input):
 
 def isfinite(input):
     return _nondiff(input, lambda xp, a: xp.isfinite(a))
-
-
-def _short(dt):
-    return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}[dt.name]
 
 
 def _to_dtype(input, dtype):

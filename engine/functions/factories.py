@@ -15,6 +15,7 @@ from ..core.tensor import CANNOT_REQUIRE_GRAD, Tensor
 from ..random import generator_for
 from ..core.dispatch import apply
 from ..core.table import OPS as _O
+from ..backend.dtypes import short_name as _short
 
 
 def _resolve(dtype, device, default=None):
@@ -176,10 +177,6 @@ def _rand(kind, size, dtype, device, requires_grad, generator=None):
     shape = _size(size)
     host = gen.normal(shape, _np_dtype(dt)) if kind == "normal_kernel_cpu" else gen.uniform(shape, _np_dtype(dt))
     return _finish(_to_device(xp, host), requires_grad)
-
-
-def _short(dt) -> str:
-    return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}[dt.name]
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):

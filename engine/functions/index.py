@@ -18,10 +18,7 @@ from ..core.dispatch import apply
 from ..core.table import OPS as _O, SLOT as _SLOT
 from ..core.tensor import Tensor, _wrap_dim
 from .shape import select
-
-
-def _short(dt):
-    return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}[dt.name]
+from ..backend.dtypes import short_name as _short
 
 
 def _need_tensor(fn, x, arg="input", pos=1):

@@ -23,10 +23,7 @@ from ..core.table import OPS as _O
 from ..core.tensor import Tensor, _wrap_dim
 from ..linalg import torch_norm
 from .reductions import _dims
-
-
-def _short(dt):
-    return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}[dt.name]
+from ..backend.dtypes import short_name as _short
 
 
 def _need_tensor(fn, x, arg="input", pos=1):

@@ -19,10 +19,7 @@ from ..core.inplace import bump_version
 from ..core.table import OPS as _O
 from ..core.tensor import Tensor
 from ..random import generator_for
-
-
-def _short(dt):
-    return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}[dt.name]
+from ..backend.dtypes import short_name as _short
 
 
 def _cname(dt):

@@ -34,10 +34,7 @@ from ..core.dispatch import apply
 from ..core.inplace import _move_retain_grad, bump_version
 from ..core.tensor import Tensor, VersionCounter, _wrap_dim
 from ..core.table import OPS as _O
-
-
-def _short(dt):
-    return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}[dt.name]
+from ..backend.dtypes import short_name as _short
 
 
 def _need_tensor(fn, x, arg="input", pos=1):

@@ -20,10 +20,7 @@ from .. import reductions
 from ...core.dispatch import apply
 from ...core.table import OPS as _O
 from ...core.tensor import Tensor
-
-
-def _short(dt):
-    return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}[dt.name]
+from ...backend.dtypes import short_name as _short
 
 
 def _cname(dt):

@@ -15,10 +15,7 @@ from ...core.table import OPS as _O
 from ...core.tensor import Tensor
 from .binary import _ADDCDIV_INT, _cast_check, _lerp_check, _modulo, _number, _two_tensors
 from .integer import _int_only
-
-
-def _short(dt):
-    return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}[dt.name]
+from ...backend.dtypes import short_name as _short
 
 
 def _need_tensor(fn, x, arg="input", pos=1):

@@ -15,16 +15,13 @@ from .. import arithmetic
 from ...core.dispatch import apply
 from ...core.table import OPS as _O
 from ...core.tensor import Tensor
+from ...backend.dtypes import short_name as _short
 
 pi = math.pi
 e = math.e
 inf = math.inf
 nan = math.nan
 newaxis = None
-
-
-def _short(dt):
-    return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}[dt.name]
 
 
 def _need_tensor(fn, x, arg="input", pos=1):

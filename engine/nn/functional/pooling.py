@@ -13,6 +13,7 @@ from ... import functional as E
 from ...core.dispatch import apply
 from ...core.table import OPS
 from ...ops.nn.pool import Pool2d, _avg_matrix, out_size
+from ...backend.dtypes import short_name as _short
 
 
 def _pair(v, name="", fn="max_pool2d"):
@@ -212,10 +213,6 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
     """Max pooling of (N, C, L) or (C, L) input to ``output_size`` over PyTorch's adaptive bins."""
     out, idx = adaptive_max_pool1d_with_indices(input, output_size)
     return (out, idx) if return_indices else out
-
-
-def _short(dt):
-    return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}[dt.name]
 
 
 # ---- power-average pooling: composed as PyTorch composes it ------------------------------------------
