@@ -52,11 +52,16 @@ def free_facts(run):
     begin = next(i for i in range(run.start, run.end) if evs[i]["kind"] == "backward_begin")
     made = sum(saved_bytes(n) for n in nodes(run.events).values())
     freed = [e for e in evs[begin:run.end] if e["kind"] == "free" and e["phase"] == "backward"]
-    return {"saved_total": f"{made:,} B", "released": f"{released_bytes(run.events):,} B",
-            "act_before": live_by_category(evs[:begin]).get("activation", 0),
-            "act_after": live_by_category(evs[:run.end]).get("activation", 0),
-            "freed_in_backward": sum(e["bytes"] for e in freed), "begin": begin,
-            **_peaks(run)}
+    # every figure in the app's unit (replay.words.nbytes: "3.9 KiB", as the boxes and the log write it)
+    act_before = live_by_category(evs[:begin]).get("activation", 0)
+    act_after = live_by_category(evs[:run.end]).get("activation", 0)
+    peaks = _peaks(run)
+    return {"saved_total": nbytes(made), "released": nbytes(released_bytes(run.events)),
+            "act_before": act_before, "act_after": act_after,
+            "act_before_h": nbytes(act_before), "act_after_h": nbytes(act_after),
+            "freed_in_backward": nbytes(sum(e["bytes"] for e in freed)), "begin": begin,
+            "grad_bytes_h": nbytes(sum(e["bytes"] for e in run.events if e["kind"] == "accumulate")),
+            **peaks, "act_peak_h": nbytes(peaks["act_peak_bytes"])}
 
 
 def _peaks(run):
@@ -124,7 +129,7 @@ def _order(run):
 
 def _released(run):
     made = sum(saved_bytes(n) for n in nodes(run.events).values())
-    return released_bytes(run.events) == made, f"released {released_bytes(run.events)} B of {made} B"
+    return released_bytes(run.events) == made, f"released {nbytes(released_bytes(run.events))} of {nbytes(made)}"
 
 
 LESSON = Lesson(
@@ -188,13 +193,14 @@ is kept in a variable. Forward saved {saved_total} in all: SinBackward0
 holds `x` and CosBackward0 holds the output of sin.
 
 Releasing `x` frees nothing, because you still hold `x`. The output of sin,
-though, was alive *only* because CosBackward0 saved it: {act_before:,} B of
-**activation** memory at the start of backward, {act_after:,} B after.
-During backward {freed_in_backward:,} B were freed, and {grad_bytes:,} B were
-allocated for `x.grad`.
+though, was alive *only* because CosBackward0 saved it: {act_before_h} of
+**activation** memory at the start of backward, {act_after_h} after.
+During backward {freed_in_backward} were freed, and {grad_bytes_h} were
+allocated for `x.grad`. (1 KiB is 1,024 bytes: the 1,000 float32 numbers of
+sin's output are 4,000 B, which the boxes and the log write as 3.9 KiB.)
 
 This is why **activation** memory peaks at the end of forward (event
-#{act_peak_at}, {act_peak_bytes:,} B; key `P` in the app): that is the moment
+#{act_peak_at}, {act_peak_h}; key `P` in the app): that is the moment
 when every saved activation is alive at once. The **live-bytes** peak, all
 categories together (key `p`), is a different figure: here it is in
 {live_peak_phase}, at event #{live_peak_at}. Step through the `release`
@@ -203,7 +209,7 @@ events in the log and watch the memory panel drop.""",
             facts=free_facts,
             focus=Focus("memory", "first release"),
             checks=(Check("backward released every saved byte forward made ({saved_total})", _released),
-                    Check("activation memory went from {act_before:,} B to {act_after:,} B",
+                    Check("activation memory went from {act_before_h} to {act_after_h}",
                           lambda r: r.values["act_before"] == 4000 and r.values["act_after"] == 0),
                     Check("the activation peak is at the end of forward (event #{act_peak_at})",
                           _act_peak_ends_forward)),

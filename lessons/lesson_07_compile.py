@@ -118,6 +118,14 @@ printed as Python (what `GLASSGRAD_LOGS=graph` prints, like
 ```python
 {graph}```
 
+This is tracing, not what PyTorch does: PyTorch's TorchDynamo reads `f`'s
+Python **bytecode** before running it, rewrites it, and puts guards on the
+inputs (shapes, dtypes, globals); where the bytecode does something it cannot
+capture (a print, data-dependent control flow) it makes a *graph break* and
+runs that part as ordinary Python. glassgrad only records the ops one call
+actually ran: an `if` on a tensor's value is baked in for that call, and a
+print happens at capture time, not in the graph.
+
 The stages that follow show up in the event log as `compile_stage` events.
 The result's grad_fn is a single `{grad_fn}`.""",
             code=capture,

@@ -197,6 +197,12 @@ An MLP 256 → 512 → 512 → 10: three weight matrices and three bias vectors
 ({n_tensors} tensors), **{n_params:,} numbers**. Each is a float32, 4 bytes, so
 the parameters take {n_params:,} × 4 = **{param_bytes:,} B**. That is what
 `torch.memory.memory_stats()["allocated_bytes.parameter.current"]` grew by.
+Those per-category figures (parameter, gradient, activation, optimizer) are
+glassgrad's own: PyTorch's `torch.cuda.memory_stats()` counts bytes by pool
+and size only (`allocated_bytes.all.current`, what
+`torch.cuda.memory_allocated()` returns). To split PyTorch's memory by
+category, record `torch.cuda.memory._record_memory_history()` and read the
+snapshot's stack traces, or use `torch.profiler` with `profile_memory=True`.
 
 In the memory panel each storage is allocated as a plain tensor (category
 `input`) and becomes a `parameter` when `nn.Linear` wraps it in

@@ -91,9 +91,11 @@ class GlassgradApp(App):
         out = self.out or os.path.join(tempfile.mkdtemp(prefix="glassgrad-"), "run.jsonl")
         self.out = out
         part = out + ".part"
-        self.screen_run = TraceScreen(TraceModel(), title=f"run {os.path.basename(self.script)}", follow=True)
+        self.screen_run = TraceScreen(TraceModel(), title=f"run {os.path.basename(self.script)}", follow=True,
+                                      output=True)
         self.push_screen(self.screen_run)
         self._log = open(out + ".log", "w", encoding="utf-8")
+        self._log_reader = open(out + ".log", encoding="utf-8", errors="replace")
         argv, env = command(self.script, out)
         self._proc = subprocess.Popen(argv, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                       cwd=os.getcwd(), env=env)
@@ -131,7 +133,13 @@ class GlassgradApp(App):
             f.close()
         self._pending.append(None)  # end of run
 
+    def _read_output(self) -> None:
+        text = self._log_reader.read()
+        if text:
+            self.screen_run.add_output(text)
+
     def _drain(self) -> None:
+        self._read_output()
         batch = []
         finished = False
         while self._pending:
@@ -148,6 +156,8 @@ class GlassgradApp(App):
     def _finish_run(self) -> None:
         rc = self._proc.returncode
         self._log.close()
+        self._read_output()
+        self._log_reader.close()
         try:
             os.remove(self.out + ".part")
         except OSError:
@@ -157,18 +167,51 @@ class GlassgradApp(App):
             from . import recent
 
             recent.remember(self.out)
-            self.screen_run.set_title(f"run {name} (finished)")
+            self.screen_run.set_title(f"run {name} (finished)", finished=True)
             self.notify(f"{name} finished: {len(self.screen_run.model)} events, trace in {self.out}", timeout=8)
         else:
-            tail = _tail_lines(self.out + ".log", 3)
-            self.screen_run.set_title(f"run {name} (failed, exit {rc})")
-            self.notify(f"{name} failed (exit {rc}): {tail}", severity="error", timeout=15)
+            err = _read_error(self.out + ".error.json")
+            s = self.screen_run
+            if err is None:     # exited with a status of its own (sys.exit(3)) or was killed
+                s.set_title(f"run {name} (failed, exit {rc})", finished=True)
+                self.notify(f"{name} failed (exit {rc}): {_tail_lines(self.out + '.log', 3)}. "
+                            "o: its output.", severity="error", timeout=15)
+            else:
+                where = f"{os.path.basename(err['file'])}:{err['line']}" if err.get("line") else name
+                s.set_title(f"run {name} (failed: {err['type']} at {where})", finished=True)
+                s.add_output("\n" + error_block(err, started=len(s.model) > 0))
+                s.action_output(True)
+                self.notify(f"{name} failed at {where}: {err['type']}: {err['message']}. "
+                            "The Output panel (o) has the traceback.", severity="error", timeout=15)
         self._pending.clear()
         self._drain_timer.stop()
 
     def on_unmount(self) -> None:
         if self._proc is not None and self._proc.poll() is None:
             self._proc.terminate()
+
+
+def _read_error(path: str) -> dict | None:
+    """The worker's account of the script's error (NOTE [ The learner's traceback ]), if it raised."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def error_block(err: dict, started: bool = True) -> str:
+    """The script's error for the Output panel: its file and line, the line itself, the error."""
+    where = f"{err['file']}, line {err['line']}" if err.get("line") else err["file"]
+    lines = [f"✗ {err['type']} in {where}"]
+    if err.get("source"):
+        lines.append(f"    {err['line']} | {err['source']}")
+        if err.get("offset"):
+            lines.append(" " * (4 + len(str(err["line"])) + 3 + err["offset"] - 1) + "^")
+    lines.append(f"  {err['type']}: {err['message']}")
+    if not started:
+        lines.append("  The script did not start (it does not compile): no trace was written.")
+    return "\n".join(lines) + "\n"
 
 
 def _tail_lines(path: str, n: int) -> str:

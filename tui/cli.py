@@ -46,6 +46,9 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("script", metavar="SCRIPT.py")
     s.add_argument("--out", default=None, metavar="TRACE", help="save the trace here (JSON Lines)")
     s.add_argument("--text", action="store_true", help="print a summary instead of starting the app")
+    s.add_argument("--full-traceback", action="store_true",
+                   help="keep glassgrad's own frames in a failing script's traceback (for debugging glassgrad; "
+                        "same as GLASSGRAD_FULL_TRACEBACK=1)")
 
     s = sub.add_parser("view", help="replay a saved trace", description="Open a saved trace (JSON Lines).")
     s.add_argument("trace", metavar="TRACE")
@@ -58,6 +61,17 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:   # glassgrad ... | head: the reader left; end quietly
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 0
+
+
+def _main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["render"]:
         return cmd_render(argv[1:])
@@ -69,6 +83,8 @@ def main(argv=None) -> int:
     if a.command == "lesson":
         return cmd_lesson(a.name, a.text or not interactive(), a.out)
     if a.command == "run":
+        if a.full_traceback:
+            os.environ["GLASSGRAD_FULL_TRACEBACK"] = "1"
         return cmd_run(a.script, a.out, a.text or not interactive())
     if a.command == "view":
         return cmd_view(a.trace, a.text or not interactive())
@@ -96,6 +112,8 @@ def cmd_lessons() -> int:
         print(f"{L.number:>2}  {L.slug:<22} {L.title} — {L.summary}")
     for name, err in lessons.broken().items():
         print(f" !  {name}: cannot load ({err})")
+    print("\nglassgrad lesson N (or NAME) opens one; as a plain script: python -m lessons.MODULE, with MODULE "
+          "lesson_NN_NAME (e.g. python -m lessons.lesson_01_first_graph).")
     return 0
 
 
@@ -192,17 +210,19 @@ def cmd_run(script: str, out: str | None, text: bool) -> int:
     from .record_worker import command
     argv, env = command(script, path)
     proc = subprocess.run(argv, env=env)
-    try:
-        os.remove(path + ".part")
-    except OSError:
-        pass
+    for extra in (".part", ".error.json"):
+        try:
+            os.remove(path + extra)
+        except OSError:
+            pass
     tr = _load(path) if os.path.exists(path) else None
     if tr is not None:
         print(summary(tr, os.path.basename(script)))
         if out:
             print(f"trace saved to {out} (open it with: glassgrad view {out})")
     if proc.returncode != 0:
-        print(f"glassgrad: {script} exited with status {proc.returncode}", file=sys.stderr)
+        never = "" if tr is not None else " before it started; no trace was written"
+        print(f"glassgrad: {script} exited with status {proc.returncode}{never}", file=sys.stderr)
     return proc.returncode
 
 

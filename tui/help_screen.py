@@ -22,10 +22,11 @@ KEYS = [
     ("z", "memory chart: this lesson step <-> the whole run"),
     ("f", "graph: show freed nodes greyed (✝ freed) <-> only what is alive"),
     ("w", "write the Graphviz picture of this step to a file"),
+    ("o", "glassgrad run: the script's output (print, its error and traceback) <-> the events"),
     ("tab", "next panel (the arrows then scroll it)"),
     ("escape", "clear the selected node, close the search"),
     ("?", "this help"),
-    ("q", "quit (back to the home screen from a lesson)"),
+    ("q", "quit; a lesson or trace opened from the home screen goes back to it"),
 ]
 
 PANELS = [
@@ -42,6 +43,8 @@ PANELS = [
                "\"reserved\" on the border: the bytes a GPU's caching allocator would hold then (whole "
                "segments, freed blocks kept cached), far more than live for small models."),
     ("Events", "every recorded event; F/B/R/O is its phase. Click a row to move there."),
+    ("Output", "glassgrad run only (o): what the script printed, and if it raised, its own file, line "
+               "and error (glassgrad's frames left out). Shown by itself when the script fails."),
     ("Inspector", "the selected node (op, shapes, dtype, bytes, source line, saved tensors, gradient shape), "
                   "or the event at the cursor."),
 ]

@@ -2,6 +2,16 @@
 
 ``python -m tui.record_worker SCRIPT OUT``: used by ``glassgrad run``. When the
 script ends the whole trace is saved to OUT in the trace format.
+
+NOTE [ The learner's traceback ]
+A script that raises gets a traceback of its own frames only: frames in glassgrad's
+packages (engine/, replay/, tui/, viz/, lessons/) and the runner's (runpy) are left
+out, so nothing of glassgrad's sits between the learner's lines. The exception's type
+and message are kept as raised. ``GLASSGRAD_FULL_TRACEBACK=1`` (or ``glassgrad run
+--full-traceback``) keeps every frame, for debugging glassgrad itself. The error
+(file, line, source line, type, message) is also written to ``OUT.error.json`` for the
+app. A script that does not compile never starts: its syntax error is reported the same
+way and no trace (not even an empty one) is written.
 """
 from __future__ import annotations
 
@@ -10,6 +20,7 @@ import os
 import runpy
 import sys
 import time
+import traceback
 
 
 def command(script: str, out: str) -> tuple[list, dict]:
@@ -20,8 +31,76 @@ def command(script: str, out: str) -> tuple[list, dict]:
     return [sys.executable, "-m", "tui.record_worker", script, out], dict(os.environ, PYTHONPATH=path)
 
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_OURS = tuple(os.path.join(ROOT, d) + os.sep for d in ("engine", "replay", "tui", "viz", "lessons"))
+
+
+def full_traceback() -> bool:
+    return os.environ.get("GLASSGRAD_FULL_TRACEBACK", "").lower() in ("1", "true", "yes")
+
+
+def _ours(filename: str) -> bool:
+    """A frame of glassgrad's or of the runner's (NOTE [ The learner's traceback ])."""
+    f = os.path.abspath(filename) if not filename.startswith("<") else filename
+    return f.startswith(_OURS) or "runpy" in os.path.basename(filename)
+
+
+def learner_traceback(exc: BaseException, full: bool = False) -> traceback.TracebackException:
+    te = traceback.TracebackException.from_exception(exc)
+    if not full:
+        seen, todo = set(), [te]
+        while todo:
+            t = todo.pop()
+            if t is None or id(t) in seen:
+                continue
+            seen.add(id(t))
+            t.stack = traceback.StackSummary.from_list([f for f in t.stack if not _ours(f.filename)])
+            todo += [t.__cause__, t.__context__]
+    return te
+
+
+def error_info(exc: BaseException, script: str) -> dict:
+    """Where the learner's code failed: the innermost frame in the script's folder (else any of the
+    learner's frames, else the script), with the source line; a SyntaxError's own file and line."""
+    import traceback
+
+    info = {"type": type(exc).__name__, "message": str(exc), "file": script, "line": None, "source": ""}
+    if isinstance(exc, SyntaxError):
+        info.update(message=exc.msg, file=exc.filename or script, line=exc.lineno,
+                    source=(exc.text or "").rstrip("\n"), offset=exc.offset)
+        return info
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not _ours(f.filename)]
+    home = os.path.dirname(os.path.abspath(script)) + os.sep
+    mine = [f for f in frames if os.path.abspath(f.filename).startswith(home)] or frames
+    if mine:
+        f = mine[-1]
+        info.update(file=f.filename, line=f.lineno, source=(f.line or "").strip())
+    return info
+
+
+def _report(exc: BaseException, script: str, out: str) -> None:
+    te = learner_traceback(exc, full_traceback())
+    sys.stderr.write("".join(te.format()))
+    sys.stderr.flush()
+    try:
+        with open(out + ".error.json", "w", encoding="utf-8") as f:
+            json.dump(error_info(exc, script), f)
+    except OSError:
+        pass
+
+
 def main(argv=None) -> int:
     script, out = (argv if argv is not None else sys.argv[1:])[:2]
+    try:
+        os.remove(out + ".error.json")
+    except OSError:
+        pass
+    try:
+        with open(script, "rb") as f:
+            compile(f.read(), script, "exec")
+    except SyntaxError as exc:    # never started: no trace at all
+        _report(exc, script, out)
+        return 1
     import engine
     from engine import trace as trace_mod
 
@@ -53,15 +132,24 @@ def main(argv=None) -> int:
                 runpy.run_path(script, run_name="__main__")
         except SystemExit as exc:
             rc = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-        except BaseException:
-            import traceback
-
-            traceback.print_exc()
+        except BrokenPipeError:   # glassgrad run x.py | head: the reader left; end quietly
+            _quiet_stdout()
+        except BaseException as exc:
+            _report(exc, script, out)
             rc = 1
         finally:
             f.flush()
     tr.save(out)
     return rc
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush raises no BrokenPipeError."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

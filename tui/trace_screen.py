@@ -10,7 +10,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Footer, Input, Log, Static
 
 from replay.model import TraceModel
 from replay.words import event_line, nbytes
@@ -54,6 +54,7 @@ class TraceScreen(Screen):
         Binding("w", "write_graph", "Write .dot", show=False),
         Binding("enter", "select_current", "Inspect node", show=False),
         Binding("escape", "deselect", "Deselect", show=False),
+        Binding("o", "output", "Output"),
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("q", "close", "Quit"),
     ]
@@ -67,8 +68,10 @@ class TraceScreen(Screen):
     zoom: reactive[bool] = reactive(True)        # lessons: the memory chart shows the current step only
 
     def __init__(self, model: TraceModel, title: str = "trace", lesson_run=None, follow: bool = False,
-                 outdir: str = "glassgrad-out", **kw) -> None:
+                 outdir: str = "glassgrad-out", output: bool = False, **kw) -> None:
         super().__init__(**kw)
+        self.has_output = output          # glassgrad run: an Output panel with the script's own output
+        self.finished = False
         self.model = model
         self.title_text = title
         self.lesson_run = lesson_run
@@ -100,6 +103,11 @@ class TraceScreen(Screen):
                 log = EventLog(self.model, id="log")
                 log.border_title = "Events"
                 yield log
+                if self.has_output:
+                    out = Log(id="output", highlight=False)
+                    out.border_title = "Output · prints, errors (o: events)"
+                    out.display = False
+                    yield out
         yield Input(placeholder="search events (text, e.g. SinBackward0 or release), Enter to find", id="search")
         yield Footer()
 
@@ -129,7 +137,7 @@ class TraceScreen(Screen):
         m = self.model
         n = len(m)
         if n == 0:
-            return f" {self.title_text} │ waiting for events…"
+            return f" {self.title_text} │ " + ("no events" if self.finished else "waiting for events…")
         i = m.clamp(self.index)
         e = m.events[i]
         play = f"▶ playing {SPEEDS[self.speed]} events/s" if self.playing else "paused"
@@ -328,6 +336,24 @@ class TraceScreen(Screen):
         if self.lesson_run is not None:
             self.show_inspector = False
 
+    def check_action(self, action: str, parameters) -> bool | None:
+        if action == "output":          # only a run has the script's output: no footer key elsewhere
+            return self.has_output
+        return True
+
+    def action_output(self, show: bool | None = None) -> None:
+        """o: the Output panel (the script's print output and errors) in place of the events."""
+        if not self.has_output:
+            return
+        out = self.query_one("#output", Log)
+        out.display = (not out.display) if show is None else show
+        self.query_one("#log").display = not out.display
+
+    def add_output(self, text: str) -> None:
+        """More of the script's stdout/stderr arrived (``glassgrad run``)."""
+        if self.has_output and text:
+            self.query_one("#output", Log).write(text)
+
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen())
 
@@ -395,6 +421,7 @@ class TraceScreen(Screen):
         else:
             self.query_one("#status", Static).update(self._status(), layout=False)
 
-    def set_title(self, text: str) -> None:
+    def set_title(self, text: str, finished: bool = False) -> None:
         self.title_text = text
+        self.finished = self.finished or finished
         self.query_one("#status", Static).update(self._status(), layout=False)

@@ -41,7 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--memory", metavar="OUT", help="write the memory timeline to OUT (.png, .svg, .pdf)")
     when = p.add_mutually_exclusive_group()
     when.add_argument("--step", type=int, metavar="N",
-                      help="show the state after event N (default: just before the first backward)")
+                      help="show the state after event N (default: just before the first backward); a negative N "
+                           "counts from the end, as in Python: -1 is the last event, -5 the fifth from last")
     when.add_argument("--phase", choices=("forward", "backward", "recompute", "optimizer"),
                       help="show the state at the end of the first span of this phase")
     p.add_argument("--compare", metavar="OTHER_TRACE", help="memory of TRACE and OTHER_TRACE on one axis")
@@ -119,7 +120,8 @@ def render_main(argv: list[str]) -> int:
             step = phase_step(tr, args.phase)
         elif args.step is not None:
             if not -n <= args.step < n:
-                raise ValueError(f"--step {args.step} is out of range: the trace has {n} events (0..{n - 1})")
+                raise ValueError(f"--step {args.step} is out of range: the trace has {n} events (0..{n - 1}, "
+                                 f"or -{n}..-1 counting from the end)")
             step = args.step % n
         else:
             step = default_step(tr)

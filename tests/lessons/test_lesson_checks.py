@@ -21,7 +21,17 @@ def test_lesson_1_numbers_come_from_the_run():
     lr = _runner.run(lessons.get(1))
     text = _runner.render_text(lr)
     assert "SumBackward0 -> CosBackward0 -> SinBackward0" in text
-    assert "8,000 B" in text and "10 of 10 checks passed" in text
+    assert "7.8 KiB" in text and "10 of 10 checks passed" in text
+
+
+def test_lesson_1_writes_bytes_in_the_apps_unit():
+    """The text and the boxes/log give the same bytes in one unit (nbytes: 3.9 KiB, not 4,000 B)."""
+    lr = _runner.run(lessons.get(1))
+    step = lr.steps[2]
+    text = step.narrative() + "\n".join(str(c) for c in getattr(step, "checks", ()))
+    body = text.split("(1 KiB is 1,024 bytes")[0]
+    assert "3.9 KiB of" in body and "7.8 KiB" in body
+    assert not __import__("re").search(r"\d,\d{3} B", body), body
 
 
 def test_main_prints_and_writes_the_trace(tmp_path, capsys):
@@ -60,3 +70,14 @@ def test_lesson_2_p_and_P_land_where_the_text_says(lesson_run=None):
     assert lr.trace.events[live]["phase"] == "backward"
     assert f"event\n#{live}" in r.narrative() or f"#{live}" in r.narrative()
     assert f"#{act}" in r.narrative() and act < live
+
+
+def test_lesson_8_says_the_memory_categories_are_glassgrads():
+    text = lessons.get(8).steps[0].narrative
+    assert "glassgrad's own" in text and "torch.cuda.memory_allocated()" in text
+    assert "torch.cuda.memory_stats()" in text
+
+
+def test_lesson_7_says_how_capture_differs_from_dynamo():
+    text = next(s.narrative for s in lessons.get(7).steps if s.title == "Capture: the graph")
+    assert "TorchDynamo" in text and "bytecode" in text and "graph break" in text

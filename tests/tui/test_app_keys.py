@@ -353,3 +353,69 @@ async def test_graph_panel_drops_dead_nodes_and_f_keeps_them_greyed(lesson_run):
         assert box_style(m, exps[0], s.index) == "graph--freed"
         await pilot.press("f")
         assert not set(exps) & set(g._recs)
+
+
+async def _wait_finished(pilot):
+    for _ in range(150):
+        await pilot.pause(0.1)
+        t = pilot.app.screen.title_text
+        if "finished" in t or "failed" in t:
+            return
+    raise AssertionError("the run did not finish")
+
+
+async def test_run_shows_the_scripts_output_and_its_error(tmp_path):
+    """glassgrad run: print output in the Output panel (o, in the footer); a raise names the script's line."""
+    script = tmp_path / "bad.py"
+    script.write_text("import engine as torch\n"
+                      "print('hello from the script')\n"
+                      "a = torch.ones(2, 3)\n"
+                      "c = a @ torch.ones(4, 5)\n")
+    app = GlassgradApp("run", script=str(script), out=str(tmp_path / "run.jsonl"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _wait_finished(pilot)
+        s = pilot.app.screen
+        assert s.title_text == "run bad.py (failed: RuntimeError at bad.py:4)"
+        out = s.query_one("#output")
+        assert out.display and not s.query_one("#log").display       # shown by itself on failure
+        text = "\n".join(out.lines)
+        assert "hello from the script" in text
+        assert 'File "' in text and "bad.py\", line 4" in text and "c = a @ torch.ones(4, 5)" in text
+        assert "engine/" not in text and "runpy" not in text and "record_worker" not in text
+        assert "✗ RuntimeError in" in text and "4 | c = a @ torch.ones(4, 5)" in text
+        await pilot.press("o")
+        assert not out.display and s.query_one("#log").display
+        assert "o" in {k for k, b in pilot.app.active_bindings.items() if b.binding.show}
+
+
+async def test_run_of_a_script_with_a_syntax_error(tmp_path):
+    script = tmp_path / "syn.py"
+    script.write_text("x = 1\nif x\n    print(x)\n")
+    out = tmp_path / "run.jsonl"
+    app = GlassgradApp("run", script=str(script), out=str(out))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _wait_finished(pilot)
+        s = pilot.app.screen
+        assert s.title_text == "run syn.py (failed: SyntaxError at syn.py:2)"
+        text = "\n".join(s.query_one("#output").lines)
+        assert "2 | if x" in text and "did not start" in text
+        assert "no events" in str(s.query_one("#status").render())
+    assert not out.exists() and not (tmp_path / "run.jsonl.part").exists()
+
+
+async def test_output_key_only_in_a_run(mlp_trace):
+    async with view_app(mlp_trace).run_test(size=(80, 24)) as pilot:
+        assert "o" not in {k for k, b in pilot.app.active_bindings.items() if b.binding.show}
+        await pilot.press("o")
+        assert not pilot.app.screen.query("#output")
+
+
+async def test_q_does_what_the_help_says(lesson_run):
+    from tui.help_screen import KEYS
+
+    assert dict(KEYS)["q"] == "quit; a lesson or trace opened from the home screen goes back to it"
+    app = GlassgradApp("lesson", lesson_run=lesson_run(1))   # glassgrad lesson 1: q quits
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code == 0 and not app.is_running

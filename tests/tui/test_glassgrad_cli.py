@@ -125,3 +125,63 @@ def test_every_command_has_help(argv, capsys):
         cli.main(argv + ["--help"])
     assert exc.value.code == 0
     assert "usage: glassgrad" in capsys.readouterr().out
+
+
+BAD = ("import engine as torch\n"
+       "def f(a):\n"
+       "    return a @ torch.ones(4, 5)\n"
+       "f(torch.ones(2, 3))\n")
+
+
+def test_run_traceback_has_only_the_learners_frames(capfd, tmp_path):
+    script = tmp_path / "bad.py"
+    script.write_text(BAD)
+    assert cli.main(["run", str(script), "--out", "t.jsonl"]) == 1
+    err = capfd.readouterr().err
+    files = [ln.strip() for ln in err.splitlines() if ln.strip().startswith("File ")]
+    assert len(files) == 2 and all("bad.py" in f for f in files), err
+    assert "line 4, in <module>" in files[0] and "line 3, in f" in files[1]
+    assert "RuntimeError: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)" in err
+    assert (tmp_path / "t.jsonl").exists() and not (tmp_path / "t.jsonl.error.json").exists()
+
+
+def test_run_full_traceback_keeps_glassgrads_frames(capfd, tmp_path):
+    script = tmp_path / "bad.py"
+    script.write_text(BAD)
+    assert cli.main(["run", str(script), "--full-traceback"]) == 1
+    err = capfd.readouterr().err
+    assert "record_worker.py" in err and os.path.join("engine", "") in err
+
+
+def test_run_syntax_error_writes_no_trace(capfd, tmp_path):
+    script = tmp_path / "syn.py"
+    script.write_text("x = 1\nif x\n    print(x)\n")
+    assert cli.main(["run", str(script), "--out", "t.jsonl"]) == 1
+    err = capfd.readouterr().err
+    assert 'syn.py", line 2' in err and "if x" in err and "SyntaxError" in err
+    assert "no trace was written" in err
+    assert not any(p.name.startswith("t.jsonl") for p in tmp_path.iterdir())
+
+
+def test_run_into_a_closed_pipe_ends_quietly(tmp_path):
+    import subprocess
+
+    script = tmp_path / "many.py"
+    script.write_text("for i in range(200000):\n    print(i)\n")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    p = subprocess.Popen([sys.executable, "-m", "tui.cli", "run", str(script)], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, cwd=root, env=dict(os.environ, CI="true"))
+    assert p.stdout.readline() == b"0\n"
+    p.stdout.close()                       # what head does after its lines
+    err = p.stderr.read().decode()
+    assert p.wait(60) == 0
+    assert "BrokenPipeError" not in err and "Traceback" not in err, err
+
+
+def test_lessons_names_the_modules_python_m_runs(capsys):
+    import importlib
+
+    assert cli.main(["lessons"]) == 0
+    out = capsys.readouterr().out
+    assert "python -m lessons.lesson_01_first_graph" in out
+    importlib.import_module("lessons.lesson_01_first_graph")      # the module that line names exists

@@ -54,7 +54,7 @@ def test_bad_formats_and_folders(trace_file, tmp_path, capsys):
 def test_step_out_of_range(trace_file, tmp_path, capsys):
     n = sum(1 for _ in open(trace_file)) - 1
     assert render_main([str(trace_file), "--graph", str(tmp_path / "g.dot"), "--step", str(n)]) == 2
-    assert f"--step {n} is out of range: the trace has {n} events (0..{n - 1})" in capsys.readouterr().err
+    assert f"--step {n} is out of range: the trace has {n} events (0..{n - 1}, or -{n}..-1" in capsys.readouterr().err
 
 
 def test_not_a_trace(tmp_path, capsys):
@@ -110,3 +110,17 @@ def test_empty_trace(tmp_path, capsys):
     tr.save(p)
     assert render_main([str(p), "--graph", str(tmp_path / "g.dot")]) == 2
     assert "has no events: nothing to draw" in capsys.readouterr().err
+
+
+def test_negative_step_counts_from_the_end_and_is_documented(trace_file, tmp_path, capsys):
+    n = sum(1 for _ in open(trace_file)) - 1
+    assert render_main([str(trace_file), "--graph", str(tmp_path / "a.dot"), "--step", "-5", "-q"]) == 0
+    assert render_main([str(trace_file), "--graph", str(tmp_path / "b.dot"), "--step", str(n - 5), "-q"]) == 0
+    assert (tmp_path / "a.dot").read_text() == (tmp_path / "b.dot").read_text()
+    assert render_main([str(trace_file), "--graph", str(tmp_path / "c.dot"), "--step", str(-n - 1)]) == 2
+    assert f"or -{n}..-1 counting from the end" in capsys.readouterr().err
+    try:
+        render_main(["--help"])
+    except SystemExit:
+        pass
+    assert "-1 is the last event" in " ".join(capsys.readouterr().out.split())
