@@ -278,3 +278,19 @@ def test_other_backends_match_numpy(name, backend):
         return out, a.grad, b.grad
 
     matches_numpy(backend, run)
+
+
+def test_mse_loss_gradient_with_the_broadcast_mistake():
+    """(N, 1) against (N,) broadcasts to (N, N): the mean divides by N*N, so each input element's
+    gradient is N * 2 * diff / (N*N) (PyTorch: 0.5 for ones(4, 1) against zeros(4), not 2.0)."""
+    x = engine.ones(4, 1, requires_grad=True)
+    with pytest.warns(UserWarning):
+        loss = engine.nn.functional.mse_loss(x, engine.zeros(4))
+    loss.backward()
+    assert loss.item() == 1.0
+    np.testing.assert_allclose(x.grad.numpy(), np.full((4, 1), 0.5))
+    a = engine.randn(3, 1, dtype=engine.float64, requires_grad=True)
+    b = engine.randn(3, dtype=engine.float64, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        gradcheck(lambda p, q: engine.nn.functional.mse_loss(p, q), [a, b])

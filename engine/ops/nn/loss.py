@@ -110,10 +110,16 @@ def _mse_fwd(xp, a, b, reduction="mean"):
     return xp.sum(sq) if reduction == "sum" else xp.mean(sq)
 
 
+def _broadcast_shape(sa, sb) -> tuple:
+    """The shape two broadcast shapes make, aligned from the right (``(4, 1)`` and ``(4,)`` give ``(4, 4)``)."""
+    n = max(len(sa), len(sb))
+    pa, pb = (1,) * (n - len(sa)) + tuple(sa), (1,) * (n - len(sb)) + tuple(sb)
+    return tuple(max(a, b) for a, b in zip(pa, pb))
+
+
 def _mse_bwd(F, g, s):
     d = s.self - s.target
-    scale = 2.0 / _count(tuple(max(a, b) for a, b in zip(s.shapes[0], s.shapes[1])), None) \
-        if s.reduction == "mean" else 2.0
+    scale = 2.0 / _count(_broadcast_shape(s.shapes[0], s.shapes[1]), None) if s.reduction == "mean" else 2.0
     gi = g * d * scale
     return (gi if s.needs[0] else None, -gi if s.needs[1] else None)
 
@@ -147,7 +153,7 @@ def _log_sigmoid(F, x):
 def _bce_logits_bwd(F, g, s):
     x, t, w, pw = s.self, s.target, s.weight, s.pos_weight
     if s.reduction == "mean":
-        shape = tuple(max(a, b) for a, b in zip(s.shapes[0], s.shapes[1]))
+        shape = _broadcast_shape(s.shapes[0], s.shapes[1])
         g = g * (1.0 / _count(shape, None))
     if w is not None:
         g = g * w
