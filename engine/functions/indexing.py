@@ -40,8 +40,27 @@ def nonzero(input, as_tuple=False):
     return tensor(np.stack(nz, axis=1), dtype=_dtype.int64, device=dev)
 
 
-def narrow(input, dim, start, length):
+def _narrow_check(input, dim, start, length):
+    """``(dim, start)`` wrapped, with PyTorch's errors for a 0-d input, a negative length, a start
+    outside ``[-n, n]`` and a window past the end."""
+    if input.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
     d = _wrap_dim(dim, input.ndim)
+    n = input.shape[d]
+    if not -n <= start <= n:
+        raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got {start})")
+    if start < 0:
+        start += n
+    if start + length > n:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
+    return d, start
+
+
+def narrow(input, dim, start, length):
+    """A view of ``length`` entries of ``dim`` from ``start`` (a negative start counts from the end)."""
+    d, start = _narrow_check(input, dim, int(start), int(length))
     return _getitem(input, (slice(None),) * d + (slice(start, start + length),))
 
 

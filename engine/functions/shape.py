@@ -26,7 +26,7 @@ import numpy as np
 from ..backend import dtypes as _dtype
 from .arithmetic import _inplace
 from .factories import clone, tensor
-from .indexing import _getitem, narrow
+from .indexing import _getitem, _narrow_check, narrow
 from .reductions import cumsum
 from .views import cat, chunk, expand, flip, permute, repeat, reshape, split, unsqueeze, view
 from ..core import grad_mode
@@ -159,16 +159,6 @@ def flipud(input):
     if input.ndim < 1:
         raise RuntimeError("Input must be >= 1-d.")
     return flip(input, (0,))
-
-
-def _narrow_check(input, dim, start, length):
-    d = _wrap_dim(dim, input.ndim)
-    n = input.shape[d]
-    if start < 0:
-        start += n
-    if start + length > n:
-        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
-    return d, start
 
 
 def narrow_copy(input, dim, start, length):

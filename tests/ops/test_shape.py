@@ -488,3 +488,19 @@ def exercise_shape_ops():
     backward (for test_ops_grad's table check)."""
     for fn in BACKEND_CASES.values():
         _run(fn)
+
+
+def test_narrow_counts_a_negative_start_from_the_end_and_refuses_what_pytorch_refuses():
+    x = engine.arange(4.0, requires_grad=True)
+    y = x.narrow(0, -2, 2)                     # found by tools/fuzz: this used to be empty
+    assert y.tolist() == [2.0, 3.0] and y.grad_fn.name() == "SliceBackward0"
+    y.sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 1.0, 1.0]
+    with pytest.raises(RuntimeError, match=r"start \(3\) \+ length \(2\) exceeds dimension size \(4\)\."):
+        x.narrow(0, 3, 2)
+    with pytest.raises(IndexError, match=r"start out of range \(expected to be in range of \[-4, 4\], but got 5\)"):
+        x.narrow(0, 5, 1)
+    with pytest.raises(RuntimeError, match="narrow\\(\\): length must be non-negative."):
+        x.narrow(0, 0, -1)
+    with pytest.raises(RuntimeError, match="narrow\\(\\) cannot be applied to a 0-dim tensor."):
+        engine.tensor(1.0).narrow(0, 0, 1)
