@@ -279,7 +279,6 @@ class Tensor:
 
     def detach(self):
         t = Tensor._wrap(self._data, self._storage)
-        t._base = self._base
         t._vc = self._vc
         return t
 

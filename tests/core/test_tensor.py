@@ -382,3 +382,19 @@ def test_in_place_ops_on_reduction_results():
     z.mul_(3)
     z.backward()
     assert y.grad.tolist() == [[6.0] * 3] * 2
+
+
+def test_an_in_place_op_on_a_detached_view_leaves_the_base_history_alone():
+    """``detach()`` is not a differentiable view: writing through it bumps the shared version
+    counter but does not rebase the base's history (found by tools/fuzz: a.grad was [0, 0] and
+    b got a gradient)."""
+    a = engine.ones(2, requires_grad=True)
+    b = engine.full((2,), 3.0, requires_grad=True)
+    y = a * 1
+    z = y.view(2).detach()
+    z.mul_(b)
+    assert y.grad_fn.name() == "MulBackward0" and z.grad_fn.name() == "MulBackward0"
+    assert y._version == z._version == 1
+    y.sum().backward()
+    assert a.grad.tolist() == [1.0, 1.0] and b.grad is None
+    assert y.tolist() == [3.0, 3.0]              # the same memory
