@@ -5,6 +5,7 @@ from .backend import dtypes as _dtype
 from .memory import oom as _oom
 from . import functional as E
 from .backend.device import as_device, namespace_for
+from .core.inplace import write
 from .core.tensor import Tensor
 from .autograd.function import Function
 from .functions.methods import bind_methods as _bind_family_methods
@@ -153,7 +154,7 @@ def _fill_random(self, kind, scale, shift, generator, opname):
     host = gen.normal(tuple(self.shape), npdt) if kind == "normal" else gen.uniform(tuple(self.shape), npdt)
     host *= scale
     host += shift
-    self._data[...] = from_numpy(self._storage.xp, host)
+    write(self, from_numpy(self._storage.xp, host))
     bump_version(self, opname)
     return self
 

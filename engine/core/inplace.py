@@ -34,6 +34,19 @@ def _snapshot(t: Tensor) -> Tensor:
     return c
 
 
+def write(target: Tensor, out) -> None:
+    """``target``'s elements := ``out``, with PyTorch's error when several of them share one memory
+    location (an ``expand()``ed tensor, which NumPy hands out read-only)."""
+    try:
+        target._data[...] = out
+    except ValueError:
+        if any(st == 0 and n > 1 for n, st in zip(target.shape, target.stride())):
+            raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
+                               "single memory location. Please clone() the tensor before performing the "
+                               "operation.") from None
+        raise
+
+
 def _write_inplace(op, target: Tensor, out, grad_on: bool) -> Tensor:
     if grad_on and target.grad_fn is not None and getattr(target.grad_fn, "multi_view", False):
         raise RuntimeError(multi_view_error(target))
@@ -53,7 +66,7 @@ def _write_inplace(op, target: Tensor, out, grad_on: bool) -> Tensor:
             raise RuntimeError(f"result type {_short(src)} can't be cast to the desired output type "
                                f"{_short(target.dtype)}")
         out = xp.astype(out, adt)
-    target._data[...] = out
+    write(target, out)
     bump_version(target, op.name)
     return target
 

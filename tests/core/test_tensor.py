@@ -398,3 +398,14 @@ def test_an_in_place_op_on_a_detached_view_leaves_the_base_history_alone():
     y.sum().backward()
     assert a.grad.tolist() == [1.0, 1.0] and b.grad is None
     assert y.tolist() == [3.0, 3.0]              # the same memory
+
+
+@pytest.mark.parametrize("write", ["add_(1)", "mul_(engine.ones(2, 3))", "zero_()", "fill_(2.0)", "uniform_()",
+                                   "copy_(engine.zeros(2, 3))", "relu_()", "__setitem__(0, 5.0)"])
+def test_writing_into_an_expanded_tensor_gives_pytorchs_error(write):
+    """Several elements of an ``expand()``ed tensor share one memory location: PyTorch refuses the
+    write, in its words (it was NumPy's "assignment destination is read-only"; found by tools/fuzz)."""
+    x = engine.ones(1, 3).expand(2, 3)
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor refers to a single "
+                                           "memory location. Please clone\\(\\) the tensor"):
+        eval("x." + write, {"x": x, "engine": engine})
