@@ -294,3 +294,14 @@ def test_mse_loss_gradient_with_the_broadcast_mistake():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         gradcheck(lambda p, q: engine.nn.functional.mse_loss(p, q), [a, b])
+
+
+@pytest.mark.parametrize("name", ["mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss", "soft_margin_loss",
+                                  "binary_cross_entropy_with_logits"])
+def test_a_mean_reduced_loss_over_an_empty_batch_is_nan_with_an_empty_gradient(name):
+    """As PyTorch: the mean of nothing is nan, and backward gives an empty gradient (it raised
+    ZeroDivisionError from the backward formula; found by tools/fuzz)."""
+    x = engine.zeros(0, requires_grad=True)
+    loss = getattr(F, name)(x, engine.zeros(0))
+    loss.backward()
+    assert math.isnan(loss.item()) and tuple(x.grad.shape) == (0,)

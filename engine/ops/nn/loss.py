@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.primitives import _count
+from ...core.primitives import _inverse_count
 from ...core.table import op
 
 _ndarray = np.ndarray
@@ -119,7 +119,7 @@ def _broadcast_shape(sa, sb) -> tuple:
 
 def _mse_bwd(F, g, s):
     d = s.self - s.target
-    scale = 2.0 / _count(_broadcast_shape(s.shapes[0], s.shapes[1]), None) if s.reduction == "mean" else 2.0
+    scale = 2.0 * _inverse_count(_broadcast_shape(s.shapes[0], s.shapes[1]), None) if s.reduction == "mean" else 2.0
     gi = g * d * scale
     return (gi if s.needs[0] else None, -gi if s.needs[1] else None)
 
@@ -154,7 +154,7 @@ def _bce_logits_bwd(F, g, s):
     x, t, w, pw = s.self, s.target, s.weight, s.pos_weight
     if s.reduction == "mean":
         shape = _broadcast_shape(s.shapes[0], s.shapes[1])
-        g = g * (1.0 / _count(shape, None))
+        g = g * _inverse_count(shape, None)
     if w is not None:
         g = g * w
     gx = gt = None
@@ -193,7 +193,7 @@ def _bce_bwd(F, g, s):
     gradient is -logit(x) = log(1 - x) - log(x)."""
     x, t, w = s.self, s.target, s.weight
     if s.reduction == "mean":
-        g = g * (1.0 / _count(s.shapes[0], None))
+        g = g * _inverse_count(s.shapes[0], None)
     if w is not None:
         g = g * w
     gx = gt = None
@@ -268,10 +268,7 @@ def _piecewise_bwd(F, g, s, edge, inner, outer):
     """d loss / d self: ``inner * d`` inside ``|d| < edge``, ``outer * sign(d)`` outside."""
     d = s.self - s.target
     if s.reduction == 1:
-        n = 1
-        for k in s.shapes[0]:
-            n *= k
-        g = g * (1.0 / n)
+        g = g * _inverse_count(s.shapes[0], None)
     gi = F.where(F.lt(d, -edge), -outer * g, F.where(F.gt(d, edge), outer * g, g * d * inner))
     return (gi if s.needs[0] else None, -gi if s.needs[1] else None)
 
@@ -288,12 +285,7 @@ def _soft_margin_fwd(xp, x, y, reduction=1):
 
 
 def _n_scale(s, g, reduction):
-    if reduction == 1:
-        n = 1
-        for k in s.shapes[0]:
-            n *= k
-        return g * (1.0 / n)
-    return g
+    return g * _inverse_count(s.shapes[0], None) if reduction == 1 else g
 
 
 def _soft_margin_bwd(F, g, s):
