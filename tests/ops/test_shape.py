@@ -504,3 +504,14 @@ def test_narrow_counts_a_negative_start_from_the_end_and_refuses_what_pytorch_re
         x.narrow(0, 0, -1)
     with pytest.raises(RuntimeError, match="narrow\\(\\) cannot be applied to a 0-dim tensor."):
         engine.tensor(1.0).narrow(0, 0, 1)
+
+
+def test_copy_into_a_non_leaf_gives_its_history_a_zero_gradient():
+    """CopyBackwards hands ``self`` zeros (its old values are overwritten), not nothing: the input
+    behind it still gets a ``.grad``, as in PyTorch (found by tools/fuzz: x.grad was None)."""
+    x = engine.tensor([-2.75, 0.75], requires_grad=True)
+    src = engine.tensor([0.25, -0.5], requires_grad=True)
+    y = x * 1
+    y.copy_(src).mul_(3).sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0] and src.grad.tolist() == [3.0, 3.0]
+    assert y.grad_fn.next_functions[0][0].name() == "CopyBackwards"

@@ -226,7 +226,7 @@ op("masked_fill", "MaskedFillBackward0", ("self", "mask"),
 op("fill", "FillBackward0", ("self",), lambda xp, a, value: xp.full(a.shape, value, dtype=a.dtype),
    lambda F, g, s: (g * 0.0,), promote=False)  # a zero gradient, not none: the input still gets a .grad
 op("copy", "CopyBackwards", ("self", "src"), lambda xp, a, b: xp.astype(xp.broadcast_to(b, a.shape), a.dtype),
-   lambda F, g, s: (None, g), promote=False)
+   lambda F, g, s: (F.zeros(F.shape(g), g) if s.needs[0] else None, g), promote=False)   # self's values are gone
 
 
 # ---- index_reduce: source's slices combined into slices ``index`` along ``dim`` (prod/mean/amax/amin) ------
