@@ -96,7 +96,17 @@ eq, ne, lt, le, gt, ge = (_cmp(n) for n in ("eq", "ne", "lt", "le", "gt", "ge"))
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
 
-logical_and, logical_or, logical_xor = (_cmp(n) for n in ("logical_and", "logical_or", "logical_xor"))
+def _logical(name):
+    def f(input, other):
+        for arg, pos, x in (("input", 1, input), ("other", 2, other)):
+            if not isinstance(x, Tensor):     # PyTorch takes no number here (its words, not NumPy's)
+                raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not {type(x).__name__}")
+        return _binary(name, input, other)
+    f.__name__ = name
+    return f
+
+
+logical_and, logical_or, logical_xor = (_logical(n) for n in ("logical_and", "logical_or", "logical_xor"))
 
 
 def logical_not(input):

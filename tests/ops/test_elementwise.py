@@ -637,3 +637,17 @@ def exercise_elementwise_ops():
     2.0 ** x
     engine.fmod(x, y), engine.fmod(x, 1.5), engine.remainder(x, y), engine.remainder(x, 1.5)
     engine.angle(x), engine.frexp(x)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: engine.logical_and(engine.tensor([True, False]), 2),
+     "logical_and(): argument 'other' (position 2) must be Tensor, not int"),
+    (lambda: engine.logical_or(1.5, engine.tensor([True])),
+     "logical_or(): argument 'input' (position 1) must be Tensor, not float"),
+    (lambda: engine.lerp(engine.ones(2), 2, 0.25), "lerp(): argument 'end' (position 2) must be Tensor, not int"),
+])
+def test_a_number_where_pytorch_wants_a_tensor_is_a_type_error_in_its_words(call, message):
+    """Found by tools/fuzz: these raised AttributeError from inside the kernels."""
+    with pytest.raises(TypeError) as err:
+        call()
+    assert str(err.value) == message

@@ -136,6 +136,9 @@ def heaviside(input, values):
 
 
 def _lerp_check(input, end, weight):
+    for arg, pos, x in (("input", 1, input), ("end", 2, end)):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"lerp(): argument '{arg}' (position {pos}) must be Tensor, not {type(x).__name__}")
     if end.dtype is not input.dtype:
         raise RuntimeError(f"expected dtype {_cname(input.dtype)} for `end` but got dtype {_cname(end.dtype)}")
     if isinstance(weight, Tensor) and weight.dtype is not input.dtype:
