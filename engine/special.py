@@ -19,14 +19,10 @@ from .functions.reductions import logsumexp
 from .functions.special import digamma, erfinv, polygamma
 from .functions.special import lgamma as gammaln
 from .functions.special import mvlgamma as multigammaln
+from .functions.args import need_tensor as _need_tensor
 
 psi = digamma
 expit = sigmoid
-
-
-def _need_tensor(fn, x, arg="input", pos=1):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{fn}(): argument '{arg}' (position {pos}) must be Tensor, not {type(x).__name__}")
 
 
 def _unary(row, name, doc):

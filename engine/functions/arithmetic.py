@@ -13,6 +13,7 @@ from ..core.table import OPS as _O
 from ..core.tensor import Tensor
 from .factories import full
 from ..backend.dtypes import short_name as _short
+from .args import need_tensor
 
 
 subtract = sub
@@ -98,9 +99,8 @@ greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
 def _logical(name):
     def f(input, other):
-        for arg, pos, x in (("input", 1, input), ("other", 2, other)):
-            if not isinstance(x, Tensor):     # PyTorch takes no number here (its words, not NumPy's)
-                raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not {type(x).__name__}")
+        need_tensor(name, input)              # PyTorch takes no number here (its words, not NumPy's)
+        need_tensor(name, other, "other", 2)
         return _binary(name, input, other)
     f.__name__ = name
     return f

@@ -25,15 +25,7 @@ from ..core.dispatch import apply
 from ..core.table import OPS as _O
 from ..core.tensor import Tensor, _wrap_dim
 from ..backend.dtypes import short_name as _short
-
-
-def _need_tensor(fn, x, arg, pos):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{fn}(): argument '{arg}' (position {pos}) must be Tensor, not {type(x).__name__}")
-
-
-def _host(t):
-    return t.detach().numpy(force=True)
+from .args import need_tensor as _need_tensor, host as _host
 
 
 def _bounds(index, n, dim, negative_ok=False, prefix="", exc=RuntimeError):

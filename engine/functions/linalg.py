@@ -24,11 +24,7 @@ from ..core.tensor import Tensor, _wrap_dim
 from ..linalg import torch_norm
 from .reductions import _dims
 from ..backend.dtypes import short_name as _short
-
-
-def _need_tensor(fn, x, arg="input", pos=1):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{fn}(): argument '{arg}' (position {pos}) must be Tensor, not {type(x).__name__}")
+from .args import need_tensor as _need_tensor
 
 
 def _inplace(name, target, inputs, attrs=None):

@@ -20,15 +20,11 @@ from ..core.table import OPS as _O
 from ..core.tensor import Tensor
 from ..random import generator_for
 from ..backend.dtypes import short_name as _short
+from .args import need_tensor as _need_tensor, host as _host
 
 
 def _cname(dt):
     return {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}[dt.name]
-
-
-def _need_tensor(fn, x, arg="input", pos=1):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{fn}(): argument '{arg}' (position {pos}) must be Tensor, not {type(x).__name__}")
 
 
 def _num(v) -> str:
@@ -37,8 +33,6 @@ def _num(v) -> str:
 
 
 # ---- draws on glassgrad's generator (engine/random.py) ---------------------------------------------
-def _host(t):
-    return t.detach().numpy(force=True)
 
 
 def _wrap(host, like_device, dtype):

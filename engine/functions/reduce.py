@@ -32,6 +32,7 @@ from ..core.table import OPS as _O
 from ..ops.reduce.moments import OUTPUTS
 from ..core.tensor import Tensor, _wrap_dim
 from ..backend.dtypes import short_name as _short
+from .args import need_tensor as _need_tensor
 
 
 def _cname(dt):
@@ -43,11 +44,6 @@ def _num(v) -> str:
     return f"{builtins.float(v):g}"
 
 
-def _need_tensor(fn, x, arg="input", pos=1):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{fn}(): argument '{arg}' (position {pos}) must be Tensor, not {type(x).__name__}")
-
-
 def _along(nd, dim, index):
     return (slice(None),) * dim + (index,) + (slice(None),) * (nd - dim - 1)
 
@@ -56,10 +52,6 @@ def _float_only(kernel, *xs):
     for x in xs:
         if isinstance(x, Tensor) and not x.dtype.is_floating_point:
             raise NotImplementedError(f"\"{kernel}\" not implemented for '{_short(x.dtype)}'")
-
-
-def _host(t):
-    return t.detach().numpy(force=True)
 
 
 def _inplace(name, target, inputs, attrs=None):

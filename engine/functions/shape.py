@@ -34,16 +34,7 @@ from ..core.dispatch import apply
 from ..core.inplace import _move_retain_grad, bump_version
 from ..core.tensor import Tensor, VersionCounter, _wrap_dim
 from ..core.table import OPS as _O
-from ..backend.dtypes import short_name as _short
-
-
-def _need_tensor(fn, x, arg="input", pos=1):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{fn}(): argument '{arg}' (position {pos}) must be Tensor, not {type(x).__name__}")
-
-
-def _host(t):
-    return t.detach().numpy(force=True)
+from .args import need_tensor as _need_tensor, host as _host
 
 
 def _shape_str(shape) -> str:

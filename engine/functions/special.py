@@ -6,12 +6,7 @@ from __future__ import annotations
 
 from ..core.dispatch import apply
 from ..core.table import OPS as _O
-from ..core.tensor import Tensor
-
-
-def _need_tensor(fn, x, arg="input", pos=1):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{fn}(): argument '{arg}' (position {pos}) must be Tensor, not {type(x).__name__}")
+from .args import need_tensor as _need_tensor
 
 
 def _need_int(fn, n, arg, pos):

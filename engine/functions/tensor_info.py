@@ -9,11 +9,7 @@ import numpy as np
 
 from ..backend import gaps as _backend, dtypes as _dtype
 from ..core.tensor import Tensor
-
-
-def _need_tensor(fn, x, arg="input", pos=1):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{fn}(): argument '{arg}' (position {pos}) must be Tensor, not {type(x).__name__}")
+from .args import need_tensor as _need_tensor
 
 
 def is_nonzero(input) -> bool:

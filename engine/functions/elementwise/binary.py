@@ -21,19 +21,11 @@ from ...core.dispatch import apply
 from ...core.table import OPS as _O
 from ...core.tensor import Tensor
 from ...backend.dtypes import short_name as _short
+from ..args import need_tensor as _need_tensor, host as _host
 
 
 def _cname(dt):
     return {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}[dt.name]
-
-
-def _need_tensor(fn, x, arg="input", pos=1):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{fn}(): argument '{arg}' (position {pos}) must be Tensor, not {type(x).__name__}")
-
-
-def _host(t):
-    return t.detach().numpy(force=True)
 
 
 def _float_only(kernel, *xs):
@@ -136,9 +128,8 @@ def heaviside(input, values):
 
 
 def _lerp_check(input, end, weight):
-    for arg, pos, x in (("input", 1, input), ("end", 2, end)):
-        if not isinstance(x, Tensor):
-            raise TypeError(f"lerp(): argument '{arg}' (position {pos}) must be Tensor, not {type(x).__name__}")
+    _need_tensor("lerp", input)
+    _need_tensor("lerp", end, "end", 2)
     if end.dtype is not input.dtype:
         raise RuntimeError(f"expected dtype {_cname(input.dtype)} for `end` but got dtype {_cname(end.dtype)}")
     if isinstance(weight, Tensor) and weight.dtype is not input.dtype:

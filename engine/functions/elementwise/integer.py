@@ -11,11 +11,7 @@ from ...core.table import OPS as _O
 from ...core.tensor import Tensor
 from .binary import _number, _two_tensors
 from ...backend.dtypes import short_name as _short
-
-
-def _need_tensor(fn, x, arg="input", pos=1):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{fn}(): argument '{arg}' (position {pos}) must be Tensor, not {type(x).__name__}")
+from ..args import need_tensor as _need_tensor
 
 
 # ---- integer only: gcd, lcm, bitwise (NOTE [ Integer-only kernels ] in engine/ops/elementwise/integer.py)

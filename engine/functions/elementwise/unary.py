@@ -16,17 +16,13 @@ from ...core.dispatch import apply
 from ...core.table import OPS as _O
 from ...core.tensor import Tensor
 from ...backend.dtypes import short_name as _short
+from ..args import need_tensor as _need_tensor
 
 pi = math.pi
 e = math.e
 inf = math.inf
 nan = math.nan
 newaxis = None
-
-
-def _need_tensor(fn, x, arg="input", pos=1):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{fn}(): argument '{arg}' (position {pos}) must be Tensor, not {type(x).__name__}")
 
 
 def _float_only(kernel, *xs):

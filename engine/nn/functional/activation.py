@@ -18,6 +18,7 @@ from ...core.dispatch import apply
 from ...core.tensor import Tensor, _wrap_dim
 from ...core.table import OPS
 from ...random import generator_for
+from ...functions import reductions as _reductions
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -46,19 +47,13 @@ gelu = E.gelu
 
 
 def softmax(input, dim=None, dtype=None):
-    if dtype is not None:
-        input = input.to(dtype)
-    if dim is None:
-        dim = 0 if input.ndim in (0, 1, 3) else 1
-    return apply(OPS["softmax"], [input], {"dim": _wrap_dim(dim, input.ndim)})
+    """``torch.softmax``, with PyTorch's legacy default dim (engine/functions/reductions.py)."""
+    return _reductions.softmax(input, dim, dtype)
 
 
 def log_softmax(input, dim=None, dtype=None):
-    if dtype is not None:
-        input = input.to(dtype)
-    if dim is None:
-        dim = 0 if input.ndim in (0, 1, 3) else 1
-    return apply(OPS["log_softmax"], [input], {"dim": _wrap_dim(dim, input.ndim)})
+    """``torch.log_softmax``, with PyTorch's legacy default dim (engine/functions/reductions.py)."""
+    return _reductions.log_softmax(input, dim, dtype)
 
 
 # ---- relu family -------------------------------------------------------------------------------------
