@@ -246,7 +246,7 @@ def pack_to_disk(s):
         os.remove(p)
     os.rmdir(s.folder)
     return {"n_files": len(files), "max_diff": diff, "held_hooked": held_hooked,
-            "held_plain": held_plain, "hidden": (DEPTH - 1) * BATCH * WIDTH * 4}
+            "held_plain": held_plain, "hidden": (DEPTH - 1) * BATCH * WIDTH * 4, "folder": s.folder}
 
 
 def disk_facts(run):
