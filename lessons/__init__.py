@@ -5,7 +5,7 @@ import importlib
 import pkgutil
 import re
 
-from ._format import Check, Focus, Lesson, Step, StepRun  # noqa: F401  (the format, importable from lessons)
+from ._format import Answer, Check, Focus, Lesson, Question, Step, StepRun  # noqa: F401  (the format, importable from lessons)
 
 _NAME = re.compile(r"lesson_(\d\d)_([a-z0-9_]+)$")
 

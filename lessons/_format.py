@@ -20,6 +20,16 @@ NOTE [ How a lesson runs ]
 5. ``Focus(panel, event)`` tells the app where to look: a panel name from
    PANELS and an event selector (see :func:`select`) evaluated over the
    step's own events.
+
+NOTE [ Questions ]
+1. A step may ask ``Question``s. They are shown before the step's code runs;
+   the answer is never typed into the lesson: ``answer(run)`` computes it from
+   the recorded run, after the step, like a check.
+2. With ``choices`` the answer must be one of them (the runner fails the step
+   otherwise, so a lesson cannot ask a question its run does not answer).
+3. As plain text a question is printed with its answer and the why after it.
+   In the app the learner picks a choice (keys 1..9) or types an answer before
+   the step plays; the app then says whether it was right and shows the why.
 """
 from __future__ import annotations
 
@@ -33,7 +43,7 @@ from typing import Any, Callable
 
 from replay.memory import Replay, start_of
 
-PANELS = ("graph", "memory", "log", "inspector", "narrative")
+PANELS = ("graph", "memory", "log", "inspector", "narrative", "records")
 
 
 @dataclass(frozen=True)
@@ -58,6 +68,22 @@ class Check:
 
 
 @dataclass(frozen=True)
+class Question:
+    """Asked before a step runs (NOTE [ Questions ]). ``choices``: the answers offered (None: the
+    learner types one); ``answer(run)`` computes the right one from the run, as a string;
+    ``why`` (may hold {placeholders}) says why, after the run."""
+
+    text: str
+    answer: Callable[["StepRun"], Any]
+    choices: tuple = ()
+    why: str = ""
+
+    def __post_init__(self):
+        if self.choices and len(set(self.choices)) != len(self.choices):
+            raise ValueError(f"a question's choices must differ: {self.choices}")
+
+
+@dataclass(frozen=True)
 class Step:
     title: str
     narrative: str                      # Markdown with {placeholders}
@@ -65,6 +91,7 @@ class Step:
     focus: Focus = field(default_factory=Focus)
     checks: tuple = ()
     facts: Callable[["StepRun"], dict] | None = None
+    questions: tuple = ()               # Question(...)s asked before the code runs
 
     @property
     def source(self) -> str:
@@ -103,6 +130,15 @@ class CheckResult:
 
 
 @dataclass
+class Answer:
+    """A question and what the run answered: ``answer`` (a string) and ``why`` (filled)."""
+
+    question: Question
+    answer: str
+    why: str = ""
+
+
+@dataclass
 class StepRun:
     """One step as it ran: its events are ``trace.events[start:end]``."""
 
@@ -114,6 +150,7 @@ class StepRun:
     values: dict = field(default_factory=dict)
     error: BaseException | None = None   # an exception the step's code did not catch
     checks: list = field(default_factory=list)
+    answers: list = field(default_factory=list)   # Answer per question, filled after the step ran
 
     @property
     def events(self) -> list:

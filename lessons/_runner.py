@@ -14,7 +14,7 @@ from types import SimpleNamespace
 
 from replay.words import event_line
 
-from ._format import CheckResult, Lesson, StepRun, fill
+from ._format import Answer, CheckResult, Lesson, StepRun, fill
 
 
 @dataclass
@@ -71,6 +71,17 @@ def _finish(r: StepRun) -> None:
     if r.error is not None:
         r.checks = [CheckResult("the step's code ran", False, _one_line(r.error))]
         return
+    for q in r.step.questions:                       # NOTE [ Questions ] in _format.py
+        try:
+            ans = str(q.answer(r))
+        except Exception as exc:
+            r.checks.append(CheckResult(f"the run answers {q.text!r}", False, _one_line(exc)))
+            continue
+        if q.choices and ans not in q.choices:
+            r.checks.append(CheckResult(f"the run answers {q.text!r} with one of its choices", False,
+                                        f"{ans!r} is not one of {list(q.choices)}"))
+            continue
+        r.answers.append(Answer(q, ans, fill(q.why, r.values)))
     for c in r.step.checks:
         text = fill(c.text, r.values)
         try:
@@ -94,6 +105,12 @@ def render_text(lr: LessonRun) -> str:
     out = [f"Lesson {L.number} · {L.title}", L.summary, ""]
     for r in lr.steps:
         out.append(f"== Step {r.index + 1}/{len(lr.steps)}: {r.step.title} ==")
+        for a in r.answers:                             # asked before the code ran; answered by the run
+            q = a.question
+            out.append(f"Question: {q.text}" + (f"  ({' / '.join(q.choices)})" if q.choices else ""))
+            out.append(f"  Answer: {a.answer}." + (f" {a.why}" if a.why else ""))
+        if r.answers:
+            out.append("")
         out.append(r.narrative().strip().replace("**", ""))  # plain text: no bold markers
         out.append("")
         out.append("Code (recorded):")

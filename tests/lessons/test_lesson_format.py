@@ -97,3 +97,18 @@ def test_a_failing_check_and_a_raising_step_are_reported():
     # each step owns the events from its mark to the next mark
     assert lr.trace.events[lr.steps[0].start]["kind"] == "mark"
     assert lr.steps[0].end == lr.steps[1].start
+
+
+def test_a_question_the_run_cannot_answer_with_one_of_its_choices_fails_the_step():
+    from lessons import Lesson, Question, Step, _runner
+
+    def code(s):
+        return {"n": 3}
+
+    step = Step("q", "n is {n}", code, checks=(Check("n is 3", lambda r: r.values["n"] == 3),),
+                questions=(Question("How many?", lambda r: str(r.values["n"]), ("1", "2")),
+                           Question("Twice?", lambda r: str(2 * r.values["n"]), why="twice {n}")))
+    lr = _runner.run(Lesson(99, "q", "Q", "s", (step,)))
+    bad = [c for c in lr.steps[0].checks if not c.ok]
+    assert [c.detail for c in bad] == ["'3' is not one of ['1', '2']"]
+    assert [(a.answer, a.why) for a in lr.steps[0].answers] == [("6", "twice 3")]
