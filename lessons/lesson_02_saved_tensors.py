@@ -4,7 +4,7 @@ import engine.nn.functional as F
 from engine import nn
 
 from lessons._facts import live_by_category, nbytes, nodes, released_bytes, saved_bytes
-from lessons._format import Check, Focus, Lesson, Step
+from lessons._format import Check, Focus, Lesson, Question, Step
 
 
 def forward(s):
@@ -56,6 +56,10 @@ def _two_peaks(run):
     ok = v["peak_phase"] == "backward" and v["act_peak_at"] < v["first_begin"] and v["act_peak_bytes"] == v["act_before"]
     return ok, (f"live peak #{v['peak_at']} in {v['peak_phase']}; activation peak #{v['act_peak_at']}, "
                 f"backward begins #{v['first_begin']}")
+
+
+def _first_relu_bytes(run):
+    return nbytes(saved_bytes(next(n for n in _forward_nodes(run) if n["name"] == "ReluBackward0")))
 
 
 def second_backward(s):
@@ -119,6 +123,12 @@ LESSON = Lesson(
     steps=(
         Step(
             title="Each op saves what its backward needs",
+            questions=(
+                Question("How many bytes does the first ReLU's node keep, for a batch of 32 x 128?",
+                         _first_relu_bytes, (nbytes(0), nbytes(32 * 128 * 4), nbytes(2 * 32 * 128 * 4)),
+                         "ReLU's backward only needs to know where the output was positive: it keeps "
+                         "its result, 32 x 128 floats."),
+            ),
             narrative="""\
 A three-layer MLP (64 → 128 → 128 → 10) on a batch of 32. Here is what each
 node of its graph saved during forward:
@@ -146,6 +156,13 @@ weights are parameters, not activations.""",
         ),
         Step(
             title="Backward frees them, node by node",
+            questions=(
+                Question("Where is the step's live-bytes peak?",
+                         lambda r: "during backward" if r.values["peak_phase"] == "backward" else "at the end of forward",
+                         ("at the end of forward", "during backward"),
+                         "Backward's gradients ({peak_grad} at the peak) and temporary buffers outweigh "
+                         "the activations it frees on the way ({peak_act} left there)."),
+            ),
             narrative="""\
 `loss.backward()` runs the graph from the loss down. After each node runs,
 its saved tensors are released ({n_release} release events,
@@ -173,6 +190,11 @@ are gradients and {peak_act} activations. Key `P` puts it on the
         ),
         Step(
             title="A second backward fails",
+            questions=(
+                Question("Will a second loss.backward() work?",
+                         lambda r: "yes" if r.values["message"] == "no error" else "no: it raises",
+                         ("yes", "no: it raises"), "The first backward freed what the nodes saved."),
+            ),
             narrative="""\
 The saved tensors are gone, so the graph cannot run again. Calling
 `loss.backward()` a second time raises:

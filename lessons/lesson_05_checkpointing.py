@@ -4,7 +4,7 @@ from engine import nn
 from engine.utils.checkpoint import checkpoint
 
 from lessons._facts import live_by_category
-from lessons._format import Check, Focus, Lesson, Step
+from lessons._format import Check, Focus, Lesson, Question, Step
 
 BLOCKS, BATCH, WIDTH = 8, 512, 128
 
@@ -133,6 +133,15 @@ gradients, temporaries) peak **{peak_plain:,} B** above where it started
         ),
         Step(
             title="Checkpointed: drop in forward, recompute in backward",
+            questions=(
+                Question("With every block checkpointed, how many times does each block's forward run in one step?",
+                         lambda r: str(1 + r.values["n_recompute"] // r.values["n_regions"]), ("1", "2", "3"),
+                         "Once in forward, once more in backward, just before its gradients are needed."),
+                Question("Will the gradients differ from the plain run?",
+                         lambda r: "no, identical" if r.values["max_grad_diff"] == 0.0 else "yes, slightly",
+                         ("yes, slightly", "no, identical"),
+                         "The recompute runs the same ops on the same inputs, dropout masks included."),
+            ),
             narrative="""\
 Now each block runs under `checkpoint(block, h, use_reentrant=False)`. Inside
 a checkpointed region, saved tensors are **not kept**: {n_drops} saves were
@@ -165,6 +174,13 @@ The gradient is the same as without checkpointing: largest difference
         ),
         Step(
             title="Dropout is replayed from the saved RNG state",
+            questions=(
+                Question("With preserve_rng_state=False, what happens in backward?",
+                         lambda r: "glassgrad stops with CheckpointError" if "CheckpointError" in r.values["caught"]
+                         else "the same gradients",
+                         ("the same gradients", "glassgrad stops with CheckpointError"),
+                         "The recompute draws new dropout masks, and glassgrad compares recomputed values."),
+            ),
             narrative="""\
 Dropout draws a random mask. The recompute must draw the *same* mask, so
 checkpoint saves the generator's state when the region starts and restores
