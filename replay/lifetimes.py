@@ -1,0 +1,199 @@
+"""Storage lifetimes: when each storage lived, who made it, who kept it and why it went.
+
+NOTE [ Storage lifetimes ]
+1. A storage lives from its ``alloc`` event to its ``free`` event: it is alive after events
+   ``start .. end - 1`` (``end`` is the free's index; None while alive at the trace's end).
+   A storage alive before recording (``preexisting``, NOTE [ Memory replay ] rule 2) starts
+   at 0 and has no maker.
+2. Its categories: the alloc's, then one ``(index, old, new)`` per ``category`` event.
+3. Its maker: the first ``op`` event at or after the alloc whose output lives in it (op name,
+   file, line). Tensors: every tensor id seen in it (op inputs and outputs, leaves); views:
+   those that are the output of an op whose input shares the storage.
+4. Saved by: one ``(event index, node id, saved name)`` per ``pack`` of the storage; node
+   names come from the op events that made the nodes.
+5. Why it was freed, the first that applies to the events before its ``free``:
+   a. a ``checkpoint_drop`` of it with ``kept`` False: "checkpoint dropped it";
+   b. a ``release`` of it in backward: "backward released it";
+   c. its category was "gradient": "its .grad was cleared (zero_grad or .grad = None)";
+   d. its category was "optimizer": "the optimizer replaced it";
+   e. otherwise "its last reference died".
+   A storage allocated in backward without an op event of its own is made by the node
+   executing then ("MulBackward0 (backward)"); an "optimizer" allocation by the optimizer
+   named in the next ``optimizer_step`` ("Adam state (step 1)").
+6. ``bands`` keeps the ``n`` largest storages alive in a window (by bytes, then by how long
+   they live in it) and sums the rest into one band, as PyTorch's memory viewer does with
+   its detail slider.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .memory import events_of, preexisting
+from .words import where
+
+
+@dataclass
+class Lifetime:
+    storage: int
+    bytes: int
+    device: str
+    start: int
+    end: int | None = None
+    category: str = "other"                         # the category it was born in
+    categories: list = field(default_factory=list)  # [(index, old, new)]
+    made_by: str | None = None                      # op name
+    where: str = ""                                 # "file.py:12"
+    made_at: int | None = None                      # the op event's index
+    tensors: list = field(default_factory=list)     # tensor ids, in order seen
+    views: list = field(default_factory=list)       # tensor ids that are views of it
+    saved_by: list = field(default_factory=list)    # [(index, node id, node name, saved name)]
+    freed_why: str | None = None
+    before_recording: bool = False
+
+    def alive_at(self, i: int) -> bool:
+        return self.start <= i and (self.end is None or i < self.end)
+
+    def category_at(self, i: int) -> str:
+        cat = self.category
+        for j, _, new in self.categories:
+            if j <= i:
+                cat = new
+        return cat
+
+    def overlap(self, lo: int, hi: int) -> int:
+        """Events of [lo, hi) during which it is alive."""
+        end = hi if self.end is None else min(self.end, hi)
+        return max(0, end - max(self.start, lo))
+
+
+def lifetimes(trace) -> list:
+    """Every storage's Lifetime, in order of birth (rules 1-5)."""
+    events = events_of(trace)
+    out: dict = {}
+    for sid, (b, dev, cat) in preexisting(events).items():
+        out[sid] = Lifetime(sid, b, dev, 0, category=cat, before_recording=True, made_by=None)
+    node_names: dict = {}
+    pending_release: dict = {}                      # storage -> index of its backward release
+    dropped: set = set()
+    executing = None
+    optimizer_state: list = []                      # optimizer allocations waiting for their step's event
+    for i, e in enumerate(events):
+        k = e.get("kind")
+        sid = e.get("storage")
+        if k == "alloc":
+            lt = out[sid] = Lifetime(sid, e.get("bytes", 0), e.get("device", "cpu"), i,
+                                     category=e.get("category", "other"))
+            if executing is not None and e.get("phase") == "backward":
+                lt.made_by, lt.made_at = f"{executing} (backward)", i
+            elif lt.category == "optimizer":
+                optimizer_state.append(lt)
+        elif k == "free":
+            lt = out.get(sid)
+            if lt is not None and lt.end is None:
+                lt.end = i
+                cat = e.get("category") or lt.category_at(i)
+                lt.freed_why = ("checkpoint dropped it" if sid in dropped else
+                                "backward released it" if sid in pending_release else
+                                "its .grad was cleared (zero_grad or .grad = None)" if cat == "gradient" else
+                                "the optimizer replaced it" if cat == "optimizer" else
+                                "its last reference died")
+            dropped.discard(sid)
+            pending_release.pop(sid, None)
+        elif k == "category":
+            lt = out.get(sid)
+            if lt is not None:
+                lt.categories.append((i, e.get("old"), e.get("new")))
+        elif k == "op":
+            _read_op(out, e, i, node_names)
+        elif k == "leaf":
+            t = e.get("tensor") or {}
+            lt = out.get(t.get("storage"))
+            if lt is not None and t.get("id") not in lt.tensors:
+                lt.tensors.append(t.get("id"))
+        elif k == "pack":
+            lt = out.get(sid)
+            if lt is not None:
+                lt.saved_by.append((i, e.get("node"), node_names.get(e.get("node"), "?"), e.get("name")))
+        elif k == "release" and e.get("phase") == "backward":
+            pending_release[sid] = i
+        elif k == "checkpoint_drop" and not e.get("kept"):
+            dropped.add(sid)
+        elif k == "optimizer_step":
+            for lt in optimizer_state:
+                lt.made_by, lt.made_at = f"{e.get('optimizer', 'optimizer')} state (step {e.get('step', '?')})", i
+            optimizer_state = []
+        elif k == "execute":
+            executing = e.get("name")
+        elif k == "backward_end":
+            executing = None
+    for lt in out.values():      # a pack's node may be named by an op event after it (the node's own)
+        lt.saved_by = [(i, n, node_names.get(n, name), s) for i, n, name, s in lt.saved_by]
+    return sorted(out.values(), key=lambda lt: (lt.start, lt.storage if isinstance(lt.storage, int) else 0))
+
+
+def _read_op(out, e, i, node_names) -> None:
+    node = e.get("node")
+    if isinstance(node, dict) and "id" in node:
+        node_names[node["id"]] = node.get("name", "?")
+    ins = [t for t in (e.get("inputs") or []) if isinstance(t, dict) and "storage" in t]
+    o = e.get("output")
+    for t in ins + ([o] if isinstance(o, dict) and "storage" in o else []):
+        lt = out.get(t["storage"])
+        if lt is not None and t.get("id") not in lt.tensors:
+            lt.tensors.append(t.get("id"))
+    if isinstance(o, dict) and "storage" in o:
+        lt = out.get(o["storage"])
+        if lt is None:
+            return
+        if any(t["storage"] == o["storage"] for t in ins):
+            if o.get("id") not in lt.views:
+                lt.views.append(o.get("id"))
+        elif lt.made_by is None and not lt.before_recording and lt.start <= i:
+            lt.made_by, lt.made_at = e.get("op"), i
+            lt.where = where(e.get("file"), e.get("line"))
+
+
+@dataclass
+class Bands:
+    """The ``n`` largest storages of a window and one band for the rest (rule 6)."""
+    lo: int
+    hi: int
+    top: list                      # [Lifetime]
+    rest: list                     # [Lifetime]
+
+    def rest_bytes_at(self, i: int) -> int:
+        return sum(lt.bytes for lt in self.rest if lt.alive_at(i))
+
+
+def bands(lts, lo: int, hi: int, n: int = 12, device: str | None = None) -> Bands:
+    """Rule 6, over the storages alive somewhere in events [lo, hi)."""
+    alive = [lt for lt in lts if lt.overlap(lo, hi) > 0 and (device is None or lt.device == device)]
+    alive.sort(key=lambda lt: (-lt.bytes, -lt.overlap(lo, hi), lt.start))
+    return Bands(lo, hi, sorted(alive[:n], key=lambda lt: lt.start), alive[n:])
+
+
+def alive_at(lts, i: int, device: str | None = None) -> list:
+    """The storages alive after event ``i``, largest first."""
+    return sorted((lt for lt in lts if lt.alive_at(i) and (device is None or lt.device == device)),
+                  key=lambda lt: (-lt.bytes, lt.start))
+
+
+def describe(lt: Lifetime, events=None) -> list:
+    """Lines a learner reads about one storage (the lifetime view's detail pane)."""
+    from .words import nbytes
+    life = f"events #{lt.start}–#{lt.end}" if lt.end is not None else f"from event #{lt.start} to the end"
+    lines = [f"storage {lt.storage}: {nbytes(lt.bytes)} on {lt.device}, {life}"]
+    if lt.before_recording:
+        lines.append("made before recording began")
+    elif lt.made_by:
+        lines.append(f"made by {lt.made_by}" + (f" at {lt.where}" if lt.where else "") + f" (event #{lt.made_at})")
+    if lt.tensors:
+        views = f", views {', '.join(map(str, lt.views))}" if lt.views else ""
+        lines.append(f"tensors {', '.join(map(str, lt.tensors[:8]))}{' …' if len(lt.tensors) > 8 else ''}{views}")
+    cats = [lt.category] + [new for _, _, new in lt.categories]
+    lines.append("category " + " → ".join(cats))
+    for i, node, name, saved in lt.saved_by:
+        who = f"{name} (node {node})" if name != "?" else f"node {node}"
+        lines.append(f"saved by {who} as {saved!r} at event #{i}")
+    lines.append(f"freed: {lt.freed_why} (event #{lt.end})" if lt.end is not None else "still alive at the end")
+    return lines

@@ -1,0 +1,87 @@
+"""The caching allocator's segments and blocks at any event, replayed from a trace.
+
+NOTE [ Segments at an event ]
+1. The trace's ``alloc``/``free`` events of one device are fed, in order, to a fresh
+   ``CachingAllocatorModel`` (NOTE [ Caching allocator model ] in engine/memory/allocator.py);
+   ``empty_cache`` events call its ``empty_cache``. Storages alive before recording are
+   allocated first, in storage order, so the replay starts from the bytes the run had.
+2. The replay may differ from the live model in addresses and reserved bytes when the live
+   model held segments before recording began (the live figure is on every event's
+   ``reserved``); ``live_reserved`` gives it beside the replay's.
+3. Moving forward folds in the events since the last position; moving back restarts from
+   the nearest saved copy (one every ``every`` events), so any jump costs at most
+   ``every`` events.
+4. ``gap`` explains allocated vs reserved in bytes: reserved = requested (what tensors
+   asked for) + rounding (block sizes above the requests) + cached (free blocks kept in
+   segments). ``fragmentation`` is 1 - the largest free block / all free bytes.
+"""
+from __future__ import annotations
+
+import copy
+
+from engine.memory.allocator import CachingAllocatorModel
+
+from .memory import events_of, preexisting
+
+
+class SegmentsAt:
+    """``at(i)``: the allocator model of ``device`` after event ``i`` (rules 1-3)."""
+
+    def __init__(self, trace, device: str = "cpu", every: int = 20000):
+        self.events = events_of(trace)
+        self.device = device
+        self.every = max(1, every)
+        self._model = CachingAllocatorModel(device)
+        for sid, (b, dev, _) in sorted(preexisting(self.events).items(), key=lambda kv: str(kv[0])):
+            if dev == device:
+                self._model.malloc(sid, b)
+        self._pos = -1                          # events folded in: [0, _pos]
+        self._saved = {-1: copy.deepcopy(self._model)}
+
+    def _fold(self, e) -> None:
+        k = e.get("kind")
+        if e.get("device", self.device) != self.device:
+            return
+        if k == "alloc":
+            self._model.malloc(e.get("storage"), e.get("bytes", 0))
+        elif k == "free":
+            self._model.free(e.get("storage"))
+        elif k == "empty_cache":
+            self._model.empty_cache()
+
+    def at(self, i: int) -> CachingAllocatorModel:
+        i = max(-1, min(i, len(self.events) - 1))
+        if i < self._pos:
+            start = max(k for k in self._saved if k <= i)
+            self._model, self._pos = copy.deepcopy(self._saved[start]), start
+        for j in range(self._pos + 1, i + 1):
+            self._fold(self.events[j])
+            if (j + 1) % self.every == 0 and j not in self._saved:
+                self._saved[j] = copy.deepcopy(self._model)
+        self._pos = i
+        return self._model
+
+    def live_reserved(self, i: int) -> int | None:
+        """The live run's reserved figure after event ``i`` (rule 2), when the trace has one."""
+        for j in range(min(i, len(self.events) - 1), -1, -1):
+            e = self.events[j]
+            if e.get("device") == self.device and isinstance(e.get("reserved"), int):
+                return e["reserved"]
+        return None
+
+
+def gap(model: CachingAllocatorModel) -> dict:
+    """Rule 4: reserved split into requested, rounding and cached bytes, plus fragmentation."""
+    free = [b["size"] for s in model.snapshot() for b in s["blocks"] if b["state"] == "inactive"]
+    return {"reserved": model.reserved, "requested": model.requested,
+            "rounding": model.active - model.requested, "cached": model.reserved - model.active,
+            "segments": len(model.segments), "free_blocks": len(free), "largest_free": max(free, default=0),
+            "fragmentation": 0.0 if not free else 1 - max(free) / sum(free)}
+
+
+def explain(g: dict) -> str:
+    """The allocated-vs-reserved gap in one line."""
+    from .words import nbytes
+    return (f"reserved {nbytes(g['reserved'])} = tensors {nbytes(g['requested'])} + rounding "
+            f"{nbytes(g['rounding'])} + cached free blocks {nbytes(g['cached'])} "
+            f"({g['free_blocks']} blocks in {g['segments']} segments, fragmentation {g['fragmentation']:.2f})")
