@@ -1,0 +1,92 @@
+"""The lifetimes, holders and allocator views draw what replay computes from the trace, and
+their keys and clicks change what they show."""
+import pytest
+from textual.app import App
+
+import engine as torch
+from replay.holders import holders
+from replay.lifetimes import alive_at
+from replay.model import TraceModel
+from replay.segments import SegmentsAt, gap
+from replay.words import nbytes
+from tui.allocator_view import AllocatorView
+from tui.holders_view import HoldersView
+from tui.lifetimes_view import LifetimesView
+
+
+@pytest.fixture(scope="module")
+def model():
+    torch.manual_seed(0)
+    m = torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.ReLU(), torch.nn.Linear(128, 10))
+    with torch.record() as tr:
+        m(torch.randn(32, 64)).sum().backward()
+    return TraceModel.from_trace(tr)
+
+
+class Host(App):
+    def __init__(self, model, size=(100, 20)):
+        super().__init__()
+        self.model = model
+
+    def compose(self):
+        lv = LifetimesView(self.model, id="lt")
+        yield lv
+        yield HoldersView(self.model, lv.lifetimes, id="ho")
+        yield AllocatorView(self.model, id="al")
+
+
+async def test_lifetimes_draws_the_largest_bands_and_tells_the_selected_story(model):
+    app = Host(model)
+    async with app.run_test(size=(100, 40)) as pilot:
+        lv = app.query_one(LifetimesView)
+        lv.styles.height = 16
+        lv.index = 40
+        await pilot.pause()
+        lines = lv.render().plain.splitlines()
+        peak_i, peak_b = model.memory.peak_in(0, len(model))
+        assert lines[0].startswith(f"#0–#{len(model) - 1} · peak {nbytes(peak_b)} at #{peak_i}")
+        shown = lv.current_bands(16 - 2 - 6).top
+        biggest = max(lv.lifetimes(), key=lambda lt: lt.bytes)
+        assert biggest in shown
+        lv.focus()
+        await pilot.press("down", "down")
+        assert lv.selected == 2
+        assert f"storage {shown[2].storage}:" in lv.render().plain
+        await pilot.press("enter")
+        assert f"storage {shown[2].storage}:" not in lv.render().plain
+        await pilot.click(LifetimesView, offset=(5, 1))      # the first band's row
+        assert lv.selected == 0
+
+
+async def test_holders_rows_are_replays_and_keys_change_grouping_sort_and_filter(model):
+    app = Host(model)
+    async with app.run_test(size=(100, 40)) as pilot:
+        ho = app.query_one(HoldersView)
+        ho.index = 40
+        await pilot.pause()
+        expect = holders(app.query_one(LifetimesView).lifetimes(), 40, by="op")
+        assert [r.name for r in ho.holder_rows] == [r.name for r in expect]
+        assert sum(r.own for r in ho.holder_rows) == sum(lt.bytes for lt in alive_at(app.query_one(LifetimesView).lifetimes(), 40))
+        ho.focus()
+        await pilot.press("b")
+        assert ho.by == "line" and "by line" in str(ho.border_subtitle)
+        await pilot.press("s")
+        assert ho.sort_by == "own"
+        await pilot.press("c")
+        assert ho.category == "parameter"
+        assert sum(r.own for r in ho.holder_rows) == model.memory.live_of("parameter", 40)
+        ho.window = (0, len(model))
+        await pilot.pause()
+        assert ho.at == model.memory.peak_in(0, len(model))[0]
+
+
+async def test_allocator_view_explains_the_gap_the_replayed_model_has(model):
+    app = Host(model)
+    async with app.run_test(size=(100, 40)) as pilot:
+        al = app.query_one(AllocatorView)
+        al.index = 40
+        await pilot.pause()
+        text = al.render().plain
+        g = gap(SegmentsAt(model.events, "cpu").at(40))
+        assert text.startswith(f"cpu at #40: reserved {nbytes(g['reserved'])} = tensors {nbytes(g['requested'])}")
+        assert sum(1 for line in text.splitlines() if line.startswith(("small", "large"))) == g["segments"]

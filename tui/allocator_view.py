@@ -1,0 +1,70 @@
+"""AllocatorView: the caching allocator model's segments and blocks at the cursor, and the
+allocated-vs-reserved gap in one line (NOTE [ Segments at an event ] in replay/segments.py)."""
+from __future__ import annotations
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from replay.memory import devices
+from replay.segments import SegmentsAt, explain, gap
+from replay.words import nbytes
+
+LABEL = 18
+
+
+class AllocatorView(Widget, can_focus=True):
+    """One line per segment: ``█`` allocated blocks, ``░`` free ones, ``▒`` rounding inside a block."""
+
+    COMPONENT_CLASSES = {"allocator--allocated", "allocator--free", "allocator--rounding", "allocator--header"}
+
+    index: reactive[int] = reactive(0)
+    window: reactive[tuple | None] = reactive(None)
+
+    def __init__(self, model, **kw) -> None:
+        super().__init__(**kw)
+        self.model = model
+        self._seg = None
+        self._seg_key = None
+
+    def segments(self):
+        evs = self.model.events
+        devs = devices(evs)
+        dev = devs[0] if devs else "cpu"
+        key = (len(evs), dev)
+        if key != self._seg_key:
+            self._seg, self._seg_key = SegmentsAt(evs, dev), key
+        return self._seg
+
+    def render(self) -> Text:
+        w, h = self.size.width, self.size.height
+        if len(self.model.events) == 0 or w < LABEL + 10:
+            return Text("No allocations yet." if not self.model.events else "Too small.", style="dim")
+        i = self.model.clamp(self.index)
+        seg = self.segments()
+        m = seg.at(i)
+        g = gap(m)
+        text = Text(no_wrap=True, overflow="crop")
+        text.append(f"{seg.device} at #{i}: " + explain(g), self.get_component_rich_style("allocator--header"))
+        live = seg.live_reserved(i)
+        if live is not None and live != g["reserved"]:
+            text.append(f"\n(the run's own model reserved {nbytes(live)}: it held segments before recording)", "dim")
+        barw = w - LABEL
+        styles = {k: self.get_component_rich_style(f"allocator--{k}") for k in ("allocated", "free", "rounding")}
+        snap = m.snapshot()
+        for s in snap[:max(0, h - 2)]:
+            text.append("\n")
+            text.append(f"{s['segment_type']:5} {nbytes(s['total_size']):>10} "[:LABEL].ljust(LABEL))
+            cells = []
+            for b in s["blocks"]:
+                k = max(1, round(barw * b["size"] / s["total_size"]))
+                if b["state"] == "active_allocated":
+                    used = max(1, round(k * b["requested_size"] / b["size"])) if b["size"] else k
+                    cells += [("█", "allocated")] * used + [("▒", "rounding")] * (k - used)
+                else:
+                    cells += [("░", "free")] * k
+            for ch, kind in cells[:barw]:
+                text.append(ch, styles[kind])
+        if len(snap) > max(0, h - 2):
+            text.append(f"\n… {len(snap) - (h - 2)} more segments", "dim")
+        return text

@@ -1,0 +1,82 @@
+"""HoldersView: who holds the bytes at the cursor, or at the window's peak (NOTE [ Holders ] in
+replay/holders.py): rows by module, op or source line, sortable, filterable by category."""
+from __future__ import annotations
+
+from textual.binding import Binding
+from textual.reactive import reactive
+from textual.widgets import DataTable
+
+from replay.holders import BY, SORTS, holders
+from replay.memory import CATEGORIES
+from replay.words import nbytes
+
+FILTERS = (None,) + tuple(CATEGORIES)
+
+
+class HoldersView(DataTable):
+    """``b`` rows by module/op/line, ``s`` sort, ``c`` category filter; Enter picks the row's storages."""
+
+    BINDINGS = [Binding("b", "by", "Rows by"), Binding("s", "sort", "Sort"), Binding("c", "filter", "Category")]
+
+    index: reactive[int] = reactive(0)
+    window: reactive[tuple | None] = reactive(None)
+    by: reactive[str] = reactive("op")
+    sort_by: reactive[str] = reactive("total")
+    category: reactive[str | None] = reactive(None)
+
+    def __init__(self, model, lifetimes_of, **kw) -> None:
+        super().__init__(cursor_type="row", zebra_stripes=True, **kw)
+        self.model = model
+        self.lifetimes_of = lifetimes_of        # () -> [Lifetime], shared with the lifetimes view
+        self.holder_rows: list = []
+        self.at = 0
+
+    def on_mount(self) -> None:
+        self.add_columns("who", "own", "total", "count", "split")
+        self.refill()
+
+    def where(self) -> int:
+        """The event the table is about: the window's peak when a window is chosen, else the cursor."""
+        if self.window is not None:
+            lo, hi = self.window
+            return self.model.memory.peak_in(lo, hi)[0]
+        return self.model.clamp(self.index)
+
+    def refill(self) -> None:
+        if not self.is_mounted or len(self.model.events) == 0:
+            return
+        self.at = self.where()
+        self.holder_rows = holders(self.lifetimes_of(), self.at, by=self.by, sort=self.sort_by,
+                            categories=(self.category,) if self.category else None)
+        self.clear()
+        for r in self.holder_rows:
+            split = " ".join(f"{c[:5]} {nbytes(b)}" for c, b in sorted(r.split.items(), key=lambda kv: -kv[1]))
+            name = r.name or ("(top level)" if self.by == "module" else "?")
+            self.add_row(name, nbytes(r.own), nbytes(r.total), str(r.count), split)
+        what = f"at the window's peak #{self.at}" if self.window is not None else f"at #{self.at}"
+        filt = f", {self.category} only" if self.category else ""
+        self.border_subtitle = f" by {self.by} · sorted by {self.sort_by}{filt} · {what} "
+
+    def watch_index(self) -> None:
+        if self.window is None:
+            self.refill()
+
+    def watch_window(self) -> None:
+        self.refill()
+
+    def action_by(self) -> None:
+        self.by = BY[(BY.index(self.by) + 1) % len(BY)]
+        self.refill()
+
+    def action_sort(self) -> None:
+        self.sort_by = SORTS[(SORTS.index(self.sort_by) + 1) % len(SORTS)]
+        self.refill()
+
+    def action_filter(self) -> None:
+        self.category = FILTERS[(FILTERS.index(self.category) + 1) % len(FILTERS)]
+        self.refill()
+
+    def storages_of_row(self) -> list:
+        if not self.holder_rows or not 0 <= self.cursor_row < len(self.holder_rows):
+            return []
+        return list(self.holder_rows[self.cursor_row].storages)

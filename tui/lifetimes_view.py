@@ -1,0 +1,131 @@
+"""LifetimesView: one band per storage over event time, the largest in the window drawn, the rest
+summed in one band (NOTE [ Storage lifetimes ] in replay/lifetimes.py)."""
+from __future__ import annotations
+
+from rich.style import Style
+from rich.text import Text
+from textual.binding import Binding
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from replay.lifetimes import bands, describe, lifetimes
+from replay.words import nbytes
+
+from .memory_view import EIGHTHS, column_of, column_starts
+
+LABEL = 24            # columns of a band's label
+DETAIL = 6            # lines of the selected band's story
+
+
+class LifetimesView(Widget, can_focus=True):
+    """Bands over the window's events; ↑/↓ (or a click) select one, Enter tells its story."""
+
+    BINDINGS = [Binding("up", "select(-1)", "Band up", show=False), Binding("down", "select(1)", "Band down", show=False),
+                Binding("enter", "detail", "Story", show=False)]
+    COMPONENT_CLASSES = {"lifetimes--parameter", "lifetimes--gradient", "lifetimes--activation",
+                         "lifetimes--optimizer", "lifetimes--input", "lifetimes--other", "lifetimes--unknown",
+                         "lifetimes--cursor", "lifetimes--selected", "lifetimes--rest", "lifetimes--header"}
+
+    index: reactive[int] = reactive(0)
+    window: reactive[tuple | None] = reactive(None)
+    selected: reactive[int] = reactive(0)
+    show_detail: reactive[bool] = reactive(True)
+
+    def __init__(self, model, **kw) -> None:
+        super().__init__(**kw)
+        self.model = model
+        self._lts_key = None
+        self._lts = []
+        self._bands_key = None
+        self._bands = None
+
+    def lifetimes(self) -> list:
+        key = len(self.model.events)
+        if key != self._lts_key:
+            self._lts, self._lts_key = lifetimes(self.model.events), key
+        return self._lts
+
+    def _range(self) -> tuple:
+        n = len(self.model.events)
+        if self.window is None:
+            return 0, n
+        lo, hi = self.window
+        return max(0, lo), max(min(n, hi), max(0, lo) + 1)
+
+    def current_bands(self, rows: int):
+        lo, hi = self._range()
+        key = (lo, hi, rows, self._lts_key)
+        if key != self._bands_key:
+            self._bands = bands(self.lifetimes(), lo, hi, n=max(1, rows))
+            self._bands_key = key
+        return self._bands
+
+    def selected_lifetime(self):
+        b = self._bands
+        if b is None or not b.top:
+            return None
+        return b.top[max(0, min(self.selected, len(b.top) - 1))]
+
+    def action_select(self, delta: int) -> None:
+        b = self._bands
+        if b is not None and b.top:
+            self.selected = max(0, min(len(b.top) - 1, self.selected + delta))
+
+    def action_detail(self) -> None:
+        self.show_detail = not self.show_detail
+
+    def on_click(self, event) -> None:
+        row = event.y - 1                        # the header takes the first line
+        b = self._bands
+        if b is not None and 0 <= row < len(b.top):
+            self.selected = row
+
+    def _style(self, cat: str) -> Style:
+        name = f"lifetimes--{cat}"
+        return self.get_component_rich_style(name if name in self.COMPONENT_CLASSES else "lifetimes--unknown")
+
+    def render(self) -> Text:
+        w, h = self.size.width, self.size.height
+        n = len(self.model.events)
+        if n == 0 or w < LABEL + 8 or h < 3:
+            return Text("No storages yet." if n == 0 else "Too small for lifetimes.", style="dim")
+        i = self.model.clamp(self.index)
+        lo, hi = self._range()
+        detail = DETAIL if self.show_detail else 0
+        rows = max(1, h - 2 - detail)           # header, bands, the rest band, detail
+        b = self.current_bands(rows)
+        barw = w - LABEL
+        starts = column_starts(lo, hi, barw)
+        ends = starts[1:] + [hi]
+        cur = column_of(barw, i, lo, hi)
+        peak_i, peak_b = self.model.memory.peak_in(lo, hi)
+        text = Text(no_wrap=True, overflow="crop")
+        head = (f"#{lo}–#{hi - 1} · peak {nbytes(peak_b)} at #{peak_i} · {len(b.top) + len(b.rest)} storages, "
+                f"{len(b.top)} largest drawn")
+        text.append(head[:w], self.get_component_rich_style("lifetimes--header"))
+        sel = self.selected_lifetime()
+        cursor = self.get_component_rich_style("lifetimes--cursor")
+        for lt in b.top:
+            text.append("\n")
+            label = f"{nbytes(lt.bytes):>9} {(lt.made_by or 'made earlier')}"[:LABEL - 1].ljust(LABEL)
+            text.append(label, self.get_component_rich_style("lifetimes--selected") if lt is sel else None)
+            for c in range(barw):
+                alive = lt.overlap(starts[c], max(ends[c], starts[c] + 1)) > 0
+                ch = "█" if alive else ("│" if c == cur else " ")
+                st = self._style(lt.category_at(starts[c])) if alive else (cursor if c == cur else None)
+                if alive and c == cur:
+                    st = st + Style(bgcolor=cursor.bgcolor)
+                text.append(ch, st)
+        text.append("\n")
+        rest = [b.rest_bytes_at(s) for s in starts]
+        top = max(rest + [1])
+        text.append(f"{'+' + str(len(b.rest)) + ' smaller':>9} {nbytes(sum(lt.bytes for lt in b.rest if lt.alive_at(i)))}"
+                    [:LABEL - 1].ljust(LABEL), self.get_component_rich_style("lifetimes--rest"))
+        for c, v in enumerate(rest):
+            text.append("│" if c == cur and not v else EIGHTHS[min(8, round(8 * v / top))] if v else " ",
+                        self.get_component_rich_style("lifetimes--rest"))
+        if detail and sel is not None:
+            for line in describe(sel)[:detail]:
+                text.append("\n")
+                text.append(line[:w])
+        return text
