@@ -75,7 +75,7 @@ def the_path(s):
         per[layer_of(path)] = per.get(layer_of(path), 0) + 1
     return {"path": "\n".join(lines), "n_calls": len(calls),
             "n_files": len({p for _, p, _ in calls}), "calls": [f"{p}:{n}" for _, p, n in calls],
-            "per_layer": per}
+            "per_layer": ", ".join(f"{k} {v}" for k, v in per.items())}
 
 
 MILESTONES = ("engine/core/operators.py:mul", "engine/core/dispatch.py:apply", "engine/core/dispatch.py:_promote_pair",
