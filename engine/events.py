@@ -6,6 +6,14 @@ NOTE [ Recording costs nothing when off ]
 2. Events carry ``seq``, ``t`` (seconds since recording began) and ``phase``; the
    recorder stamps them, callers pass only the kind's own fields.
 3. Tensors, storages and nodes are named by integer ids that are unique per process.
+
+NOTE [ A recorder records its own thread ]
+1. ``add_recorder`` notes the thread that starts the recorder; ``emit`` hands an event
+   only to the recorders of the thread it runs in, so two threads recording at once
+   each get their own events and never the other's.
+2. An event emitted in a thread with no recorder of its own (a worker thread, a
+   storage freed there) reaches no recorder.
+3. ``_recorders`` is replaced, never mutated, so ``emit`` can walk it without the lock.
 """
 from __future__ import annotations
 
@@ -18,11 +26,12 @@ import threading
 CATEGORIES = ("parameter", "gradient", "activation", "optimizer", "input", "other")
 
 active = False          # True while at least one recorder listens
-_recorders: list = []
+_recorders: tuple = ()  # (recorder, thread ident) pairs (NOTE [ A recorder records its own thread ])
 _lock = threading.Lock()
 _phase = threading.local()
 _region = threading.local()
 
+_get_ident = threading.get_ident
 _ids = itertools.count(1)
 new_id = _ids.__next__
 
@@ -61,22 +70,24 @@ def set_region(value):
 
 
 def emit(kind: str, **fields) -> None:
-    for rec in _recorders:
-        rec._append(kind, fields)
+    me = _get_ident()
+    for rec, owner in _recorders:
+        if owner == me:                                   # rule 1
+            rec._append(kind, fields)
 
 
 def add_recorder(rec) -> None:
-    global active
+    """Start sending ``rec`` the events of the calling thread (rule 1)."""
+    global active, _recorders
     with _lock:
-        _recorders.append(rec)
+        _recorders = _recorders + ((rec, _get_ident()),)  # rule 3
         active = True
 
 
 def remove_recorder(rec) -> None:
-    global active
+    global active, _recorders
     with _lock:
-        if rec in _recorders:
-            _recorders.remove(rec)
+        _recorders = tuple(p for p in _recorders if p[0] is not rec)
         active = bool(_recorders)
 
 

@@ -3,25 +3,24 @@
 A :class:`Trace` is a list of events (dicts). ``trace.save(path)`` writes JSON Lines: a
 header line ``{"format": "glassgrad-trace", "version": 1, "meta": {...}, "created": ...}``
 then one event per line. ``Trace.load(path)`` reads one back and validates it
-(NOTE [ Trace validation ]); every kind and field is documented in docs/trace-format.md.
-
-NOTE [ Trace validation ]
+(NOTE [ Trace validation ]
 1. Loading parses JSON only; nothing in a trace runs code.
 2. The header must be a JSON object whose ``format`` is "glassgrad-trace"; a
    ``version`` newer than :data:`VERSION` is refused (this glassgrad cannot know what
-   changed), an older or non-integer one is an error too.
-3. Every event line must be a JSON object with an integer ``seq`` greater than the
-   previous event's, a number ``t``, a string ``kind`` and a ``phase`` from
-   :data:`PHASES`. Blank lines are errors.
-4. ``alloc``, ``free`` and ``category`` events must carry the fields memory replay
-   reads (integer storage and bytes, string device and categories). ``reserved``
-   (on ``alloc``, ``free`` and ``empty_cache``) is optional, as traces written
-   before it existed lack it; when present it is a non-negative integer.
-5. An unknown kind is allowed (newer glassgrad versions add kinds without a version
-   bump) and listed in ``trace.warnings`` with its line number.
-6. A last line without a newline that is not valid JSON is reported as truncated.
-7. Any failure raises :class:`TraceFormatError` naming the file, line number and the
-   problem.
+   changed), an older or non-integer one is an error too. ``meta`` is checked as
+   engine/trace_schema.py says.
+3. Every event line is one JSON object, checked once, field by field, by
+   engine/trace_schema.py (NOTE [ Validating a trace field by field ]). Blank lines are
+   errors; an unknown kind is kept and listed in ``trace.warnings`` with its line number.
+4. JSON that Python cannot hold is refused with its line number, never a traceback: an
+   integer of more digits than ``sys.get_int_max_str_digits()`` allows, or arrays and
+   objects nested so deep that the parser runs out of stack.
+5. A last line without a newline that is not valid JSON is reported as truncated.
+6. Any failure raises :class:`TraceFormatError` naming the file, line number and the
+   problem. Strings are kept as written: readers draw them through
+   ``replay.model.TraceModel``, which makes them safe for a terminal
+   (NOTE [ Text from a trace ] in engine/trace_text.py).
+7. Only a regular file is read: a device (``/dev/zero``) or a FIFO would never end.
 """
 from __future__ import annotations
 
@@ -29,17 +28,22 @@ import datetime
 import json
 import json.decoder
 import json.scanner
+import os
+import stat
+import sys
 import threading
 import time
 
 from . import events as _events
+from . import trace_schema as _schema
 from .core.graph import node_info
 from .core.tensor import tensor_info
 from .memory import state as _memstate
+from .trace_text import plain_json, safe_text, safe_value  # noqa: F401 - readers make a trace's text safe
 
 FORMAT = "glassgrad-trace"
 VERSION = 1
-PHASES = ("forward", "backward", "recompute", "optimizer")
+PHASES = _schema.PHASES
 CATEGORIES = _events.CATEGORIES    # a storage's memory categories, in stacking order
 
 # kind -> the kind's own fields (besides seq, t, phase, kind); see docs/trace-format.md
@@ -66,19 +70,13 @@ KINDS = {
     "checkpoint_drop": ("region", "node", "name", "storage", "bytes", "kept"),
     "recompute_begin": ("region",),
     "recompute_end": ("region",),
-    "save": ("path", "bytes", "tensors", "storages"),
-    "load": ("path", "bytes", "tensors", "storages"),
+    "save": ("path", "bytes", "tensors", "storages", "records", "storage_records"),
+    "load": ("path", "bytes", "tensors", "storages", "records", "storage_records"),
     "mark": ("text",),
     "compile_stage": ("stage", "nodes", "text"),
 }
 
-_RESERVED_KINDS = ("alloc", "free", "empty_cache")   # events that carry "reserved"
-
-_MEMORY_FIELDS = {
-    "alloc": (("storage", int), ("bytes", int), ("device", str), ("category", str)),
-    "free": (("storage", int), ("bytes", int), ("device", str), ("category", str)),
-    "category": (("storage", int), ("bytes", int), ("device", str), ("old", str), ("new", str)),
-}
+_RESERVED_KINDS = _schema.RESERVED_KINDS   # events that carry "reserved"
 
 
 class TraceFormatError(ValueError):
@@ -97,6 +95,7 @@ class Trace:
         self.meta: dict = dict(meta or {})
         self.created: str = created or _now_iso()
         self.warnings: list = []      # filled by load: [(line number, message)]
+        self.plain_events = 0         # load: how many leading events hold no text to escape (trace_text rule 5)
         self._t0 = time.perf_counter()
         self._lock = threading.Lock()
 
@@ -140,11 +139,23 @@ class Trace:
     @classmethod
     def load(cls, path) -> "Trace":
         """Read and validate a saved trace (NOTE [ Trace validation ])."""
+        where = safe_text(str(path))
         try:
-            with open(path, "rb") as f:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))   # a FIFO must not block (rule 7)
+            try:
+                mode = os.fstat(fd).st_mode
+            except BaseException:
+                os.close(fd)
+                raise
+            if not stat.S_ISREG(mode):
+                os.close(fd)
+                what = "Is a directory" if stat.S_ISDIR(mode) else \
+                    "not a regular file (a device, FIFO or socket); a trace is read only from a regular file"
+                raise TraceFormatError(f"{where}: cannot read trace: {what}")
+            with os.fdopen(fd, "rb") as f:
                 raw = f.read()
         except OSError as e:
-            raise TraceFormatError(f"{path}: cannot read trace: {e.strerror or e}") from None
+            raise TraceFormatError(f"{where}: cannot read trace: {e.strerror or e}") from None
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as e:
@@ -159,6 +170,8 @@ class Trace:
 
     @classmethod
     def _parse(cls, text: str, name: str) -> "Trace":
+        name = safe_text(name)
+
         def fail(line, msg):
             raise TraceFormatError(f"{name}: line {line}: {msg}")
 
@@ -180,8 +193,10 @@ class Trace:
             fail(1, f"trace format version {version} is newer than this glassgrad reads "
                     f"(version {VERSION}); upgrade glassgrad to open it")
         meta = header.get("meta", {})
-        if not isinstance(meta, dict):
-            fail(1, "header 'meta' is not a JSON object")
+        _schema.validate_meta(meta, fail)
+        created = header.get("created")
+        if created is not None and type(created) is not str:
+            fail(1, "header 'created' must be a string")
         body = lines[1:]
         last = len(body) - 1
         events = _scan_lines(body)
@@ -189,8 +204,9 @@ class Trace:
             events = [_json_line(s, i + 2, i == last and not complete, fail) for i, s in enumerate(body)]
         if body and not complete and not body[-1].rstrip().endswith("}"):
             fail(len(body) + 1, "truncated: the last line is incomplete")
-        trace = cls(events, meta, header.get("created"))
-        _validate(events, trace.warnings, fail)
+        trace = cls(events, meta, created)
+        _schema.validate(events, trace.warnings, fail)
+        trace.plain_events = len(events) if plain_json(text) else 0
         return trace
 
     # ---- analysis -----------------------------------------------------------
@@ -305,7 +321,7 @@ def _scan_lines(lines):
             if end != len(s):
                 return None
             append(value)
-    except (StopIteration, ValueError):
+    except (StopIteration, ValueError, RecursionError):
         return None
     return out
 
@@ -315,56 +331,15 @@ def _json_line(s, line, maybe_truncated, fail):
         fail(line, "blank line (expected a JSON object)")
     try:
         return json.loads(s)
-    except ValueError as e:
+    except json.JSONDecodeError as e:
         if maybe_truncated:
             fail(line, f"truncated: the last line is incomplete ({e.msg}, column {e.colno})")
         fail(line, f"bad JSON: {e.msg} (column {e.colno})")
-
-
-def _validate(events, warnings, fail):
-    prev = None
-    phases = PHASES
-    for i, e in enumerate(events):
-        line = i + 2
-        if type(e) is not dict:
-            fail(line, "event is not a JSON object")
-        seq = e.get("seq")
-        if type(seq) is not int:
-            fail(line, "'seq' is not an integer" if "seq" in e else "missing 'seq'")
-        if prev is not None and seq <= prev:
-            fail(line, f"seq {seq} does not increase (previous event has seq {prev})")
-        prev = seq
-        kind = e.get("kind")
-        if type(kind) is not str:
-            fail(line, "missing 'kind'" if "kind" not in e else "'kind' is not a string")
-        ph = e.get("phase")
-        if ph not in phases:
-            fail(line, "missing 'phase'" if "phase" not in e else
-                 f"unknown phase {ph!r} (expected one of {', '.join(phases)})")
-        t = e.get("t")
-        if type(t) not in (int, float):
-            fail(line, "missing 't'" if "t" not in e else "'t' is not a number")
-        req = _MEMORY_FIELDS.get(kind)
-        if req is not None:
-            for field, typ in req:
-                v = e.get(field)
-                if type(v) is not typ:
-                    fail(line, f"{kind} event: missing '{field}'" if field not in e else
-                         f"{kind} event: '{field}' must be {'an integer' if typ is int else 'a string'}")
-            if e["bytes"] < 0:
-                fail(line, f"{kind} event: negative bytes")
-        elif kind == "node_free":
-            if type(e.get("node")) is not int:
-                fail(line, "node_free event: missing 'node'" if "node" not in e else
-                     "node_free event: 'node' must be an integer")
-        elif kind not in KINDS:
-            warnings.append((line, f"unknown event kind {kind!r}"))
-        if "reserved" in e and kind in _RESERVED_KINDS:
-            r = e["reserved"]
-            if type(r) is not int:
-                fail(line, f"{kind} event: 'reserved' must be an integer")
-            if r < 0:
-                fail(line, f"{kind} event: negative reserved")
+    except ValueError:       # NOTE [ Trace validation ] rule 4: int('9' * 5001) refuses to convert
+        fail(line, f"an integer has more than {sys.get_int_max_str_digits()} digits; "
+                   "a trace's numbers are ids, counts and byte sizes")
+    except RecursionError:
+        fail(line, "JSON nested too deep to read; a trace's values nest a few levels")
 
 
 def mark(text: str, **fields) -> None:
@@ -375,6 +350,10 @@ def mark(text: str, **fields) -> None:
 
 class record:
     """Context manager: ``with engine.record() as trace:`` records events into ``trace``.
+
+    It records the thread that enters it: events emitted in other threads, even while it
+    is open, are not its (NOTE [ A recorder records its own thread ] in engine/events.py);
+    a thread that wants its own events opens its own ``record``.
 
     Keyword arguments become ``trace.meta``. The live bytes per device and category at
     the start, and the allocator model's reserved bytes, go to

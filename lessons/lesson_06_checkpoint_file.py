@@ -11,6 +11,7 @@ import engine as torch
 from engine.serialization import inspect_archive
 from lessons._facts import nbytes
 from lessons._format import Check, Focus, Lesson, Step
+from replay.records import file_event
 
 # ---------------------------------------------------------------- steps (the code the learner reads)
 
@@ -24,6 +25,8 @@ def save_a_model(s):
     s.archive = zipfile.ZipFile(s.path)              # a checkpoint is an ordinary zip file
     records = inspect_archive(s.path)["records"]     # each record: name, size, where its bytes start
     return {"file_bytes": os.path.getsize(s.path),
+            "listing": [(i.filename, i.file_size) for i in s.archive.infolist()],   # what a zip tool lists
+            "offsets": [r["data_offset"] for r in records],
             "records": _table(records),
             "n_records": len(records),
             "n_storage_records": sum("/data/" in r["name"] for r in records),
@@ -170,19 +173,58 @@ def _retag(path, location):
 
 # ---------------------------------------------------------------- facts and checks
 
+def _files(run, kind):
+    """The step's save or load events as the records panel shows them (replay.records)."""
+    return [file_event(run.start + k, e) for k, e in enumerate(run.events) if e["kind"] == kind]
+
+
+def _views(storage) -> str:
+    return " and ".join(f"`{v.name}`" + (f" (offset {v.offset})" if v.offset else "") for v in storage.views)
+
+
 def save_facts(run):
     ev = run.of_kind("save")[0]
+    fe = _files(run, "save")[0]
     return {"save_bytes": ev["bytes"], "save_tensors": ev["tensors"], "save_storages": ev["storages"],
-            "file_size": nbytes(ev["bytes"])}
+            "file_size": nbytes(ev["bytes"]),
+            "trace_listing": [(r.name, r.bytes) for r in fe.records],
+            "trace_offsets": [r.data_offset for r in fe.records],
+            "panel_storages": ", ".join(f"`{s.record}` ({s.numel} {s.dtype}: {_views(s)})" for s in fe.storages),
+            "one_view_each": [len(s.views) for s in fe.storages] == [1] * len(fe.storages)}
 
 
 def sharing_facts(run):
     load = run.of_kind("load")[0]
     last_save = run.of_kind("save")[-1]
     made = [e for e in run.of_kind("alloc") if last_save["seq"] < e["seq"] < load["seq"]]
+    both, loaded = _files(run, "save")[0], _files(run, "load")[0]
+    shared, rebuilt = both.storages[0], loaded.storages[0]
     return {"load_storages": load["storages"], "load_tensors": load["tensors"],
             "load_allocs": " and ".join(f"{e['bytes']:,} B of {e['category']} memory" for e in made),
-            "n_load_allocs": len(made)}
+            "n_load_allocs": len(made), "alloc_storages": [e["storage"] for e in made],
+            "both_records": len(both.storages), "both_numel": shared.numel, "both_views": _views(shared),
+            "both_view_offsets": [(v.name, v.offset) for v in shared.views],
+            "load_read": len(loaded.read), "load_records": len(loaded.records),
+            "unread": ", ".join(f"`{r.short}`" for r in loaded.records if not r.read),
+            "load_storage_id": rebuilt.storage, "load_views": _views(rebuilt),
+            "load_view_offsets": [(v.name, v.offset) for v in rebuilt.views]}
+
+
+def pkl_facts(run):
+    saves = [k for k, e in enumerate(run.trace.events[:run.start]) if e["kind"] == "save"]
+    fe = file_event(saves[-1], run.trace.events[saves[-1]])        # the save of tiny.pt, step 1
+    pkl = next(r for r in fe.records if r.short == "data.pkl")
+    bias = fe.storage_of_record(f"{fe.folder}/data/1")
+    return {"pkl_in_trace": pkl.bytes, "bias_view": (bias.views[0].name, bias.bytes)}
+
+
+def map_facts(run):
+    last = _files(run, "load")[-1]
+    return {"panel_tags": sorted({s.location for s in last.storages}),
+            "panel_devices": sorted({s.device for s in last.storages}),
+            "panel_n": len(last.storages),
+            "tags_text": ", ".join(f"`{t}`" for t in sorted({s.location for s in last.storages})),
+            "devices_text": ", ".join(f"`{d}`" for d in sorted({s.device for s in last.storages}))}
 
 
 def _save_event_matches_file(run):
@@ -228,12 +270,22 @@ Two details make the file quick to read. Nothing is compressed, and every
 record's bytes start at a multiple of 64 (see "data at"), so a loader can copy
 a tensor straight out of the file. glassgrad writes the same layout as
 PyTorch, so real PyTorch can load this file with
-`torch.load(..., weights_only=True)`, and glassgrad loads PyTorch's files.""",
+`torch.load(..., weights_only=True)`, and glassgrad loads PyTorch's files.
+
+The **records panel** shows the file as the `save` event recorded it: the
+same records, then each storage with the tensors that view it:
+{panel_storages}.""",
             code=save_a_model,
             facts=save_facts,
-            focus=Focus("log", "first save"),
+            focus=Focus("records", "first save"),
             checks=(
                 Check("the save event reports {save_bytes:,} B, the file's size", _save_event_matches_file),
+                Check("the save event lists the {n_records} records of the zip's own directory, "
+                      "with their sizes and offsets",
+                      lambda r: r.values["trace_listing"] == r.values["listing"]
+                      and r.values["trace_offsets"] == r.values["offsets"]),
+                Check("each of the {save_storages} storage records is viewed by one tensor",
+                      lambda r: r.values["one_view_each"]),
                 Check("{save_tensors} tensors went into {save_storages} storage records",
                       lambda r: r.values["save_tensors"] == 4 and r.values["save_storages"] == 4
                       and r.values["n_storage_records"] == 4),
@@ -265,9 +317,12 @@ written down.
 The whole program names only these globals: {globals}. It has
 {n_persid} persistent ids, one per tensor. Record `data/1` is
 {bias_record_bytes} raw bytes, 4 little-endian float32 numbers:
-{bias_from_file}, which is exactly the model's `0.bias` {bias_in_model}.""",
+{bias_from_file}, which is exactly the model's `0.bias` {bias_in_model}.
+The records panel still shows `tiny.pt`: `data.pkl` is its first record
+({pkl_in_trace} bytes) and `data/1` holds `0.bias`.""",
             code=read_data_pkl,
-            focus=Focus("narrative", "end"),
+            facts=pkl_facts,
+            focus=Focus("records", "start"),
             checks=(
                 Check("data.pkl names only {globals}",
                       lambda r: r.values["globals"] == "collections.OrderedDict, torch.FloatStorage, "
@@ -276,6 +331,9 @@ The whole program names only these globals: {globals}. It has
                 Check("record data/1 holds 0.bias byte for byte",
                       lambda r: r.values["bias_from_file"] == r.values["bias_in_model"]
                       and r.values["bias_record_bytes"] == 16),
+                Check("the save event's data.pkl and data/1 have the sizes read from the zip",
+                      lambda r: r.values["pkl_in_trace"] == r.values["pkl_bytes"]
+                      and r.values["bias_view"] == ("0.bias", r.values["bias_record_bytes"])),
             ),
         ),
         Step(
@@ -292,10 +350,15 @@ Loading reads {load_storages} storage for {load_tensors} tensors: it
 allocates {load_allocs}, and rebuilds `window` as a view again, at
 offset {window_offset}. The two still share memory
 (`same storage: {shared}`), so zeroing the loaded window changes the loaded
-base: `base[8:12]` is now {base_8_to_12}.""",
+base: `base[8:12]` is now {base_8_to_12}.
+
+In the records panel, the save of `both.pt` has {both_records} storage record
+of {both_numel:,} float32 numbers, viewed by {both_views}. The load read
+{load_read} of the file's {load_records} records (not {unread}) and rebuilt
+that record as storage {load_storage_id}, viewed again by {load_views}.""",
             code=sharing,
             facts=sharing_facts,
-            focus=Focus("memory", "first load"),
+            focus=Focus("records", "first load"),
             checks=(
                 Check("saving the base and its view costs one storage ({both_bytes:,} B)", _shared_cost),
                 Check("the load read 1 storage for 2 tensors and allocated once ({load_allocs})",
@@ -303,6 +366,12 @@ base: `base[8:12]` is now {base_8_to_12}.""",
                       and r.values["records_both"] == ["both/data/0"] and r.values["n_load_allocs"] == 1),
                 Check("the loaded view still shares the base's memory",
                       lambda r: r.values["shared"] and r.values["base_8_to_12"] == [8.0, 9.0, 0.0, 0.0]),
+                Check("both.pt has one storage record, viewed by base and by window at offset 10",
+                      lambda r: r.values["both_records"] == 1
+                      and r.values["both_view_offsets"] == [("base", 0), ("window", 10)]),
+                Check("the load rebuilt it once (storage {load_storage_id}) for base and window",
+                      lambda r: r.values["load_view_offsets"] == [("base", 0), ("window", 10)]
+                      and r.values["alloc_storages"] == [r.values["load_storage_id"]]),
             ),
         ),
         Step(
@@ -318,14 +387,19 @@ its tag says. On this machine that gives:
 `map_location` overrides the tag. A string or device sends everything there;
 a dict maps only the tags it lists; a callable gets each storage (already on
 the CPU) together with its tag, and returns what to use. Here: {devices}. The
-callable saw the tags {seen}.""",
+callable saw the tags {seen}. The records panel shows that last load: each of
+its {panel_n} storages has the tag {tags_text} and was rebuilt on {devices_text}.""",
             code=map_location,
-            focus=Focus("log", "last load"),
+            facts=map_facts,
+            focus=Focus("records", "last load"),
             checks=(
                 Check("without map_location, a cuda:0 tag needs a GPU", _cuda_message),
                 Check("all four forms of map_location loaded onto the CPU", lambda r: r.values["all_cpu"]),
                 Check("the callable saw one cuda:0 tag per storage",
                       lambda r: r.values["seen"] == ", ".join(["cuda:0"] * 4)),
+                Check("the last load event tags its {panel_n} storages cuda:0 and rebuilt them on the CPU",
+                      lambda r: r.values["panel_tags"] == ["cuda:0"] and r.values["panel_devices"] == ["cpu"]
+                      and r.values["panel_n"] == 4),
             ),
         ),
         Step(

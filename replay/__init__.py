@@ -7,6 +7,8 @@ events into "the state at step i" once, and viz, tui and lessons only draw it.
 - ``replay.memory``: live, peak and reserved bytes per category and device at step i
   (NOTE [ Memory replay ]).
 - ``replay.words``: bytes, shapes and one line per event, one format everywhere.
+- ``replay.records``: the checkpoint files a trace saved and loaded, their records and
+  storages (NOTE [ Files in a trace ]).
 
 It imports nothing from the engine but the trace format (``engine.trace``).
 """

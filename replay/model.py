@@ -55,10 +55,17 @@ NOTE [ One trace model ]
    lives on while a tensor's ``grad_fn`` names it (its saved tensors are released).
 10. Events arrive in order; each is folded in once (``extend``) and a query compares the
    stored indices with i (bisection, a few comparisons per node), never replaying events.
+11. Text is made safe for a terminal as it is folded in: every string of every event and
+   of ``meta`` goes through ``engine.trace.safe_value`` (NOTE [ Text from a trace ] in
+   engine/trace_text.py), so ``events``, nodes, slots and marks hold only safe text. An
+   event that needed no change is kept as the same object; ``from_trace`` skips the
+   events ``Trace.load`` found plain (``trace.plain_events``, trace_text rule 5).
 """
 from __future__ import annotations
 
 import bisect
+
+from engine.trace import safe_value
 
 from .memory import Replay, reserved_start, start_of
 from .nodes import INF, Graph, Node, Region, Slot, View
@@ -70,9 +77,9 @@ SLOT_STATES = ("live", "released", "dropped", "recomputed")
 class TraceModel:
     """A trace's events with the indices NOTE [ One trace model ] answers from; ``memory`` replays its bytes."""
 
-    def __init__(self, events=None, meta=None):
+    def __init__(self, events=None, meta=None, plain: int = 0):
         self.events: list = []
-        self.meta: dict = dict(meta or {})
+        self.meta: dict = dict(safe_value(dict(meta or {})))                # rule 11
         self.memory = Replay(start=start_of(self.meta), reserved=reserved_start(self.meta))
         self.nodes: dict = {}
         self.node_events: list = []       # indices of op (with a node), leaf and execute events
@@ -97,19 +104,21 @@ class TraceModel:
         self._views: dict = {}
         self._storage_idx = None
         if events:
-            self.extend(events)
+            self.extend(events, plain)
 
     @classmethod
     def from_trace(cls, trace) -> "TraceModel":
-        return cls(list(trace.events), getattr(trace, "meta", None))
+        return cls(list(trace.events), getattr(trace, "meta", None), getattr(trace, "plain_events", 0))
 
     def __len__(self):
         return len(self.events)
 
     # ------------------------------------------------------------------ building
 
-    def extend(self, events) -> None:
+    def extend(self, events, plain: int = 0) -> None:
+        """Fold in ``events``; the first ``plain`` of them are known to hold only safe text (rule 11)."""
         events = list(events)
+        events[plain:] = [safe_value(e) for e in events[plain:]]
         start = len(self.events)
         self.events.extend(events)
         self.memory.extend(events)

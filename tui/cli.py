@@ -152,8 +152,10 @@ def _load(path: str):
     try:
         return Trace.load(path)
     except Exception as exc:  # a bad file: say what and where, no traceback
+        from engine.trace import safe_text   # NOTE [ Text from a trace ]: no raw control characters printed
         msg = str(exc)
-        print(f"glassgrad: {msg}" if path in msg else f"glassgrad: cannot read trace {path}: {msg}", file=sys.stderr)
+        print(safe_text(f"glassgrad: {msg}" if path in msg else f"glassgrad: cannot read trace {path}: {msg}"),
+              file=sys.stderr)
     return None
 
 
@@ -186,7 +188,8 @@ def cmd_view(path: str, text: bool) -> int:
 
     recent.remember(path)
     if text:
-        print(summary(tr, os.path.basename(path)))
+        from engine.trace import safe_text
+        print(safe_text(summary(tr, os.path.basename(path))))   # NOTE [ Text from a trace ] rule 4
         return 0
     from .app import GlassgradApp
 

@@ -81,6 +81,12 @@ def _load(path: str):
     return tr
 
 
+def safe_text(s: str) -> str:
+    """``s`` safe for a terminal (NOTE [ Text from a trace ] in engine/trace_text.py)."""
+    from engine.trace_text import safe_text as safe
+    return safe(s)
+
+
 class _Progress:
     def __init__(self, quiet: bool):
         self.quiet = quiet
@@ -88,7 +94,7 @@ class _Progress:
 
     def __call__(self, msg: str):
         if not self.quiet:
-            print(f"[{time.perf_counter() - self.t0:5.1f}s] {msg}", file=sys.stderr, flush=True)
+            print(safe_text(f"[{time.perf_counter() - self.t0:5.1f}s] {msg}"), file=sys.stderr, flush=True)
 
 
 def render_main(argv: list[str]) -> int:
@@ -146,10 +152,10 @@ def render_main(argv: list[str]) -> int:
             memory_plot.save_figure(fig, args.memory)
             say(f"wrote {args.memory}")
     except (ValueError, FileNotFoundError, IndexError) as e:
-        print(f"glassgrad render: error: {e}", file=sys.stderr)
+        print(safe_text(f"glassgrad render: error: {e}"), file=sys.stderr)
         return 2
     except RuntimeError as e:  # Graphviz missing or failing
-        print(f"glassgrad render: error: {e}", file=sys.stderr)
+        print(safe_text(f"glassgrad render: error: {e}"), file=sys.stderr)
         return 1
     return 0
 

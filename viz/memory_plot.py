@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 
+from engine.trace import safe_text
 from replay.memory import CATEGORIES, Timeline, timeline
 from replay.words import nbytes, unit_for
 
@@ -178,7 +179,7 @@ def memory_figure(trace, *, step: int | None = None, device: str | None = None, 
     ax.set_ylabel(f"live / reserved memory ({unit})" if layout == "same" else f"live memory ({unit})")
     base = sum(tl.baseline.values())
     sub = f" · {nbytes(base)} already allocated when recording began" if base else ""
-    title = title or f"memory timeline on {tl.device} · peak {nbytes(tl.peak_bytes)}{sub}"
+    title = title or f"memory timeline on {safe_text(tl.device)} · peak {nbytes(tl.peak_bytes)}{sub}"
     if rax is not None:
         res_div = _reserved_panel(rax, [(tl, "", "#212121")], title)
     else:
@@ -200,6 +201,7 @@ def compare_figure(a, b, labels=("A", "B"), *, device: str | None = None, title:
     ``reserved``: "auto", "same", "panel" or "off" (NOTE [ Drawing reserved memory ]).
     """
     tls = [timeline(a, device), timeline(b, device)]
+    labels = tuple(safe_text(str(x)) for x in labels)
     layout = _layout(reserved, tls)
     fig = _figure(10.0, 7.0 if layout == "panel" else 5.0)
     ax, rax = _axes(fig, layout)

@@ -11,6 +11,13 @@ NOTE [ Atomic save ]
    the temporary file is removed and the old file is untouched.
 3. The object is pickled before any file is opened, so a refused type never
    touches the disk. A file object is written in place (no atomicity possible).
+4. The temporary file's name says it is glassgrad's and which process wrote it; before
+   writing, ``save`` removes the temporary files earlier saves into the same folder left
+   when they were killed (NOTE [ Files from outside ] in files.py, rule 3).
+5. ``load`` drops the loader's tables (its allow-list holds the loader's own bound
+   methods, a reference cycle) before it returns, so a loaded storage is freed, with
+   its ``free`` event, the moment the last tensor on it dies, not at the next garbage
+   collection.
 """
 from __future__ import annotations
 
@@ -18,7 +25,9 @@ import os
 import sys
 
 from .. import events as _events
+from . import trace_fields as _trace_fields
 from .archive import ArchiveReader, ArchiveWriter, folder_name
+from .files import read_object, read_path, remove_stale, temp_name
 from .formats import ALIGNMENT, FILE_VERSION, FORMAT_VERSION, LEGACY_MAGIC, MAX_FILE_VERSION, ZIP_MAGIC
 from .pickler import CheckpointPickler
 from .restore import Loader
@@ -35,27 +44,29 @@ def save(obj, f, pickle_protocol: int = DEFAULT_PROTOCOL) -> None:
     pkl, records = pickler.dumps(obj)                        # NOTE [ Atomic save ] rule 3
     if isinstance(f, (str, os.PathLike)):
         path = os.fspath(f)
-        nbytes = _save_to_path(path, pkl, records)
+        writer = _save_to_path(path, pkl, records)
     else:
         if not callable(getattr(f, "write", None)):
             raise AttributeError(f"Buffer of {str(type(f)).strip('<>')} has no callable attribute 'write'")
         path = getattr(f, "name", None)
         path = path if isinstance(path, str) else None
-        nbytes = _write_archive(f, "archive", pkl, records)
-    if _events.active:
-        _events.emit("save", path=path, bytes=nbytes, tensors=pickler.tensors, storages=len(records))
+        writer = _write_archive(f, "archive", pkl, records)
+    if _events.active:                                       # NOTE [ Records in save and load events ]
+        _events.emit("save", path=path, bytes=writer.pos, tensors=pickler.tensors, storages=len(records),
+                     **_trace_fields.saved(obj, writer, pickler))
 
 
-def _save_to_path(path: str, pkl: bytes, records) -> int:
+def _save_to_path(path: str, pkl: bytes, records) -> ArchiveWriter:
     target = os.path.realpath(path)
     parent = os.path.dirname(target) or "."
     if not os.path.isdir(parent):
         raise RuntimeError(f"Parent directory {os.path.dirname(os.path.abspath(path))} does not exist.")
-    tmp = os.path.join(parent, f".{os.path.basename(target)}.{os.urandom(6).hex()}.tmp")
+    remove_stale(parent)                                     # NOTE [ Atomic save ] rule 4
+    tmp = temp_name(target)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
     try:
         with os.fdopen(fd, "wb") as fh:
-            n = _write_archive(fh, folder_name(path), pkl, records)
+            w = _write_archive(fh, folder_name(path), pkl, records)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, target)                              # NOTE [ Atomic save ] rule 1
@@ -65,11 +76,11 @@ def _save_to_path(path: str, pkl: bytes, records) -> int:
         except OSError:
             pass
         raise
-    return n
+    return w
 
 
-def _write_archive(fh, folder: str, pkl: bytes, records) -> int:
-    """Write the records in the order torch.save does; returns the archive's size in bytes."""
+def _write_archive(fh, folder: str, pkl: bytes, records) -> ArchiveWriter:
+    """Write the records in the order torch.save does; returns the writer (``.pos``: the archive's size)."""
     w = ArchiveWriter(fh, folder)
     w.write_record("data.pkl", pkl)
     w.write_record(".format_version", FORMAT_VERSION)
@@ -80,7 +91,7 @@ def _write_archive(fh, folder: str, pkl: bytes, records) -> int:
     w.write_record("version", FILE_VERSION)
     w.write_record(".data/serialization_id", f"{int.from_bytes(os.urandom(17), 'big') % 10**40:040d}".encode())
     w.finish()
-    return w.pos
+    return w
 
 
 def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None = True, mmap=None):
@@ -112,24 +123,25 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None 
             raise RuntimeError(f"PytorchStreamReader failed reading zip archive: unsupported file format "
                                f"version {v!r} (glassgrad reads versions 1 to {MAX_FILE_VERSION})")
     loader = Loader(reader, map_location, byteorder)
-    obj = AllowListUnpickler(reader.read("data.pkl"), loader.globals, loader.persistent_load).load()
+    try:
+        obj = AllowListUnpickler(reader.read("data.pkl"), loader.globals, loader.persistent_load).load()
+        storages = len(loader.storages)
+        fields = _trace_fields.loaded(obj, reader, loader) if _events.active else {}
+    finally:
+        loader.close()                                       # NOTE [ Atomic save ] rule 5
     if _events.active:
-        _events.emit("load", path=path, bytes=len(data), tensors=loader.tensors, storages=len(loader.storages))
+        _events.emit("load", path=path, bytes=len(data), tensors=loader.tensors, storages=storages, **fields)
     return obj
 
 
 def _read_all(f):
     if isinstance(f, (str, os.PathLike)):
         path = os.fspath(f)
-        with open(path, "rb") as fh:
-            return fh.read(), path
+        return read_path(path), path
     if not callable(getattr(f, "read", None)):
         raise AttributeError(f"Buffer of {str(type(f)).strip('<>')} has no callable attribute 'read'")
     name = getattr(f, "name", None)
-    data = f.read()
-    if not isinstance(data, (bytes, bytearray)):
-        raise TypeError("engine.load needs a file opened in binary mode ('rb')")
-    return bytes(data), name if isinstance(name, str) else None
+    return read_object(f), name if isinstance(name, str) else None
 
 
 def _check_kind(data: bytes) -> None:

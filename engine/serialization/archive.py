@@ -13,10 +13,24 @@ NOTE [ The checkpoint zip layout ]
 4. The reader turns every failure of the container (not a zip, truncated, bad CRC,
    compressed or duplicate records) into a RuntimeError that starts with
    "PytorchStreamReader failed ...", as PyTorch does, never a zipfile traceback.
+
+NOTE [ Checking the zip directory ]
+1. The central directory is checked whole before any record is read: every record
+   must be STORED with equal compressed and uncompressed sizes (a compressed record,
+   a zip bomb among them, is refused without inflating a byte), its local header must
+   be where the directory says, with the same name, and its data must lie inside the
+   file, before the central directory.
+2. Records may not overlap: sorted by offset, each record's data ends at or before the
+   next record's local header. A file therefore holds at most its own size in record
+   bytes, however many names its directory lists.
+3. A name listed twice is refused (rule 4 above).
+4. Reading a record is a slice of the file at the checked offset and size, then a CRC
+   check: no read goes past what the directory declared.
 """
 from __future__ import annotations
 
 import io
+import itertools
 import os
 import struct
 import zipfile
@@ -36,6 +50,7 @@ class ArchiveWriter:
         self.folder = folder
         self.pos = 0
         self.central: list = []   # (name bytes, crc, size, header offset)
+        self.data_offsets: list = []   # where each record's data starts (for the save event)
 
     def _write(self, b) -> None:
         self.f.write(b)
@@ -54,6 +69,7 @@ class ArchiveWriter:
         self._write(struct.pack("<IHHHHHIIIHH", 0x04034B50, 0, 0x0808, 0, 0, 0, 0, 0, 0,
                                 len(fname), len(extra)) + fname + extra)
         crc = zlib.crc32(data)
+        self.data_offsets.append(self.pos)
         self._write(data)
         self._write(struct.pack("<IIII", 0x08074B50, crc, size, size))
         self.central.append((fname, crc, size, header_at))
@@ -84,8 +100,8 @@ class ArchiveReader:
     def __init__(self, data: bytes):
         self.data = data
         try:
-            self.zf = zipfile.ZipFile(io.BytesIO(data))
-            infos = self.zf.infolist()
+            zf = zipfile.ZipFile(io.BytesIO(data))
+            infos = zf.infolist()
         except Exception as e:  # noqa: BLE001 - any failure of the container (rule 4)
             raise RuntimeError("PytorchStreamReader failed reading zip archive: failed finding central "
                                f"directory ({_why(e)})." + _CORRUPT_HINT) from None
@@ -104,6 +120,8 @@ class ArchiveReader:
                 raise RuntimeError(f"PytorchStreamReader failed reading zip archive: record {i.filename} "
                                    "appears twice." + _CORRUPT_HINT)
             self.infos[i.filename] = i
+        self.spans = _check_directory(data, infos, zf.start_dir)
+        self.reads: list = []     # names read, in order (the load event's ``read`` marks)
 
     def has(self, name: str) -> bool:
         return self.prefix + name in self.infos
@@ -115,15 +133,13 @@ class ArchiveReader:
         info = self.infos.get(self.prefix + name)
         if info is None:
             raise RuntimeError(f"PytorchStreamReader failed locating file {name}: file not found")
-        if info.compress_type != zipfile.ZIP_STORED:
-            raise RuntimeError(f"PytorchStreamReader failed reading file {name}: the record is compressed "
-                               f"(method {info.compress_type}); PyTorch checkpoints store every record "
-                               "uncompressed")
-        try:
-            return self.zf.read(info)
-        except Exception as e:  # noqa: BLE001 - truncated data, bad CRC, bad local header
+        start, end = self.spans[info.filename]                  # NOTE [ Checking the zip directory ] rule 4
+        out = self.data[start:end]
+        if zlib.crc32(out) != info.CRC:
             raise RuntimeError(f"PytorchStreamReader failed reading file {name}: invalid header or archive "
-                               f"is corrupted ({_why(e)})." + _CORRUPT_HINT) from None
+                               f"is corrupted (Bad CRC-32 for file {info.filename!r})." + _CORRUPT_HINT)
+        self.reads.append(name)
+        return out
 
     def describe(self) -> list:
         """[{name, size, data_offset, crc}] for every record, in file order."""
@@ -137,6 +153,38 @@ class ArchiveReader:
             out.append({"name": info.filename, "size": info.file_size, "data_offset": at + 30 + n + e,
                         "crc32": info.CRC})
         return out
+
+
+def _check_directory(data: bytes, infos, dir_at: int) -> dict:
+    """name -> (data start, data end) of every record, after NOTE [ Checking the zip directory ] rules 1-2."""
+    def bad(what):
+        return RuntimeError(f"PytorchStreamReader failed reading zip archive: {what}." + _CORRUPT_HINT)
+    spans = {}
+    for i in infos:
+        if i.compress_type != zipfile.ZIP_STORED or i.compress_size != i.file_size:
+            raise RuntimeError(f"PytorchStreamReader failed reading file {i.filename}: the record is compressed "
+                               f"(method {i.compress_type}, {i.compress_size} bytes that would become "
+                               f"{i.file_size}); PyTorch checkpoints store every record uncompressed")
+        at = i.header_offset
+        head = data[at:at + 30] if at >= 0 else b""
+        if len(head) < 30 or head[:4] != b"PK\x03\x04":
+            raise bad(f"record {i.filename}: no local header at offset {at}")
+        n, e = struct.unpack("<HH", head[26:30])
+        if data[at + 30:at + 30 + n] != i.orig_filename.encode("utf-8" if i.flag_bits & 0x800 else "cp437"):
+            raise bad(f"record {i.filename}: the local header at offset {at} names another record")
+        start = at + 30 + n + e
+        end = start + i.file_size
+        if end > dir_at:
+            raise bad(f"record {i.filename} declares {i.file_size} bytes at offset {start}, past the end of "
+                      f"the records (offset {dir_at})")
+        spans[i.filename] = (start, end)
+    order = sorted(infos, key=lambda i: i.header_offset)
+    for a, b in itertools.pairwise(order):
+        if spans[a.filename][1] > b.header_offset:
+            raise bad(f"records {a.filename} and {b.filename} overlap (the data of the first, "
+                      f"{a.file_size} bytes at offset {spans[a.filename][0]}, runs into the second's header at "
+                      f"offset {b.header_offset})")
+    return spans
 
 
 def _why(e: Exception) -> str:

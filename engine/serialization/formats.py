@@ -21,7 +21,7 @@ STORAGE_TYPES = {
 
 # glassgrad dtype name -> storage class it is written as
 STORAGE_OF_DTYPE = {"bool": "BoolStorage", "int64": "LongStorage", "float32": "FloatStorage",
-                    "float64": "DoubleStorage"}
+                    "float64": "DoubleStorage", "int32": "IntStorage"}
 
 # torch.<name> dtype globals a pickle may name, and the glassgrad dtype each becomes
 DTYPE_GLOBALS = {"bool": "bool", "int64": "int64", "long": "int64", "float32": "float32",

@@ -79,6 +79,7 @@ class CheckpointPickler:
         self.records: list = []
         self._by_storage: dict = {}  # id(Storage) -> StorageRecord
         self.tensors = 0
+        self.placed: list = []       # (tensor, StorageRecord, offset, stride) for the save event
 
     # ---- entry point ---------------------------------------------------------
     def dumps(self, obj):
@@ -254,6 +255,7 @@ class CheckpointPickler:
         self._global(*REBUILD_TENSOR_V2)
         self.out += MARK
         rec, offset, stride = self._record_for(t)
+        self.placed.append((t, rec, offset, stride))
         self._storage_pid(rec)
         self._int(offset)
         self._tuple(tuple(int(s) for s in t.shape), where)

@@ -54,8 +54,14 @@ class Loader:
         self.map_location = map_location
         self.byteorder = byteorder
         self.storages: dict = {}    # key -> (StorageType, Storage)
+        self.locations: dict = {}   # key -> the location tag data.pkl gave it (for the load event)
         self.tensors = 0
         self.globals = self._allow_list()
+
+    def close(self) -> None:
+        """Drop the tables: the allow-list's bound methods make a cycle through ``self``."""
+        self.storages = {}
+        self.globals = {}
 
     # ---- the allow-list (NOTE [ Loading without running code ] rule 2) ---------
     def _allow_list(self) -> dict:
@@ -102,6 +108,7 @@ class Loader:
         host = _host_array(self.reader.read(name), stype, self.byteorder)
         storage = self._restore(host, stype, location)
         self.storages[key] = (stype, storage)
+        self.locations[key] = location
         return self.storages[key]
 
     def _restore(self, host: np.ndarray, stype, location: str) -> Storage:

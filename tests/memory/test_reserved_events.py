@@ -139,10 +139,11 @@ def test_saved_trace_keeps_reserved(tmp_path, fresh):
 
 
 @pytest.mark.parametrize("bad, msg", [
-    ({"reserved": "2MiB"}, "line 2: alloc event: 'reserved' must be an integer"),
-    ({"reserved": 1.5}, "line 2: alloc event: 'reserved' must be an integer"),
-    ({"reserved": -1}, "line 2: alloc event: negative reserved"),
-    ({"kind": "empty_cache", "reserved": None}, "line 2: empty_cache event: 'reserved' must be an integer"),
+    ({"reserved": "2MiB"}, "line 2: alloc event: field 'reserved' must be a non-negative integer, got '2MiB'"),
+    ({"reserved": 1.5}, r"line 2: alloc event: field 'reserved' must be a non-negative integer, got 1\.5"),
+    ({"reserved": -1}, "line 2: alloc event: field 'reserved' must be a non-negative integer, got -1"),
+    ({"kind": "empty_cache", "reserved": None},
+     "line 2: empty_cache event: field 'reserved' must be a non-negative integer, got None"),
 ])
 def test_bad_reserved_is_refused(bad, msg):
     with pytest.raises(TraceFormatError, match=msg):
