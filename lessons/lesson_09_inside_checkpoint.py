@@ -8,7 +8,7 @@ import engine.nn.functional as F
 from engine import nn
 from engine.utils.checkpoint import CheckpointFunction, checkpoint
 from lessons._checkpoint_events import backwards, event, index_of, region_span, types_of
-from lessons._format import Check, Focus, Lesson, Step
+from lessons._format import Check, Focus, Lesson, Question, Step
 
 
 class Watched(CheckpointFunction):
@@ -275,6 +275,13 @@ def boundary_facts(run):
     return out
 
 
+def _share(saved, total) -> str:
+    """A saving in words, for the questions."""
+    f = saved / total if total else 0.0
+    return ("nothing" if f < 0.05 else "about a quarter" if f < 0.375 else "about half" if f < 0.7
+            else "almost all")
+
+
 # ---------------------------------------------------------------- the lesson
 
 _WATCHED = inspect.getsource(Watched)
@@ -289,6 +296,12 @@ LESSON = Lesson(
     steps=(
         Step(
             title="Forward under no_grad: the chain is cut",
+            questions=(
+                Question("How many graph nodes does the checkpointed block build in forward?",
+                         lambda r: "none" if r.values["region_nodes"] == 0 else "one per op",
+                         ("none", "one per op"),
+                         "The block runs under no_grad: {n_region_ops} ops, not one node, nothing saved."),
+            ),
             narrative="""\
 `checkpoint(fn, *args, use_reentrant=True)` is one line:
 `CheckpointFunction.apply(fn, preserve_rng_state, *args)`, an
@@ -493,6 +506,16 @@ checkpoint ] 3 and 4; `engine/utils/checkpoint/__init__.py` (`checkpoint`).""",
         ),
         Step(
             title="The surprise: checkpointing the middle block frees nothing",
+            questions=(
+                Question("Checkpoint only the middle block: how much less is kept for backward?",
+                         lambda r: _share(r.values["plain"] - r.values["middle"], r.values["plain"]),
+                         ("nothing", "about a quarter", "about half", "almost all"),
+                         "Everything the middle block saves sits on its boundary, kept by its neighbours."),
+                Question("Checkpoint blocks 1 and 2 as one region: how much less?",
+                         lambda r: _share(r.values["plain"] - r.values["first_two"], r.values["plain"]),
+                         ("nothing", "about a quarter", "about half", "almost all"),
+                         "The first ReLU's output is now inside the region: {half_pct}% of the plain figure stays."),
+            ),
             narrative="""\
 Lesson 2's MLP as three blocks (`Linear(64, 128) → ReLU`,
 `Linear(128, 128) → ReLU`, `Linear(128, 10)`) and cross-entropy, batch 32.
