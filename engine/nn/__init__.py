@@ -12,6 +12,8 @@ from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedPara
 from . import modules
 from .modules import *  # noqa: F403  (every module class; engine/nn/modules/__init__.py lists them)
 from . import utils
+from .functional.teaching import teaching_view  # NOTE [ Teaching view ]
 
 __all__ = ["Buffer", "Parameter", "UninitializedBuffer", "UninitializedParameter", "functional", "init", "utils",
+           "teaching_view",
            *modules.__all__]

@@ -569,7 +569,7 @@ def test_lstm_proj_size_finite_differences():
 def test_trace_of_three_step_lstm_has_one_set_of_gate_ops_per_step():
     m = nn.LSTM(2, 3)
     x = engine.randn(3, 1, 2)
-    with trace.record() as t:
+    with trace.record() as t, nn.teaching_view():     # the gates written out (NOTE [ Teaching view ])
         out, (h, c) = m(x)
     ops = [e["op"] for e in t.events if e["kind"] == "op"]
     counts = Counter(ops)
@@ -599,7 +599,8 @@ def test_lstm_activation_bytes_grow_by_seven_states_per_step():
     m = nn.LSTM(16, 32)
     for T in (1, 2, 4, 8):
         before = memory.memory_stats().get("allocated_bytes.activation.current", 0)
-        out, (h, c) = m(engine.randn(T, 8, 16))
+        with nn.teaching_view():     # the gates written out (NOTE [ Teaching view ])
+            out, (h, c) = m(engine.randn(T, 8, 16))
         grown = memory.memory_stats().get("allocated_bytes.activation.current", 0) - before
         assert grown == (7 * T - 2) * 8 * 32 * 4
         out.sum().backward()

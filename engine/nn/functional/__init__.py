@@ -15,6 +15,7 @@
     margin_loss.py      the ranking, embedding and margin losses
     likelihood_loss.py  kl_div, poisson_nll_loss, gaussian_nll_loss, ctc_loss
     attention.py        scaled_dot_product_attention
+    mha.py              multi_head_attention_forward
     padding.py          pad
     shuffle.py          pixel_shuffle, pixel_unshuffle, channel_shuffle
     upsampling.py       interpolate
@@ -59,6 +60,7 @@ from .margin_loss import (cosine_embedding_loss, hinge_embedding_loss, margin_ra
                           triplet_margin_with_distance_loss)
 from .likelihood_loss import ctc_loss, gaussian_nll_loss, kl_div, poisson_nll_loss  # noqa: F401
 from .attention import scaled_dot_product_attention  # noqa: F401
+from .mha import multi_head_attention_forward  # noqa: F401
 from .padding import pad  # noqa: F401
 from .shuffle import channel_shuffle, pixel_shuffle, pixel_unshuffle  # noqa: F401
 from .upsampling import interpolate  # noqa: F401

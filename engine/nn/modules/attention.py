@@ -1,11 +1,9 @@
 """``MultiheadAttention`` and a small pre-LN ``TransformerBlock``."""
 from __future__ import annotations
 
-import math
-
-from ...backend import dtypes as _dtype
 from ... import functional as E
-from .. import functional as F
+from ..functional import mha as _mha
+from ..functional.mha import _canonical_mask, _none_or_dtype
 from .. import init
 from ..parameter import Parameter
 from .activation import GELU
@@ -22,7 +20,9 @@ class MultiheadAttention(Module):
     ``forward(query, key, value)`` returns ``(output, weights)``; weights are averaged
     over heads unless ``average_attn_weights=False``, and ``None`` when
     ``need_weights=False``. A bool ``attn_mask``/``key_padding_mask`` marks positions
-    that may *not* be attended (True = masked), as in PyTorch.
+    that may *not* be attended (True = masked), as in PyTorch. The graph is PyTorch's (NOTE [ Multi-head
+    attention's graph ] in engine/nn/functional/mha.py); ``engine.nn.teaching_view()`` writes the
+    attention out instead (NOTE [ Teaching view ]).
 
     Differs from PyTorch: no ``kdim``/``vdim``/``add_bias_kv``/``add_zero_attn``.
     """
@@ -59,61 +59,37 @@ class MultiheadAttention(Module):
 
     def forward(self, query, key, value, key_padding_mask=None, need_weights: bool = True, attn_mask=None,
                 average_attn_weights: bool = True, is_causal: bool = False):
+        """PyTorch's ordinary (training) path, op for op (NOTE [ Multi-head attention's graph ] in
+        engine/nn/functional/mha.py): one in-projection, three selects, then the fused attention node
+        when ``need_weights=False``, written-out attention (bmm, softmax, bmm) when it is True."""
         batched = query.dim() == 3
-        if not batched:
-            query, key, value = (E.unsqueeze(t, 0 if self.batch_first else 1) for t in (query, key, value))
-            if key_padding_mask is not None:
-                key_padding_mask = E.unsqueeze(key_padding_mask, 0)
-        if not self.batch_first:
-            query, key, value = (E.transpose(t, 0, 1) for t in (query, key, value))
-        n, L, e = query.shape
-        S = key.shape[1]
-        if e != self.embed_dim:
-            raise AssertionError(f"was expecting embedding dimension of {self.embed_dim}, but got {e}")
+        bf = self.batch_first and batched
+        n = query.shape[0 if bf else 1] if batched else 1
+        L = query.shape[-2] if not batched else query.shape[1 if bf else 0]
+        S = key.shape[-2] if not batched else key.shape[1 if bf else 0]
+        if query.shape[-1] != self.embed_dim:
+            raise AssertionError(f"was expecting embedding dimension of {self.embed_dim}, but got {query.shape[-1]}")
         need_mask(is_causal, attn_mask)   # is_causal is only a hint that attn_mask is causal
-        _check_masks(attn_mask, key_padding_mask, n, self.num_heads, L, S)
-        w, b = self.in_proj_weight, self.in_proj_bias
-        bq = bk = bv = None
-        if b is not None:
-            bq, bk, bv = b[:e], b[e:2 * e], b[2 * e:]
-        q = F.linear(query, w[:e], bq)
-        k = F.linear(key, w[e:2 * e], bk)
-        v = F.linear(value, w[2 * e:], bv)
-        h, d = self.num_heads, self.head_dim
-        # (N, T, E) -> (N, H, T, D)
-        q = E.transpose(E.reshape(q, n, L, h, d), 1, 2)
-        k = E.transpose(E.reshape(k, n, S, h, d), 1, 2)
-        v = E.transpose(E.reshape(v, n, S, h, d), 1, 2)
-        scores = E.matmul(q, E.transpose(k, -2, -1)) * (1.0 / math.sqrt(d))
-        if attn_mask is not None:
-            if attn_mask.dim() == 3:
-                attn_mask = E.reshape(attn_mask, n, h, L, S)
-            if attn_mask.dtype is _dtype.bool_:
-                scores = E.masked_fill(scores, attn_mask, float("-inf"))
+        _check_masks(attn_mask, key_padding_mask if batched or key_padding_mask is None
+                     else E.unsqueeze(key_padding_mask, 0), n, self.num_heads, L, S)
+        key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", _none_or_dtype(attn_mask),
+                                           "attn_mask", query.dtype)
+        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
+        if bf:       # keep the "is" relations the in-projection looks at
+            if key is value:
+                if query is key:
+                    query = key = value = query.transpose(1, 0)
+                else:
+                    query, key = (x.transpose(1, 0) for x in (query, key))
+                    value = key
             else:
-                scores = scores + attn_mask
-        if key_padding_mask is not None:
-            kpm = E.reshape(key_padding_mask, n, 1, 1, S)
-            if kpm.dtype is _dtype.bool_:
-                scores = E.masked_fill(scores, kpm, float("-inf"))
-            else:
-                scores = scores + kpm
-        weights = F.softmax(scores, -1)
-        dropped = F.dropout(weights, self.dropout, self.training) if self.dropout > 0.0 else weights
-        out = E.matmul(dropped, v)                                 # (N, H, L, D)
-        out = E.reshape(E.transpose(out, 1, 2), n, L, e)
-        out = self.out_proj(out)
-        if not self.batch_first:
-            out = E.transpose(out, 0, 1)
-        if not batched:
-            out = E.squeeze(out, 0 if self.batch_first else 1)
-        if not need_weights:
-            return out, None
-        if average_attn_weights:
-            weights = E.mean(weights, 1)
-        if not batched:
-            weights = E.squeeze(weights, 0)
-        return out, weights
+                query, key, value = (x.transpose(1, 0) for x in (query, key, value))
+        out, weights = _mha.multi_head_attention_forward(
+            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias, None, None,
+            False, self.dropout, self.out_proj.weight, self.out_proj.bias, training=self.training,
+            key_padding_mask=key_padding_mask, need_weights=need_weights, attn_mask=attn_mask,
+            average_attn_weights=average_attn_weights, is_causal=is_causal)
+        return (out.transpose(1, 0) if bf else out), weights
 
 
 def _check_masks(attn_mask, key_padding_mask, n: int, h: int, L: int, S: int) -> None:

@@ -1,8 +1,9 @@
 """Recurrent layers: ``RNN``, ``LSTM`` and ``GRU``, as ``torch.nn`` (their one-step cells are in
 rnn_cell.py).
 
-Built from ordinary ops (linear/addmm, sigmoid, tanh, mul, add, stack, cat, dropout), so the
-graph holds one set of gate nodes per time step: see NOTE [ Recurrence unrolled ]. The layers
+RNN and GRU are built from ordinary ops (linear/addmm, sigmoid, tanh, mul, add, stack, cat, dropout), so
+the graph holds one set of gate nodes per time step; a float32 LSTM is one fused node per layer and
+direction, as PyTorch's CPU graph (NOTE [ Recurrence unrolled ] 7). The layers
 take a padded tensor or a ``PackedSequence`` (NOTE [ Packed recurrence ]); LSTM takes ``proj_size``.
 """
 from __future__ import annotations
@@ -14,6 +15,9 @@ import warnings
 from ... import functional as E
 from .. import functional as F
 from .. import init
+from ...backend import dtypes as _dtype
+from ..functional.recurrent import mkldnn_rnn_layer
+from ..functional.teaching import is_teaching_view
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence, _index_select
 from .module import Module
@@ -27,8 +31,7 @@ from .rnn_cell import _gru_step, _lstm_step, _rnn_step
 # 2. As PyTorch's unfused CPU kernel does, a layer first projects the whole input at once
 #    (``linear(x, W_ih, b_ih)`` over all steps, one addmm), then per step adds
 #    ``linear(h, W_hh, b_hh)``. The cells (``RNNCell`` ...) project input and hidden per call.
-#    (PyTorch's float32 CPU path records a whole layer as one fused MkldnnRnnLayerBackward0
-#    node; glassgrad keeps the ordinary nodes so each step's saved tensors can be seen.)
+#    (A float32 LSTM is one fused node per layer instead: rule 7.)
 # 3. Gate order inside the stacked weights is PyTorch's: LSTM (i, f, g, o), GRU (r, z, n),
 #    and GRU's candidate is ``n = tanh(x_n + r * (W_hn h + b_hn))``, h' = n + z * (h - n).
 # 4. A reverse direction walks the steps backwards and its outputs are put back in time
@@ -37,6 +40,13 @@ from .rnn_cell import _gru_step, _lstm_step, _rnn_step
 # 6. LSTM with ``proj_size=P`` multiplies each step's ``o * tanh(c)`` by ``weight_hr`` (P, H) (an
 #    MmBackward0, as PyTorch's): h and the layer output have P features, c keeps H, and
 #    ``weight_hh`` is (4H, P).
+# 7. Which graph: as PyTorch's CPU kernels, a float32 LSTM with biases, no projection and a padded
+#    input is one MkldnnRnnLayerBackward0 node per layer and direction (NOTE [ Fused LSTM layer ] in
+#    engine/ops/nn/rnn_fused.py). Otherwise (GRU; an LSTM in float64, with proj_size or a packed
+#    input; the cells) a step is PyTorch's unfused cell: its gates cut with ``unsafe_chunk``
+#    (UnsafeSplitBackward0) and finished in place (rnn_cell.py). ``engine.nn.teaching_view()``
+#    writes every step out with one out-of-place node per operation instead (NOTE [ Teaching view ]
+#    in engine/nn/functional/teaching.py).
 
 # NOTE [ Packed recurrence ]
 # 1. With a PackedSequence (NOTE [ Packed layout ] in nn/utils/rnn.py) step t reads the next
@@ -321,7 +331,7 @@ class RNNBase(Module):
         x = E.transpose(input, 0, 1) if self.batch_first else input
         out, finals = self._run(x, list(E.unbind(hx, 0)))
         if self.batch_first:
-            out = E.transpose(out, 0, 1)
+            out = out.transpose_(0, 1)          # in place (TransposeBackward1), as PyTorch's unfused kernel
         h_n = E.stack(finals, 0)
         if not is_batched:
             out, h_n = E.squeeze(out, batch_dim), E.squeeze(h_n, 1)
@@ -399,6 +409,34 @@ class LSTM(RNNBase):
         self.check_hidden_size(hx[1], self.get_expected_cell_size(input, batch_sizes),
                                "Expected hidden[1] size {}, got {}")
 
+    def _use_fused(self, x) -> bool:
+        """PyTorch's CPU condition for one MkldnnRnnLayerBackward0 per layer and direction (NOTE [ Recurrence
+        unrolled ] 7): float32 on the CPU, biases, no projection, a padded input, not the teaching view."""
+        return (x.dtype is _dtype.float32 and x.device.type == "cpu" and self.bias and self.proj_size == 0
+                and not is_teaching_view())
+
+    def _run_fused(self, x, hx):
+        """Time-major ``x``: (output, h_n, c_n) from one fused node per (layer, direction)."""
+        num_directions = 2 if self.bidirectional else 1
+        x = x.contiguous()                          # as PyTorch: a strided input is copied (CloneBackward0)
+        h0 = [hx[0][k] for k in range(hx[0].shape[0])]            # SelectBackward0 each, as PyTorch
+        c0 = [hx[1][k] for k in range(hx[1].shape[0])]
+        hs, cs = [], []
+        for layer in range(self.num_layers):
+            outs = []
+            for direction in range(num_directions):
+                k = layer * num_directions + direction
+                w_ih, w_hh, b_ih, b_hh = (getattr(self, name) for name in self._all_weights[k])
+                out, hy, cy = mkldnn_rnn_layer(x, w_ih, w_hh, b_ih, b_hh, h0[k], c0[k], direction == 1,
+                                               self.hidden_size, self.num_layers, self.bidirectional, self.training)
+                outs.append(out)
+                hs.append(hy)
+                cs.append(cy)
+            x = outs[0] if num_directions == 1 else E.cat(outs, -1)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                x = F.dropout(x, self.dropout, True)
+        return x, E.stack(hs, 0), E.stack(cs, 0)
+
     def forward(self, input, hx=None):
         packed = self._unpack_input(input)
         if packed is not None:
@@ -434,12 +472,16 @@ class LSTM(RNNBase):
                 hx = (E.unsqueeze(h0, 1), E.unsqueeze(c0, 1))
         self._check_states(input, hx)
         x = E.transpose(input, 0, 1) if self.batch_first else input
-        states = list(zip(E.unbind(hx[0], 0), E.unbind(hx[1], 0)))
-        out, finals = self._run(x, states)
-        if self.batch_first:
-            out = E.transpose(out, 0, 1)
-        h_n = E.stack([s[0] for s in finals], 0)
-        c_n = E.stack([s[1] for s in finals], 0)
+        if self._use_fused(x):
+            out, h_n, c_n = self._run_fused(x, hx)
+            if self.batch_first:
+                out = E.transpose(out, 0, 1)
+        else:
+            out, finals = self._run(x, list(zip(E.unbind(hx[0], 0), E.unbind(hx[1], 0))))
+            h_n = E.stack([s[0] for s in finals], 0)
+            c_n = E.stack([s[1] for s in finals], 0)
+            if self.batch_first:
+                out = out.transpose_(0, 1)      # in place (TransposeBackward1), as PyTorch's unfused kernel
         if not is_batched:
             out, h_n, c_n = E.squeeze(out, batch_dim), E.squeeze(h_n, 1), E.squeeze(c_n, 1)
         return out, (h_n, c_n)

@@ -8,6 +8,8 @@ import math
 from ... import functional as E
 from .. import functional as F
 from .. import init
+from ..functional.recurrent import unsafe_chunk
+from ..functional.teaching import is_teaching_view
 from ..parameter import Parameter
 from .module import Module
 
@@ -17,6 +19,21 @@ def _rnn_step(igates, h, w_hh, b_hh, act):
 
 
 def _lstm_step(igates, state, w_hh, b_hh, w_hr=None):
+    """PyTorch's unfused CPU LSTM cell, op for op (a float64, projected or packed LSTM and ``LSTMCell``):
+    the hidden projection plus the input's, in place, cut with ``unsafe_chunk`` and finished in place.
+    The teaching view writes it out (NOTE [ Teaching view ])."""
+    if is_teaching_view():
+        return _lstm_step_written_out(igates, state, w_hh, b_hh, w_hr)
+    h, c = state
+    i, f, g, o = unsafe_chunk(F.linear(h, w_hh, b_hh).add_(igates), 4, 1)
+    i, f, g, o = i.sigmoid_(), f.sigmoid_(), g.tanh_(), o.sigmoid_()
+    c = (f * c).add_(i * g)
+    h = o * c.tanh()
+    return (h if w_hr is None else F.linear(h, w_hr)), c     # NOTE [ Recurrence unrolled ] 6
+
+
+def _lstm_step_written_out(igates, state, w_hh, b_hh, w_hr=None):
+    """The LSTM step with one out-of-place node per operation (NOTE [ Teaching view ])."""
     h, c = state
     gates = igates + F.linear(h, w_hh, b_hh)
     i, f, g, o = E.chunk(gates, 4, 1)
@@ -27,6 +44,20 @@ def _lstm_step(igates, state, w_hh, b_hh, w_hr=None):
 
 
 def _gru_step(igates, h, w_hh, b_hh):
+    """PyTorch's CPU GRU cell, op for op (NOTE [ Recurrence unrolled ] 3 in rnn.py): the gates cut with
+    ``unsafe_chunk`` (UnsafeSplitBackward0) and finished in place; the teaching view writes it out."""
+    if is_teaching_view():
+        return _gru_step_written_out(igates, h, w_hh, b_hh)
+    i_r, i_z, i_n = unsafe_chunk(igates, 3, 1)
+    h_r, h_z, h_n = unsafe_chunk(F.linear(h, w_hh, b_hh), 3, 1)
+    r = h_r.add_(i_r).sigmoid_()
+    z = h_z.add_(i_z).sigmoid_()
+    n = i_n.add(h_n.mul_(r)).tanh_()
+    return (h - n).mul_(z).add_(n)
+
+
+def _gru_step_written_out(igates, h, w_hh, b_hh):
+    """The GRU step with one out-of-place node per operation (NOTE [ Teaching view ])."""
     i_r, i_z, i_n = E.chunk(igates, 3, 1)
     h_r, h_z, h_n = E.chunk(F.linear(h, w_hh, b_hh), 3, 1)
     r = E.sigmoid(i_r + h_r)

@@ -2,17 +2,18 @@
 ``MultiheadAttention``.
 
 PyTorch runs these through a fused inference "fast path" (and nested tensors) when it can;
-glassgrad always takes the ordinary path, so every op shows in the graph and the trace.
+glassgrad always takes the ordinary (training) path, whose graph is PyTorch's: attention is one fused
+node there (NOTE [ Multi-head attention's graph ] in engine/nn/functional/mha.py), written out op by op
+in ``engine.nn.teaching_view()``.
 """
 from __future__ import annotations
 
 import copy
-import warnings
 
-from ...backend import dtypes as _dtype
 from ... import functional as E
 from .. import functional as F
 from .. import init
+from ..functional.mha import _canonical_mask, _none_or_dtype
 from .activation import GELU, ReLU
 from .attention import MultiheadAttention, need_mask
 from .container import ModuleList
@@ -25,24 +26,6 @@ from .normalization import LayerNorm
 def _generate_square_subsequent_mask(sz: int, device=None, dtype=None):
     """A float (sz, sz) causal mask: -inf above the diagonal, 0.0 elsewhere."""
     return E.triu(E.full((sz, sz), float("-inf"), dtype=dtype, device=device), diagonal=1)
-
-
-def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_other=True):
-    """PyTorch's mask normalisation: bool masks become float masks (-inf where True)."""
-    if mask is None:
-        return None
-    if mask.dtype is not _dtype.bool_ and not mask.dtype.is_floating_point:
-        raise AssertionError(f"only bool and floating types of {mask_name} are supported")
-    if check_other and other_type is not None and mask.dtype is not other_type:
-        warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type for both "
-                      "instead.", stacklevel=3)
-    if not mask.dtype.is_floating_point:
-        mask = E.masked_fill(E.zeros_like(mask, dtype=target_type), mask, float("-inf"))
-    return mask
-
-
-def _none_or_dtype(t):
-    return None if t is None else t.dtype
 
 
 def _get_seq_len(src, batch_first: bool) -> int:
