@@ -14,6 +14,13 @@ NOTE [ A recorder records its own thread ]
 2. An event emitted in a thread with no recorder of its own (a worker thread, a
    storage freed there) reaches no recorder.
 3. ``_recorders`` is replaced, never mutated, so ``emit`` can walk it without the lock.
+
+NOTE [ Module paths ]
+1. While recording, ``nn.Module.__call__`` pushes the module's path in its outermost
+   holder (``"blocks.0.attn"``; ``""`` for the outermost module itself) on this thread's
+   stack and pops it when its forward returns or raises.
+2. Every ``op`` event carries ``module``: the innermost path then, or None outside any
+   module. Ops of a functional call inside a module's forward belong to that module.
 """
 from __future__ import annotations
 
@@ -30,6 +37,7 @@ _recorders: tuple = ()  # (recorder, thread ident) pairs (NOTE [ A recorder reco
 _lock = threading.Lock()
 _phase = threading.local()
 _region = threading.local()
+_modules = threading.local()
 
 _get_ident = threading.get_ident
 _ids = itertools.count(1)
@@ -69,8 +77,30 @@ def set_region(value):
     return old
 
 
+def module() -> str | None:
+    """Path of the innermost ``nn.Module`` being called in this thread (NOTE [ Module paths ])."""
+    stack = getattr(_modules, "stack", None)
+    return stack[-1] if stack else None
+
+
+def enter_module(path: str) -> None:
+    stack = getattr(_modules, "stack", None)
+    if stack is None:
+        stack = _modules.stack = []
+    stack.append(path)
+
+
+def exit_module() -> None:
+    stack = getattr(_modules, "stack", None)
+    if stack:
+        stack.pop()
+
+
 def emit(kind: str, **fields) -> None:
     me = _get_ident()
+    if kind == "op" and "module" not in fields:           # NOTE [ Module paths ] rule 2
+        stack = getattr(_modules, "stack", None)
+        fields["module"] = stack[-1] if stack else None
     for rec, owner in _recorders:
         if owner == me:                                   # rule 1
             rec._append(kind, fields)

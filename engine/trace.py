@@ -52,7 +52,7 @@ KINDS = {
     "free": ("storage", "bytes", "device", "category", "reserved"),
     "category": ("storage", "bytes", "device", "old", "new"),
     "empty_cache": ("device", "bytes", "reserved"),
-    "op": ("op", "inputs", "output", "node", "file", "line", "region"),
+    "op": ("op", "inputs", "output", "node", "file", "line", "region", "module"),
     "leaf": ("node", "name", "tensor"),
     "pack": ("node", "name", "storage", "bytes", "hooked"),
     "unpack": ("node", "name", "storage"),

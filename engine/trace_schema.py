@@ -241,6 +241,7 @@ OPTIONAL = {
     "alloc": (("reserved", _count),),
     "free": (("reserved", _count),),
     "empty_cache": (("reserved", _count),),
+    "op": (("module", _str_or_none),),      # NOTE [ Module paths ] in engine/events.py (older traces lack it)
     "save": (("records", _objects), ("storage_records", _objects)),
     "load": (("records", _objects), ("storage_records", _objects)),
 }

@@ -7,7 +7,7 @@ NOTE [ Storage lifetimes ]
    at 0 and has no maker.
 2. Its categories: the alloc's, then one ``(index, old, new)`` per ``category`` event.
 3. Its maker: the first ``op`` event at or after the alloc whose output lives in it (op name,
-   file, line). Tensors: every tensor id seen in it (op inputs and outputs, leaves); views:
+   file, line, and the module path the op ran in, NOTE [ Module paths ] in engine/events.py). Tensors: every tensor id seen in it (op inputs and outputs, leaves); views:
    those that are the output of an op whose input shares the storage.
 4. Saved by: one ``(event index, node id, saved name)`` per ``pack`` of the storage; node
    names come from the op events that made the nodes.
@@ -44,6 +44,7 @@ class Lifetime:
     made_by: str | None = None                      # op name
     where: str = ""                                 # "file.py:12"
     made_at: int | None = None                      # the op event's index
+    module: str | None = None                       # the maker's module path (NOTE [ Module paths ])
     tensors: list = field(default_factory=list)     # tensor ids, in order seen
     views: list = field(default_factory=list)       # tensor ids that are views of it
     saved_by: list = field(default_factory=list)    # [(index, node id, node name, saved name)]
@@ -151,6 +152,7 @@ def _read_op(out, e, i, node_names) -> None:
         elif lt.made_by is None and not lt.before_recording and lt.start <= i:
             lt.made_by, lt.made_at = e.get("op"), i
             lt.where = where(e.get("file"), e.get("line"))
+            lt.module = e.get("module")
 
 
 @dataclass

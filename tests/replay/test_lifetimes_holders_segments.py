@@ -118,3 +118,31 @@ def test_segments_replay_matches_a_fresh_model_and_jumps_back(step):
         assert g["requested"] + g["rounding"] + g["cached"] == g["reserved"]
         assert model.active % 512 == 0
     assert explain(gap(seg.at(n - 1))).startswith("reserved 2.00 MiB = tensors")
+
+
+def test_op_events_carry_the_module_path_and_holders_group_by_it():
+    class Block(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(8, 8)
+            self.act = torch.nn.ReLU()
+
+        def forward(self, x):
+            return self.act(self.fc(x)) + x
+
+    torch.manual_seed(0)
+    m = torch.nn.Sequential(Block(), Block(), torch.nn.Linear(8, 2))
+    with torch.record() as tr:
+        y = m(torch.randn(4, 8))
+        z = y.sum()
+    ops = [(e["op"], e["module"]) for e in tr.events if e["kind"] == "op"]
+    assert ops == [("t", "0.fc"), ("addmm", "0.fc"), ("relu", "0.act"), ("add", "0"),
+                   ("t", "1.fc"), ("addmm", "1.fc"), ("relu", "1.act"), ("add", "1"),
+                   ("t", "2"), ("addmm", "2"), ("sum", None)]
+    lts = lifetimes(tr)
+    i = len(tr.events) - 1
+    rows = {r.name: r for r in holders(lts, i, by="module")}
+    made_in_0 = sum(lt.bytes for lt in lts if lt.alive_at(i) and (lt.module or "").startswith("0"))
+    assert rows["0"].total == made_in_0 and rows["0"].own < rows["0"].total
+    assert rows["0.act"].own == 4 * 8 * 4                     # the first ReLU's output is alive (saved)
+    del y, z

@@ -79,7 +79,7 @@ def test_every_kind_is_covered_and_valid_events_load():
 
 @pytest.mark.parametrize("kind,field", OPTIONAL_FIELDS)
 def test_optional_fields_are_checked_when_present(kind, field):
-    ev = dict(VALID[kind], **{field: "x"})
+    ev = dict(VALID[kind], **{field: 5 if field == "module" else "x"})     # a value wrong for the field
     assert _refused(_line(0, kind, **ev)).startswith(f"trace.jsonl: line 2: {kind} event: field '{field}' must be ")
     ev.pop(field)
     assert _load(_line(0, kind, **ev)).warnings == []

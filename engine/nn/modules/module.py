@@ -22,6 +22,7 @@ import weakref
 from collections import OrderedDict
 
 from ...backend import dtypes as _dtype
+from ... import events as _events
 from ... import functional as E
 from ...core.tensor import Tensor
 from ...core.grad_mode import no_grad
@@ -71,6 +72,15 @@ class Module(_HooksMixin, _StateDictMixin):
     def __call__(self, *args, **kwargs):
         if not self._gg_named:
             _outermost_holder(self)._name_parameters()  # NOTE [ Parameter display names ] 2-3, 5
+        if _events.active:                              # NOTE [ Module paths ] in engine/events.py
+            _events.enter_module(self.__dict__.get("_gg_path", ""))
+            try:
+                return self._call(args, kwargs)
+            finally:
+                _events.exit_module()
+        return self._call(args, kwargs)
+
+    def _call(self, args, kwargs):
         if not (self._forward_pre_hooks or self._forward_hooks or _global_forward_pre_hooks
                 or _global_forward_hooks or self._backward_hooks or self._backward_pre_hooks):
             return self.forward(*args, **kwargs)
@@ -284,8 +294,9 @@ class Module(_HooksMixin, _StateDictMixin):
         """NOTE [ Parameter display names ]: set each parameter's ``_gg_name``; mark the tree named."""
         for name, p in self._named_members("_parameters", "", True):
             p._gg_name = name
-        for m in self.modules():
+        for name, m in self.named_modules():
             m.__dict__["_gg_named"] = True
+            m.__dict__["_gg_path"] = name             # NOTE [ Module paths ] in engine/events.py
 
     # ---- modes -------------------------------------------------------------------------
     def train(self, mode: bool = True):
