@@ -8,13 +8,15 @@ from textual.widgets import DataTable
 
 from replay.holders import BY, SORTS, holders
 from replay.memory import CATEGORIES
+from replay.module_memory import module_memory
 from replay.words import nbytes
 
 FILTERS = (None,) + tuple(CATEGORIES)
+MODES = BY + ("module phases",)      # the last: NOTE [ Module memory ] (MemTracker's table)
 
 
 class HoldersView(DataTable):
-    """``b`` rows by module/op/line, ``s`` sort, ``c`` category filter; Enter picks the row's storages."""
+    """``b`` rows by module/op/line or each module's forward/backward figures, ``s`` sort, ``c`` category filter."""
 
     BINDINGS = [Binding("b", "by", "Rows by"), Binding("s", "sort", "Sort"), Binding("c", "filter", "Category")]
 
@@ -29,10 +31,10 @@ class HoldersView(DataTable):
         self.model = model
         self.lifetimes_of = lifetimes_of        # () -> [Lifetime], shared with the lifetimes view
         self.holder_rows: list = []
+        self.phase_rows: list = []
         self.at = 0
 
     def on_mount(self) -> None:
-        self.add_columns("who", "own", "total", "count", "split")
         self.refill()
 
     def where(self) -> int:
@@ -45,10 +47,14 @@ class HoldersView(DataTable):
     def refill(self) -> None:
         if not self.is_mounted or len(self.model.events) == 0:
             return
+        self.clear(columns=True)
+        if self.by == "module phases":
+            self._fill_phases()
+            return
+        self.add_columns("who", "own", "total", "count", "split")
         self.at = self.where()
         self.holder_rows = holders(self.lifetimes_of(), self.at, by=self.by, sort=self.sort_by,
                             categories=(self.category,) if self.category else None)
-        self.clear()
         for r in self.holder_rows:
             split = " ".join(f"{c[:5]} {nbytes(b)}" for c, b in sorted(r.split.items(), key=lambda kv: -kv[1]))
             name = r.name or ("(top level)" if self.by == "module" else "?")
@@ -57,15 +63,26 @@ class HoldersView(DataTable):
         filt = f", {self.category} only" if self.category else ""
         self.border_subtitle = f" by {self.by} · sorted by {self.sort_by}{filt} · {what} "
 
+    def _fill_phases(self) -> None:
+        """Each module's memory around its forward and backward, in the window (or the whole run)."""
+        lo, hi = self.window if self.window is not None else (0, len(self.model.events))
+        self.phase_rows = module_memory(self.model.events, lo, hi, self.model.memory)
+        self.add_columns("module", "pre-fwd", "post-fwd", "peak-fwd", "pre-bwd", "peak-bwd", "post-bwd")
+        for r in self.phase_rows:
+            vals = [r.pre_fwd, r.post_fwd, r.peak_fwd, r.pre_bwd, r.peak_bwd, r.post_bwd]
+            self.add_row(r.module or "(top level)", *["–" if v is None else nbytes(v) for v in vals])
+        where = "in the window" if self.window is not None else "first forward and backward"
+        self.border_subtitle = f" module phases · {where} (MemTracker's figures) "
+
     def watch_index(self) -> None:
-        if self.window is None:
+        if self.window is None and self.by != "module phases":
             self.refill()
 
     def watch_window(self) -> None:
         self.refill()
 
     def action_by(self) -> None:
-        self.by = BY[(BY.index(self.by) + 1) % len(BY)]
+        self.by = MODES[(MODES.index(self.by) + 1) % len(MODES)]
         self.refill()
 
     def action_sort(self) -> None:

@@ -78,6 +78,9 @@ async def test_holders_rows_are_replays_and_keys_change_grouping_sort_and_filter
         ho.window = (0, len(model))
         await pilot.pause()
         assert ho.at == model.memory.peak_in(0, len(model))[0]
+        await pilot.press("b")                             # line -> module phases
+        assert ho.by == "module phases" and ho.row_count == len(ho.phase_rows) > 0
+        assert [str(c.label) for c in ho.columns.values()][:4] == ["module", "pre-fwd", "post-fwd", "peak-fwd"]
 
 
 async def test_allocator_view_explains_the_gap_the_replayed_model_has(model):
