@@ -35,6 +35,7 @@ import threading
 import time
 
 from . import events as _events
+from . import trace_notebook as _notebook
 from . import trace_schema as _schema
 from .core.graph import node_info
 from .core.tensor import tensor_info
@@ -272,6 +273,20 @@ class Trace:
             res[dev] = e["reserved"]
             out.append((e["seq"], dict(res)))
         return out
+
+    def _repr_html_(self) -> str:
+        return _notebook.repr_html(self)       # NOTE [ Traces in notebooks ] in engine/trace_notebook.py
+
+    def _repr_svg_(self):
+        return _notebook.repr_svg(self)
+
+    def to_records(self) -> list:
+        """One flat dict per event (seq, t, phase, kind, op, name, node, storage, bytes, ...)."""
+        return _notebook.to_records(self)
+
+    def to_dataframe(self):
+        """``to_records()`` as a pandas DataFrame (pandas must be installed)."""
+        return _notebook.to_dataframe(self)
 
     def summary(self) -> dict:
         """Counts by kind and phase, ops and nodes, backward passes, duration and memory peaks."""
