@@ -53,6 +53,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="memory_reserved of the caching allocator model: a line on the memory chart (same), "
                         "a panel above it on its own scale (panel), or none (off); auto picks the panel when "
                         "reserved is over 4 times the live peak")
+    p.add_argument("--time-budget", type=float, default=10.0, metavar="S",
+                   help="seconds Graphviz may lay out the graph before glassgrad's quick layout draws it instead "
+                        "(default: %(default)s)")
+    p.add_argument("--perfetto", metavar="OUT", help="write the trace as Chrome trace-event JSON for ui.perfetto.dev")
+    p.add_argument("--snapshot", metavar="OUT",
+                   help="write PyTorch's memory snapshot pickle for pytorch.org/memory_viz (.pickle)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     return p
 
@@ -102,8 +108,10 @@ def render_main(argv: list[str]) -> int:
     p = build_parser()
     try:
         args = p.parse_args(argv)
-        if not args.graph and not args.memory:
-            p.error("nothing to draw: give --graph OUT and/or --memory OUT")
+        if not (args.graph or args.memory or args.perfetto or args.snapshot):
+            p.error("nothing to draw: give --graph OUT, --memory OUT, --perfetto OUT and/or --snapshot OUT")
+        if args.time_budget <= 0:
+            p.error("--time-budget must be a positive number of seconds")
         if args.compare and not args.memory:
             p.error("--compare draws memory: give --memory OUT too")
     except SystemExit as e:  # --help, or a usage error argparse already printed
@@ -138,8 +146,17 @@ def render_main(argv: list[str]) -> int:
             c = pic.state.counts()
             if gfmt not in ("dot", "gv"):
                 say(f"laying out {c['nodes']} nodes with Graphviz (large graphs take a while)")
-            pic.render(args.graph)
+            pic.render(args.graph, time_budget=args.time_budget)
+            if getattr(pic, "fallback", None):
+                say(pic.fallback)
             say(f"wrote {args.graph}")
+        if args.perfetto:
+            from .perfetto import write_perfetto
+            say(f"wrote {args.perfetto} ({write_perfetto(tr, args.perfetto):,} trace events; open it at ui.perfetto.dev)")
+        if args.snapshot:
+            from .snapshot_export import write_snapshot
+            say(f"wrote {args.snapshot} ({write_snapshot(tr, args.snapshot):,} allocator entries; "
+                "open it at pytorch.org/memory_viz)")
         if args.memory:
             say("replaying memory")
             from . import memory_plot

@@ -6,7 +6,8 @@ NOTE [ Perfetto export ]
    track 2 ("backward") one per executed node, lasting until the next ``execute`` or the
    end of its backward; track 3 ("phases") one slice per run of one phase.
 2. Memory is a counter (``ph: "C"``) per device, ``live bytes`` with one series per
-   category, written at each event that moves memory (NOTE [ Memory replay ]); a second
+   category, written at each event that moves memory, starting from what was alive when
+   recording began (NOTE [ Memory replay ] rules 1-2); a second
    counter gives ``reserved`` bytes when the trace has them.
 3. Marks (lesson steps) and checkpoint regions are instant events (``ph: "i"``).
 4. Every string is the trace's own, already made safe by the trace loader; the output is
@@ -55,8 +56,13 @@ def perfetto(trace) -> dict:
         out.append({"ph": "X", "pid": PID, "tid": TRACKS["phases"], "name": ph, "ts": _us(events[lo]),
                     "dur": max(0.0, _us(events[hi]) - _us(events[lo]))})
     live: dict = {}
-    for b, dev, cat in preexisting(events).values():
-        live.setdefault(dev, {})[cat] = live.get(dev, {}).get(cat, 0) + b
+    at_start = (getattr(trace, "meta", None) or {}).get("memory_at_start") or {}
+    if at_start:                                  # what the recorder saw alive (NOTE [ Memory replay ] rule 2)
+        for dev, m in at_start.items():
+            live[dev] = {c: b for c, b in (m.get("by_category") or {}).items()}
+    else:
+        for b, dev, cat in preexisting(events).values():
+            live.setdefault(dev, {})[cat] = live.get(dev, {}).get(cat, 0) + b
     for i, e in enumerate(events):
         k = e.get("kind")
         if k in MEMORY_KINDS:

@@ -19,6 +19,34 @@ class GraphvizNotFound(RuntimeError):
     """Raised by rendering when the Graphviz ``dot`` binary is missing."""
 
 
+class GraphvizTimeout(RuntimeError):
+    """Graphviz's ``dot`` ran past its time budget (and was stopped)."""
+
+
+def _check_folder(path: str) -> None:
+    d = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(d):
+        raise FileNotFoundError(f"the folder {d!r} for {path!r} does not exist")
+
+
+def _dot_with_timeout(source: str, fmt: str, timeout: float) -> bytes:
+    """Run ``dot -T<fmt>`` on ``source``; stop it after ``timeout`` seconds."""
+    import shutil
+    import subprocess
+    exe = shutil.which("dot")
+    if exe is None:
+        raise GraphvizNotFound(INSTALL_HINT)
+    try:
+        done = subprocess.run([exe, f"-T{fmt}"], input=source.encode("utf-8"), capture_output=True, timeout=timeout,
+                              check=False)
+    except subprocess.TimeoutExpired:
+        raise GraphvizTimeout(f"Graphviz took longer than {timeout:g} s") from None
+    if done.returncode != 0:
+        err = done.stderr.decode("utf-8", "replace").strip()
+        raise RuntimeError(f"Graphviz failed to render the graph: {err}")
+    return done.stdout
+
+
 class GraphPicture:
     """DOT source for one picture; ``render`` needs Graphviz's ``dot``, ``source`` does not."""
 
@@ -29,10 +57,13 @@ class GraphPicture:
     def __str__(self):
         return self.source
 
-    def pipe(self, format: str = "svg") -> bytes:
+    def pipe(self, format: str = "svg", timeout: float | None = None) -> bytes:
+        """The picture in ``format`` from Graphviz's ``dot``; past ``timeout`` seconds, ``GraphvizTimeout``."""
         import graphviz
         if format not in FORMATS:
             raise ValueError(f"unsupported image format {format!r}: choose one of {', '.join(FORMATS)}")
+        if timeout is not None:
+            return _dot_with_timeout(self.source, format, timeout)
         try:
             return graphviz.pipe("dot", format, self.source.encode("utf-8"), quiet=True)
         except graphviz.ExecutableNotFound:
@@ -41,20 +72,37 @@ class GraphPicture:
             err = (e.stderr or b"").decode("utf-8", "replace").strip()
             raise RuntimeError(f"Graphviz failed to render the graph: {err}") from None
 
-    def render(self, path, format: str | None = None) -> str:
-        """Write the picture to ``path``; the format comes from its suffix (.svg/.png/.pdf, or .dot/.gv for DOT)."""
+    def render(self, path, format: str | None = None, time_budget: float | None = None) -> str:
+        """Write the picture to ``path``; the format comes from its suffix (.svg/.png/.pdf, or .dot/.gv for DOT).
+
+        ``time_budget``: seconds Graphviz may take before the picture is drawn with glassgrad's own
+        layout instead (NOTE [ Pictures that always finish ] in viz/quick_layout.py); ``self.fallback``
+        then says so.
+        """
         path = os.fspath(path)
         fmt = format or os.path.splitext(path)[1].lstrip(".").lower()
+        self.fallback = None
         if fmt in ("dot", "gv"):
             data = self.source.encode("utf-8")
         elif fmt in FORMATS:
-            data = self.pipe(fmt)
+            try:
+                data = self.pipe(fmt, timeout=time_budget)
+            except GraphvizTimeout:
+                if self.state is None:
+                    raise
+                from . import quick_layout
+                self.fallback = (f"Graphviz did not finish in {time_budget:g} s; drawn with glassgrad's quick "
+                                 "layered layout (give Graphviz longer with --time-budget)")
+                if fmt == "svg":
+                    data = quick_layout.svg(self.state, self.fallback).encode("utf-8")
+                else:
+                    _check_folder(path)
+                    quick_layout.draw(self.state, self.fallback, path, fmt)
+                    return path
         else:
             raise ValueError(f"cannot tell the image format of {path!r}: use a .svg, .png or .pdf "
                              "(or .dot/.gv for the DOT text) file name")
-        d = os.path.dirname(os.path.abspath(path))
-        if not os.path.isdir(d):
-            raise FileNotFoundError(f"the folder {d!r} for {path!r} does not exist")
+        _check_folder(path)
         tmp = path + ".tmp"
         with open(tmp, "wb") as f:
             f.write(data)

@@ -27,7 +27,7 @@ def test_help_shows_examples(capsys):
 
 def test_nothing_to_draw(trace_file, capsys):
     assert render_main([str(trace_file)]) == 2
-    assert "nothing to draw: give --graph OUT and/or --memory OUT" in capsys.readouterr().err
+    assert "nothing to draw: give --graph OUT, --memory OUT, --perfetto OUT and/or --snapshot OUT" in capsys.readouterr().err
 
 
 def test_step_and_phase_exclude_each_other(trace_file, tmp_path, capsys):
@@ -124,3 +124,22 @@ def test_negative_step_counts_from_the_end_and_is_documented(trace_file, tmp_pat
     except SystemExit:
         pass
     assert "-1 is the last event" in " ".join(capsys.readouterr().out.split())
+
+
+def test_render_writes_perfetto_and_snapshot_exports(tmp_path, capsys):
+    import json
+    import pickle
+
+    import engine as torch
+    from viz.cli import render_main
+    with torch.record() as tr:
+        (torch.ones(3, requires_grad=True) * 2).sum().backward()
+    tr.save(tmp_path / "t.jsonl")
+    rc = render_main([str(tmp_path / "t.jsonl"), "--perfetto", str(tmp_path / "p.json"),
+                      "--snapshot", str(tmp_path / "s.pickle")])
+    assert rc == 0
+    err = capsys.readouterr().err
+    assert "open it at ui.perfetto.dev" in err and "open it at pytorch.org/memory_viz" in err
+    assert json.loads((tmp_path / "p.json").read_text())["traceEvents"]
+    assert set(pickle.loads((tmp_path / "s.pickle").read_bytes())) == {"segments", "device_traces"}
+    assert render_main([str(tmp_path / "t.jsonl"), "--graph", str(tmp_path / "g.svg"), "--time-budget", "0"]) == 2
