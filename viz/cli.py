@@ -53,9 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="memory_reserved of the caching allocator model: a line on the memory chart (same), "
                         "a panel above it on its own scale (panel), or none (off); auto picks the panel when "
                         "reserved is over 4 times the live peak")
-    p.add_argument("--time-budget", type=float, default=10.0, metavar="S",
+    p.add_argument("--time-budget", type=float, default=None, metavar="S",
                    help="seconds Graphviz may lay out the graph before glassgrad's quick layout draws it instead "
-                        "(default: %(default)s)")
+                        "(default: 10 s for small graphs, 4000/nodes s for large ones, at least 2)")
     p.add_argument("--perfetto", metavar="OUT", help="write the trace as Chrome trace-event JSON for ui.perfetto.dev")
     p.add_argument("--snapshot", metavar="OUT",
                    help="write PyTorch's memory snapshot pickle for pytorch.org/memory_viz (.pickle)")
@@ -110,7 +110,7 @@ def render_main(argv: list[str]) -> int:
         args = p.parse_args(argv)
         if not (args.graph or args.memory or args.perfetto or args.snapshot):
             p.error("nothing to draw: give --graph OUT, --memory OUT, --perfetto OUT and/or --snapshot OUT")
-        if args.time_budget <= 0:
+        if args.time_budget is not None and args.time_budget <= 0:
             p.error("--time-budget must be a positive number of seconds")
         if args.compare and not args.memory:
             p.error("--compare draws memory: give --memory OUT too")

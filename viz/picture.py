@@ -23,6 +23,13 @@ class GraphvizTimeout(RuntimeError):
     """Graphviz's ``dot`` ran past its time budget (and was stopped)."""
 
 
+def default_budget(n_nodes: int) -> float:
+    """Seconds Graphviz gets by default: 10 for small graphs, less as they grow (4,000 / nodes, at
+    least 2), since its crossing minimisation grows much faster than the graph (NOTE [ Pictures that
+    always finish ] rule 1)."""
+    return max(2.0, min(10.0, 4000.0 / max(1, n_nodes)))
+
+
 def _check_folder(path: str) -> None:
     d = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(d):
@@ -82,6 +89,8 @@ class GraphPicture:
         path = os.fspath(path)
         fmt = format or os.path.splitext(path)[1].lstrip(".").lower()
         self.fallback = None
+        if time_budget is None and self.state is not None:
+            time_budget = default_budget(len(self.state.nodes))
         if fmt in ("dot", "gv"):
             data = self.source.encode("utf-8")
         elif fmt in FORMATS:

@@ -1,15 +1,16 @@
 """A graph picture that always finishes: glassgrad's own layered layout, when Graphviz takes too long.
 
 NOTE [ Pictures that always finish ]
-1. ``render`` gives Graphviz's ``dot`` a time budget (``--time-budget``, 10 s by default).
-   Past it, ``dot`` is stopped and the picture is drawn here instead, with a note on it
+1. ``render`` gives Graphviz's ``dot`` a time budget (``--time-budget``; by default 10 s,
+   less for large graphs: ``viz.picture.default_budget``). Past it, ``dot`` is stopped and the picture is drawn here instead, with a note on it
    saying so and how to give Graphviz longer.
 2. The layout is linear in the graph's size: a node's rank is its depth from the graph's
    outputs (the longest path, found in one pass over a topological order), a leaf sits one
    rank under its first consumer, nodes keep the order they were made in within a rank,
    and edges are straight lines. Shared weights
    and long chains, which make Graphviz's crossing minimisation slow, cost nothing extra.
-3. SVG is written directly; PNG and PDF are drawn with matplotlib from the same layout.
+3. SVG is written directly; PNG and PDF by Graphviz's ``neato -n2`` with every node pinned
+   where the layout put it (no layout work), or with matplotlib when that fails.
 4. A graph over ``MAX_NODES`` nodes is refused with what to do instead (an earlier
    ``--step``, a ``--phase``, or the DOT text with a .dot file name).
 """
@@ -92,8 +93,46 @@ def svg(state, note: str) -> str:
     return "\n".join(out)
 
 
-def draw(state, note: str, path: str, fmt: str) -> None:
-    """Rule 3: PNG/PDF through matplotlib."""
+def positioned_dot(state, note: str) -> str:
+    """The layout as DOT with every node pinned (``pos="x,y!"``), for ``neato -n2``: no layout work."""
+    pos = layout(state)
+    lines = ["digraph quick {", f'  graph [splines=line, label="{_esc(note)}", labelloc=t, fontname=Helvetica];',
+             '  node [shape=box, style="rounded,filled", fontname=Helvetica, fontsize=10, width=2.0, height=0.3, '
+             'fixedsize=true, color="#424242"];', '  edge [arrowsize=0.5, color="#666666"];']
+    for i, n in state.nodes.items():
+        r, x = pos[i]
+        lines.append(f'  n{i} [label="{_esc(_label(n))}", fillcolor="{COLORS.get(n.kind, "#eeeeee")}", '
+                     f'pos="{x * (BOX_W + GAP_X)},{-r * (BOX_H + GAP_Y)}!"];')
+    for i, n in state.nodes.items():
+        for c, _ in n.next:
+            if c in pos:
+                lines.append(f"  n{i} -> n{c};")
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def _esc(s: str) -> str:
+    return s.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def draw(state, note: str, path: str, fmt: str, timeout: float = 60.0) -> None:
+    """Rule 3: PNG/PDF through Graphviz's ``neato -n2`` on the pinned layout (no layout work); through
+    matplotlib when that is not available."""
+    import shutil
+    import subprocess
+    exe = shutil.which("neato")
+    if exe is not None:
+        try:
+            done = subprocess.run([exe, "-n2", f"-T{fmt}", "-o", path], input=positioned_dot(state, note).encode(),
+                                  capture_output=True, timeout=timeout, check=False)
+            if done.returncode == 0:
+                return
+        except subprocess.TimeoutExpired:
+            pass
+    _draw_matplotlib(state, note, path, fmt)
+
+
+def _draw_matplotlib(state, note: str, path: str, fmt: str) -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
