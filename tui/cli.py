@@ -54,6 +54,17 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("trace", metavar="TRACE")
     s.add_argument("--text", action="store_true", help="print a summary instead of starting the app")
 
+    s = sub.add_parser("diff", help="compare two traces: peaks, categories, graph nodes",
+                       description="Compare two traces of (usually) the same model: both peaks, the per-category "
+                                   "difference at them, nodes only in one run, saves that differ.")
+    s.add_argument("a", metavar="A.jsonl")
+    s.add_argument("b", metavar="B.jsonl")
+    s.add_argument("--png", default=None, metavar="OUT", help="also draw both memory curves on one axis")
+
+    s = sub.add_parser("plan", help="the checkpointing planner's trade-off curve for a script's chain",
+                       add_help=False, description="See glassgrad plan --help.")
+    s.add_argument("rest", nargs=argparse.REMAINDER)
+
     s = sub.add_parser("render", help="pictures without the app (graph, memory timeline)", add_help=False,
                        description="Draw pictures of a trace; see glassgrad render --help.")
     s.add_argument("rest", nargs=argparse.REMAINDER)
@@ -75,6 +86,9 @@ def _main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["render"]:
         return cmd_render(argv[1:])
+    if argv[:1] == ["plan"]:
+        from viz.plan import main as plan_main
+        return plan_main(argv[1:])
     a = _parser().parse_args(argv)
     if a.command is None:
         return cmd_home()
@@ -88,7 +102,26 @@ def _main(argv=None) -> int:
         return cmd_run(a.script, a.out, a.text or not interactive())
     if a.command == "view":
         return cmd_view(a.trace, a.text or not interactive())
+    if a.command == "diff":
+        return cmd_diff(a.a, a.b, a.png)
     return 2
+
+
+def cmd_diff(path_a: str, path_b: str, png: str | None) -> int:
+    """``glassgrad diff``: NOTE [ Two runs ] in replay/diff.py, as text (and a picture)."""
+    from engine.trace import safe_text
+    from replay.diff import diff, summary
+    ta, tb = _load(path_a), _load(path_b)
+    if ta is None or tb is None:
+        return 2
+    for line in summary(diff(ta, tb), os.path.basename(path_a), os.path.basename(path_b)):
+        print(safe_text(line))
+    if png:
+        from viz import memory_plot
+        fig = memory_plot.compare_figure(ta, tb, (os.path.basename(path_a), os.path.basename(path_b)))
+        memory_plot.save_figure(fig, png)
+        print(f"both memory curves: {png}")
+    return 0
 
 
 # ---------------------------------------------------------------- commands
