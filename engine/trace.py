@@ -75,6 +75,8 @@ KINDS = {
     "load": ("path", "bytes", "tensors", "storages", "records", "storage_records"),
     "mark": ("text",),
     "compile_stage": ("stage", "nodes", "text"),
+    "values": ("tensor", "storage", "numel", "grad", "min", "max", "mean", "std", "norm", "lo", "hi", "nan", "inf",
+               "hist", "refused", "leaf"),
 }
 
 _RESERVED_KINDS = _schema.RESERVED_KINDS   # events that carry "reserved"
@@ -370,13 +372,20 @@ class record:
     is open, are not its (NOTE [ A recorder records its own thread ] in engine/events.py);
     a thread that wants its own events opens its own ``record``.
 
-    Keyword arguments become ``trace.meta``. The live bytes per device and category at
+    ``values=True`` also summarises every op's output and every leaf's gradient (NOTE [ Value
+    capture ] in engine/values.py; ``values_cap`` elements at most per tensor). Other keyword
+    arguments become ``trace.meta``. The live bytes per device and category at
     the start, and the allocator model's reserved bytes, go to
     ``meta["memory_at_start"]`` so a replay starts from them.
     """
 
-    def __init__(self, trace: Trace | None = None, **meta):
+    def __init__(self, trace: Trace | None = None, *, values: bool = False, values_cap: int | None = None, **meta):
         self.trace = trace if trace is not None else Trace(meta=meta)
+        self.values = None
+        if values:                                 # NOTE [ Value capture ] in engine/values.py
+            from .values import DEFAULT_CAP, ValueCapture
+            self.values = ValueCapture(DEFAULT_CAP if values_cap is None else values_cap)
+            self.trace.meta["values_cap"] = self.values.cap
 
     def __enter__(self) -> Trace:
         start = {}
@@ -389,9 +398,13 @@ class record:
                               "reserved": reserved}
         self.trace.meta.setdefault("memory_at_start", start)
         _events.add_recorder(self.trace)
+        if self.values is not None:
+            self.values.start()
         return self.trace
 
     def __exit__(self, *exc):
+        if self.values is not None:
+            self.values.stop()
         _events.remove_recorder(self.trace)
 
 

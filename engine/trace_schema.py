@@ -66,6 +66,16 @@ def _str_or_none(v):
         raise _Bad("a string or null")
 
 
+def _finite_or_none(v):
+    if v is not None and (type(v) not in (int, float) or v != v or v in (float("inf"), float("-inf"))):
+        raise _Bad("a finite number or null")
+
+
+def _counts(v):
+    if type(v) is not list or len(v) > 1024 or any(type(c) is not int or not 0 <= c < _BIG for c in v):
+        raise _Bad("a list of at most 1024 non-negative integers")
+
+
 def _bool(v):
     if type(v) is not bool:
         raise _Bad("true or false")
@@ -227,6 +237,7 @@ SPEC = {
     "load": (("path", _str_or_none), ("bytes", _count), ("tensors", _count), ("storages", _count)),
     "mark": (("text", _str),),
     "compile_stage": (("stage", _str), ("nodes", _count), ("text", _str)),
+    "values": (("tensor", _count), ("storage", _count), ("numel", _count), ("grad", _bool)),
 }
 
 
@@ -241,7 +252,9 @@ OPTIONAL = {
     "alloc": (("reserved", _count),),
     "free": (("reserved", _count),),
     "empty_cache": (("reserved", _count),),
-    "op": (("module", _str_or_none),),      # NOTE [ Module paths ] in engine/events.py (older traces lack it)
+    "op": (("module", _str_or_none),),
+    "values": tuple((f, _finite_or_none) for f in ("min", "max", "mean", "std", "norm", "lo", "hi"))
+    + (("nan", _count), ("inf", _count), ("hist", _counts), ("refused", _str), ("leaf", _count)),   # NOTE [ Value capture ]      # NOTE [ Module paths ] in engine/events.py (older traces lack it)
     "save": (("records", _objects), ("storage_records", _objects)),
     "load": (("records", _objects), ("storage_records", _objects)),
 }

@@ -48,6 +48,7 @@ VALID = {
     "load": {"path": None, "bytes": 1000, "tensors": 1, "storages": 1},
     "mark": {"text": "step", "step": 1},
     "compile_stage": {"stage": "graph", "nodes": 3, "text": "graph():\n    return x"},
+    "values": {"tensor": 4, "storage": 3, "numel": 2, "grad": False},
 }
 OPTIONAL = {k: [f for f, _ in fs] for k, fs in trace_schema.OPTIONAL.items()}
 FIELDS = [(k, f) for k in VALID for f in KINDS[k] if f not in OPTIONAL.get(k, ())]
@@ -79,7 +80,7 @@ def test_every_kind_is_covered_and_valid_events_load():
 
 @pytest.mark.parametrize("kind,field", OPTIONAL_FIELDS)
 def test_optional_fields_are_checked_when_present(kind, field):
-    ev = dict(VALID[kind], **{field: 5 if field == "module" else "x"})     # a value wrong for the field
+    ev = dict(VALID[kind], **{field: 5 if field in ("module", "refused") else "x"})   # a value wrong for the field
     assert _refused(_line(0, kind, **ev)).startswith(f"trace.jsonl: line 2: {kind} event: field '{field}' must be ")
     ev.pop(field)
     assert _load(_line(0, kind, **ev)).warnings == []
