@@ -54,7 +54,6 @@ from .backend.settings import are_deterministic_algorithms_enabled, get_float32_
 
 __version__ = "0.1.0"
 
-int32 = int64  # glassgrad stores every integer tensor as int64
 
 _UNSUPPORTED_DTYPES = ("float16", "half", "bfloat16", "uint8", "int8", "int16", "complex64", "complex128",
                        "cfloat", "cdouble")
@@ -74,10 +73,11 @@ def __getattr__(name):
         return getattr(_lazy("serialization"), name)
     if name == "hub":
         return _lazy("hub")
-    if name == "distributions":
-        return _lazy("distributions")
+    if name in ("distributions", "distributed", "onnx"):
+        return _lazy(name)
     if name == "compile":
         return _lazy("compiler").compile
     if name in _UNSUPPORTED_DTYPES:
         raise AttributeError(f"glassgrad has no dtype {name}: its dtypes are bool, int64, float32 and float64")
-    raise AttributeError(f"module 'engine' has no attribute '{name}'")
+    from .missing import missing
+    raise missing("torch", name)   # NOTE [ Missing names ] in engine/missing.py

@@ -13,7 +13,14 @@ from . import modules
 from .modules import *  # noqa: F403  (every module class; engine/nn/modules/__init__.py lists them)
 from . import utils
 from .functional.teaching import teaching_view  # NOTE [ Teaching view ]
+from . import parallel
+from .parallel import DataParallel
 
 __all__ = ["Buffer", "Parameter", "UninitializedBuffer", "UninitializedParameter", "functional", "init", "utils",
-           "teaching_view",
+           "teaching_view", "parallel", "DataParallel",
            *modules.__all__]
+
+
+def __getattr__(name):
+    from ..missing import missing
+    raise missing("torch.nn", name)   # NOTE [ Missing names ] in engine/missing.py

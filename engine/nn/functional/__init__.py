@@ -32,7 +32,8 @@ import numpy as np  # noqa: F401
 from ... import functional as E  # noqa: F401
 from ...backend import dtypes as _dtype, gaps as _backend  # noqa: F401
 from ...core.dispatch import apply  # noqa: F401
-from ...core.tensor import Tensor, _wrap_dim  # noqa: F401
+from ...core.tensor import Tensor  # noqa: F401
+from ...functions.dims import wrap_dim as _wrap_dim  # noqa: F401
 from ...core.table import OPS  # noqa: F401
 from ...random import generator_for  # noqa: F401
 from .activation import (celu, celu_, elu, elu_, gelu, glu, gumbel_softmax, hardshrink, hardsigmoid, hardswish,  # noqa: F401
@@ -72,3 +73,8 @@ from .dropouts import _np  # noqa: F401
 from .loss import (_REDUCTIONS, _broadcast_shape, _check_targets, _class_view, _class_weight_check,  # noqa: F401
                    _cross_entropy_general, _cross_entropy_probs, _infer_size_error, _mul_number, _nll_loss_nd,
                    _no_grad_arg, _np_max, _np_min, _reduction, _type_name)
+
+
+def __getattr__(name):
+    from ...missing import missing
+    raise missing("torch.nn.functional", name)   # NOTE [ Missing names ] in engine/missing.py
