@@ -223,7 +223,7 @@ Tensor.cuda = lambda self, device=None: self.to(device if device is not None els
 Tensor.float = lambda self: self.to(_dtype.float32)
 Tensor.double = lambda self: self.to(_dtype.float64)
 Tensor.long = lambda self: self.to(_dtype.int64)
-Tensor.int = lambda self: self.to(_dtype.int64)
+Tensor.int = lambda self: self.to(_dtype.int32)
 Tensor.bool = lambda self: self.to(_dtype.bool_)
 
 
@@ -256,7 +256,7 @@ Tensor.new_tensor = lambda self, data, dtype=None, device=None, requires_grad=Fa
 
 def _type(self, dtype=None):
     names = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor", "int64": "torch.LongTensor",
-             "bool": "torch.BoolTensor"}
+             "int32": "torch.IntTensor", "bool": "torch.BoolTensor"}
     if dtype is None:
         n = names[self.dtype.name]
         return n.replace("torch.", "torch.cuda.") if self.device.type == "cuda" else n

@@ -60,6 +60,7 @@ from .functions.factories import asarray, scalar_tensor  # noqa: F401
 
 bool = _dtype.bool_  # noqa: A001
 int64 = long = _dtype.int64
+int32 = int = _dtype.int32  # noqa: A001
 float32 = _dtype.float32
 float64 = double = _dtype.float64
 float = _dtype.float32  # noqa: A001

@@ -29,16 +29,17 @@ class dtype:
 
 
 bool_ = dtype("bool", 1, "b", 0)
-int64 = dtype("int64", 8, "i", 1)
-float32 = dtype("float32", 4, "f", 2)
-float64 = dtype("float64", 8, "f", 3)
+int32 = dtype("int32", 4, "i", 1)   # kept where it is asked for; PyTorch's rules decide what ops give
+int64 = dtype("int64", 8, "i", 2)
+float32 = dtype("float32", 4, "f", 3)
+float64 = dtype("float64", 8, "f", 4)
 
-ALL = (bool_, int64, float32, float64)
+ALL = (bool_, int32, int64, float32, float64)
 _NAMES = {d.name: d for d in ALL}
-_NAMES.update({"bool_": bool_, "long": int64, "float": float32, "double": float64})
+_NAMES.update({"bool_": bool_, "int": int32, "long": int64, "float": float32, "double": float64})
 
 
-_SHORT = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
+_SHORT = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool"}
 
 
 def short_name(d: dtype) -> str:
@@ -75,7 +76,7 @@ def from_array_dtype(xp, adt) -> dtype:
         return float64 if "64" in name else float32
     if "int" in name or "uint" in name:
         return int64
-    raise TypeError(f"unsupported array dtype {adt!r}; glassgrad supports bool, int64, float32, float64")
+    raise TypeError(f"unsupported array dtype {adt!r}; glassgrad supports bool, int32, int64, float32, float64")
 
 
 def to_array_dtype(xp, d: dtype):

@@ -30,6 +30,7 @@ import threading
 from ..core import hooks as _hooks
 from ..backend import dtypes as _dtype
 from .. import events as _events
+from ..core.table import OPS
 from ..core.tensor import Tensor
 from .graph import Graph, Node
 
@@ -100,6 +101,9 @@ class _Tracer:
         return node
 
     def before(self, op, inputs, attrs, inplace):
+        if OPS.get(op.name) is not op:     # NOTE [ A 0-d tensor's one dim ] 4 (engine/functions/dims.py)
+            raise GraphBreak(f"op '{op.name}' along the one dim of a 0-d tensor: a compiled graph replays "
+                             "table rows only")
         if inplace is not None:
             what = "an assignment into a tensor (setitem)" if op.name == "setitem" else f"in-place op '{op.name}_'"
             raise GraphBreak(f"{what}: a compiled graph holds no in-place ops")

@@ -38,16 +38,21 @@ divide = true_divide = div
 
 
 def _int_div(input, other, rounding_mode):
-    """Integer division rounded down or toward zero stays integer (PyTorch's ``//`` on int64)."""
+    """Integer division rounded down or toward zero stays integer (PyTorch's ``//`` on int64 and int32)."""
     ref = input if isinstance(input, Tensor) else other
     xp = ref._storage.xp
-    a, b = (x.to(_dtype.int64)._data if isinstance(x, Tensor) else int(x) for x in (input, other))
+    dt = _dtype.result_type([input, other])
+    if dt is _dtype.bool_:
+        raise NotImplementedError(f"\"div_{rounding_mode}_cpu\" not implemented for 'Bool'")
+    _broadcast_check(input, other)
+    a, b = (x.to(dt)._data if isinstance(x, Tensor) else int(x) for x in (input, other))
     if builtins.bool(xp.any(xp.asarray(b) == 0)):
         raise RuntimeError("ZeroDivisionError")
     q = xp.floor_divide(a, b)
     if rounding_mode == "trunc":
         q = xp.where(xp.logical_and(q < 0, q * b != a), q + 1, q)
-    return Tensor._wrap(q if hasattr(q, "shape") else xp.asarray(q, dtype=xp.int64))
+    q = q if hasattr(q, "shape") else xp.asarray(q, dtype=_dtype.to_array_dtype(xp, dt))
+    return Tensor._wrap(q if q.dtype == _dtype.to_array_dtype(xp, dt) else xp.astype(q, _dtype.to_array_dtype(xp, dt)))
 
 
 def _nondiff(t, fn):
@@ -55,7 +60,28 @@ def _nondiff(t, fn):
     return Tensor._wrap(fn(xp, t._data))
 
 
+def _int_pow(base, exponent):
+    """Integer ``base ** exponent`` with negative exponents, as PyTorch's integer kernel: 1 and -1 keep
+    their powers, every other base gives 0 (``1 // base ** -e`` rounded toward zero)."""
+    xp = exponent._storage.xp
+    a = base.to(_dtype.int64)._data if isinstance(base, Tensor) else xp.asarray(int(base), dtype=xp.int64)
+    e = exponent.to(_dtype.int64)._data
+    neg = e < 0
+    powered = a ** xp.where(neg, xp.zeros_like(e), e)
+    one = xp.ones_like(powered)
+    small = xp.where(a == 1, one, xp.where(a == -1, xp.where(e % 2 == 0, one, -one), xp.zeros_like(powered)))
+    return Tensor._wrap(xp.where(neg, small, powered))
+
+
 def pow(input, exponent):
+    """``input ** exponent``; either may be a number (not both)."""
+    if isinstance(input, Tensor) and isinstance(exponent, Tensor) and input.dtype is exponent.dtype is _dtype.bool_:
+        raise NotImplementedError("\"pow\" not implemented for 'Bool'")
+    if isinstance(exponent, Tensor) and not isinstance(input, builtins.float) and \
+            not exponent.dtype.is_floating_point and not (isinstance(input, Tensor) and input.dtype.is_floating_point) \
+            and exponent.numel() and builtins.bool(exponent._storage.xp.any(exponent._data < 0)):
+        _broadcast_check(input, exponent)
+        return _int_pow(input, exponent)
     if not isinstance(input, Tensor) and isinstance(exponent, Tensor):   # number ** tensor: one edge
         input = _scalar_ok(input, "pow")
         dt = _dtype.result_type([input, exponent])
@@ -75,11 +101,17 @@ def square(input):
 
 
 def maximum(input, other):
+    """The larger of each pair (NaN wins); both arguments must be tensors, as in PyTorch."""
+    need_tensor("maximum", input)
+    need_tensor("maximum", other, "other", 2)
     _broadcast_check(input, other)
     return apply(_O["maximum"], [input, other])
 
 
 def minimum(input, other):
+    """The smaller of each pair (NaN wins); both arguments must be tensors, as in PyTorch."""
+    need_tensor("minimum", input)
+    need_tensor("minimum", other, "other", 2)
     _broadcast_check(input, other)
     return apply(_O["minimum"], [input, other])
 
@@ -161,7 +193,14 @@ def abs(input):  # noqa: A001
     return _abs(input)
 
 
-sign = _unary("sign")
+_sign = _unary("sign")
+
+
+def sign(input):
+    """-1, 0 or 1 by the sign of each element (NaN stays NaN); a bool tensor is its own sign, as in PyTorch."""
+    if isinstance(input, Tensor) and input.dtype is _dtype.bool_:
+        return input.clone()
+    return _sign(input)
 
 
 sin = _unary("sin")
@@ -198,6 +237,8 @@ expm1 = _unary("expm1")
 def gelu(input, approximate="none"):
     if approximate not in ("none", "tanh"):
         raise RuntimeError(f"approximate argument must be either none or tanh.")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"GeluKernelImpl\" not implemented for '{_short(input.dtype)}'")
     return apply(_O["gelu"], [input], {"approximate": approximate})
 
 
@@ -228,7 +269,7 @@ def _inplace_bound_check(input, *bounds):
             continue
         dt = _dtype.result_type([input, b])
         if dt is not input.dtype:
-            cpp = {"int64": "long int", "bool": "bool"}
+            cpp = {"int64": "long int", "int32": "int", "bool": "bool"}
             want = _short(input.dtype) if isinstance(b, Tensor) else cpp[input.dtype.name]
             raise RuntimeError(f"result type {_short(dt)} can't be cast to the desired output type {want}")
 
@@ -271,7 +312,7 @@ def round(input, *, decimals=None):
 
 
 def _type_short(d) -> str:
-    return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}[d.name]
+    return {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool"}[d.name]
 
 
 def isnan(input):

@@ -19,7 +19,8 @@ from .indexing import masked_select
 from .views import expand, flatten, reshape, stack, view
 from ..core.dispatch import apply
 from ..core.table import OPS as _O
-from ..core.tensor import Tensor, _wrap_dim
+from ..core.tensor import Tensor
+from .dims import wrap_dim as _wrap_dim
 from ..backend.dtypes import short_name as _short
 from .args import need_tensor as _need_tensor, host as _host
 

@@ -46,7 +46,7 @@ def _infer_dtype(data) -> _dtype.dtype:
     if a.dtype == np.bool_:
         return _dtype.bool_
     if a.dtype.kind in "iu":
-        return _dtype.int64
+        return _dtype.int32 if isinstance(data, np.ndarray) and a.dtype == np.int32 else _dtype.int64
     if a.dtype.kind == "f":
         if isinstance(data, np.ndarray):
             return _dtype.float64 if a.dtype == np.float64 else _dtype.float32
@@ -102,8 +102,8 @@ def from_numpy(a: np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(a).__name__})")
     if a.dtype.kind not in "biuf":
         raise TypeError(f"can't convert np.ndarray of type {a.dtype}. The only supported types are: "
-                        "float64, float32, int64, and bool.")
-    if a.dtype not in (np.float32, np.float64, np.int64, np.bool_):
+                        "float64, float32, int64, int32, and bool.")
+    if a.dtype not in (np.float32, np.float64, np.int64, np.int32, np.bool_):
         a = a.astype(np.int64 if a.dtype.kind in "iu" else np.float64)
     return _finish(a, False)
 
@@ -250,7 +250,7 @@ def clone(input, *, memory_format=None):
 
 
 def _cname(dt):
-    return {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}[dt.name]
+    return {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "bool": "bool"}[dt.name]
 
 
 # ---- small utilities ------------------------------------------------------------------------------

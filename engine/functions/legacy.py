@@ -16,7 +16,7 @@ from ..core.tensor import Tensor
 from .factories import empty, tensor
 
 
-_NAMES = {"FloatTensor": "float32", "DoubleTensor": "float64", "LongTensor": "int64", "IntTensor": "int64",
+_NAMES = {"FloatTensor": "float32", "DoubleTensor": "float64", "LongTensor": "int64", "IntTensor": "int32",
           "BoolTensor": "bool"}
 
 

@@ -20,9 +20,9 @@ from . import matmul
 from .views import expand, permute, reshape, view
 from ..core.dispatch import apply, broadcast_mismatch
 from ..core.table import OPS as _O
-from ..core.tensor import Tensor, _wrap_dim
+from ..core.tensor import Tensor
 from ..linalg import torch_norm
-from .reductions import _dims
+from .dims import reduce_dims as _dims, wrap_dim as _wrap_dim
 from ..backend.dtypes import short_name as _short
 from .args import need_tensor as _need_tensor
 
@@ -60,6 +60,8 @@ def tensordot(a, b, dims=2):
     the contracted dims together, reshape both to matrices, mm, and view the result."""
     if isinstance(dims, Tensor):
         dims = dims.tolist()
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and a.dtype is not b.dtype:
+        raise RuntimeError("both inputs should have same dtype")
     if isinstance(dims, int):
         if dims < 0:
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
@@ -149,6 +151,9 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
             raise RuntimeError(f"size mismatch, got input ({input.shape[0] if input.ndim else 1}), mat "
                                f"({mat.shape[0]}x{mat.shape[1]}), vec ({vec.shape[0]})")
         raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {mat.ndim}, {vec.ndim}")
+    if input.dtype is not mat.dtype or mat.dtype is not vec.dtype:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_short(input.dtype)}, "
+                           f"{_short(mat.dtype)}, and {_short(vec.dtype)}")
     return _product("addmv", input, mat, vec, beta, alpha, (mat.shape[0],))
 
 
@@ -215,6 +220,8 @@ def inner(input, other):
     if input.shape[-1] != other.shape[-1]:
         raise RuntimeError("inner() the last dimension must match on both input tensors but got shapes "
                            f"{_shape_str(input.shape)} and {_shape_str(other.shape)}")
+    if input.dtype is not other.dtype:
+        raise RuntimeError("both inputs should have same dtype")
     k = input.shape[-1]
     a = permute(input, tuple(builtins.range(input.ndim)))
     b = permute(other, (other.ndim - 1,) + tuple(builtins.range(other.ndim - 1)))
@@ -262,6 +269,9 @@ def vdot(input, other):
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     """The 2-norm (Frobenius for matrices) over ``dim`` or everything; any other ``p`` (numbers,
     'nuc') goes through engine.linalg, as PyTorch's torch.norm does."""
+    if not input.dtype.is_floating_point and dtype is None:
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{_short(input.dtype)}")
     if p not in ("fro", 2, 2.0) or (isinstance(dim, (tuple, list)) and len(dim) > 2):
         return torch_norm(input, p, dim, keepdim, dtype)
     if dtype is not None:

@@ -12,7 +12,7 @@ A binding that reads an earlier one (``cls.clip_ = cls.clamp_``) relies on that 
 from __future__ import annotations
 
 from .arithmetic import ge, gt, isfinite, le, logical_xor, lt, ne
-from .views import transpose
+from .views import as_strided, transpose
 from .build import diag, diag_embed, diagflat, diagonal, kron, trace
 from .elementwise.binary import (addcdiv, addcmul, arctan2, atan2, copysign, float_power, floor_divide, fmax, fmin,
                                  fmod, heaviside, hypot, ldexp, lerp, logaddexp, logaddexp2, nextafter, remainder,
@@ -63,13 +63,21 @@ _MATH_METHODS = {
 }
 
 
+def _aminmax_method(self, *args, dim=None, keepdim=False):
+    """``Tensor.aminmax``: ``dim`` and ``keepdim`` are keyword-only, as PyTorch's."""
+    if args:
+        raise TypeError(f"aminmax() takes 0 positional arguments but {len(args)} "
+                        f"{'was' if len(args) == 1 else 'were'} given")
+    return aminmax(self, dim=dim, keepdim=keepdim)
+
+
 def bind_methods(cls):
     """Bind every method of the torch.* families on ``cls`` (Tensor), each name once."""
     # ---- math: unary, binary, reductions, diagonals, products, and their in-place forms --------------------
     for name, fn in _MATH_METHODS.items():
         setattr(cls, name, fn)
     cls.diagonal = lambda self, offset=0, dim1=0, dim2=1: diagonal(self, offset, dim1, dim2)
-    cls.aminmax = lambda self, *, dim=None, keepdim=False: aminmax(self, dim=dim, keepdim=keepdim)
+    cls.aminmax = _aminmax_method
     for name in ("asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "trunc",
                  "frac", "deg2rad", "rad2deg", "sinc"):
         setattr(cls, name + "_", _unary_inplace(name))
@@ -119,6 +127,7 @@ def bind_methods(cls):
                      ("diagonal_scatter", diagonal_scatter)):
         setattr(cls, name, fn)
     cls.index_reduce, cls.index_reduce_ = index_reduce, index_reduce_
+    cls.as_strided = as_strided
     # ---- statistics, random fills, what a tensor is --------------------------------------------------------
     for name, fn in (("quantile", quantile), ("nanquantile", nanquantile), ("cummax", cummax), ("cummin", cummin),
                      ("msort", msort), ("cov", cov), ("corrcoef", corrcoef), ("histogram", histogram),

@@ -24,7 +24,7 @@ from .args import need_tensor as _need_tensor, host as _host
 
 
 def _cname(dt):
-    return {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}[dt.name]
+    return {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "bool": "bool"}[dt.name]
 
 
 def _num(v) -> str:

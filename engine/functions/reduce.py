@@ -18,7 +18,7 @@ from ..backend import dtypes as _dtype
 from ..core.operators import sub
 from .arithmetic import ceil, div, floor, ge, isnan, le, logical_and, logical_not, logical_xor, lt
 from . import arithmetic
-from .factories import full, full_like
+from .factories import empty_like, full, full_like
 from .indexing import gather, masked_fill, narrow
 from .reductions import _dims, _spread_attrs
 from . import reductions
@@ -30,13 +30,14 @@ from ..core.dispatch import apply, apply_multi
 from ..core.inplace import bump_version
 from ..core.table import OPS as _O
 from ..ops.reduce.moments import OUTPUTS
-from ..core.tensor import Tensor, _wrap_dim
+from ..core.tensor import Tensor
+from .dims import row_for, wrap_dim as _wrap_dim
 from ..backend.dtypes import short_name as _short
 from .args import need_tensor as _need_tensor
 
 
 def _cname(dt):
-    return {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}[dt.name]
+    return {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "bool": "bool"}[dt.name]
 
 
 def _num(v) -> str:
@@ -46,6 +47,11 @@ def _num(v) -> str:
 
 def _along(nd, dim, index):
     return (slice(None),) * dim + (index,) + (slice(None),) * (nd - dim - 1)
+
+
+def _no_bool(kernel, input):
+    if input.dtype is _dtype.bool_:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
 
 
 def _float_only(kernel, *xs):
@@ -64,14 +70,15 @@ def cumprod(input, dim, *, dtype=None):
     the result; its gradient is right with zeros in the input (NOTE [ Gradient of a running product ])."""
     if dtype is not None:
         input = input.to(dtype)
-    return apply(_O["cumprod"], [input], {"dim": _wrap_dim(dim, builtins.max(input.ndim, 1)) if input.ndim else 0})
+    return apply(row_for("cumprod", input), [input], {"dim": _wrap_dim(dim, input.ndim)})
 
 
 def logcumsumexp(input, dim):
     """``log(cumsum(exp(input)))`` along ``dim``, without overflow. LogcumsumexpBackward0 keeps the input
     and the result."""
+    d = _wrap_dim(dim, input.ndim)
     _float_only("logcumsumexp_out_cpu", input)
-    return apply(_O["logcumsumexp"], [input], {"dim": _wrap_dim(dim, builtins.max(input.ndim, 1)) if input.ndim else 0})
+    return apply(row_for("logcumsumexp", input), [input], {"dim": d})
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
@@ -111,14 +118,15 @@ AminmaxResult = _result_type("aminmax", ["min", "max"])
 
 
 def _median(name, result, input, dim, keepdim):
+    _no_bool("median_cpu" if dim is None else "median_out", input)
     if dim is None:
         if input.numel() == 0:
             return full((), math.nan, dtype=input.dtype, device=input.device)
         return apply(_O[name], [input])
-    d = _wrap_dim(dim, builtins.max(input.ndim, 1)) if input.ndim else 0
+    d = _wrap_dim(dim, input.ndim)
     if input.ndim and input.shape[d] == 0:
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
-    vals, aux = apply(_O[name + "_dim"], [input], {"dim": d, "keepdim": keepdim}, return_aux=True)
+    vals, aux = apply(row_for(name + "_dim", input), [input], {"dim": d, "keepdim": keepdim}, return_aux=True)
     return result(vals, aux["indices"])
 
 
@@ -136,42 +144,51 @@ def nanmedian(input, dim=None, keepdim=False):
 
 def kthvalue(input, k, dim=-1, keepdim=False):
     """The ``k``-th smallest value along ``dim`` (1-based) and its index. KthvalueBackward0 keeps the indices."""
-    d = _wrap_dim(dim, builtins.max(input.ndim, 1)) if input.ndim else 0
+    _no_bool("kthvalue_cpu", input)
+    d = _wrap_dim(dim, input.ndim)
     n = input.shape[d] if input.ndim else 1
+    if n == 0:
+        raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
-    vals, aux = apply(_O["kthvalue"], [input], {"dim": d, "keepdim": keepdim, "k": int(k) - 1}, return_aux=True)
+    vals, aux = apply(row_for("kthvalue", input), [input], {"dim": d, "keepdim": keepdim, "k": int(k) - 1}, return_aux=True)
     return KthvalueResult(vals, aux["indices"])
 
 
 def mode(input, dim=-1, keepdim=False):
     """The most frequent value along ``dim`` (the smallest of equally frequent ones) and the index of
     its last occurrence. ModeBackward0 keeps the indices."""
-    d = _wrap_dim(dim, builtins.max(input.ndim, 1)) if input.ndim else 0
+    d = _wrap_dim(dim, input.ndim)
     if input.ndim and input.shape[d] == 0:
         raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
-    vals, aux = apply(_O["mode"], [input], {"dim": d, "keepdim": keepdim}, return_aux=True)
+    vals, aux = apply(row_for("mode", input), [input], {"dim": d, "keepdim": keepdim}, return_aux=True)
     return ModeResult(vals, aux["indices"])
 
 
 def aminmax(input, *, dim=None, keepdim=False):
     """``(min, max)`` over ``dim`` (everything by default), from one AminmaxBackward0 node keeping the
     input and both results; each result's gradient is shared evenly among tied elements."""
-    if input.numel() == 0:
-        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
-                           "identity.")
-    dims = None if dim is None else (_wrap_dim(dim, builtins.max(input.ndim, 1)) if input.ndim else 0,)
-    if dims is not None and not input.ndim:
-        dims = None
-    if dims is None and keepdim:
-        dims = tuple(range(input.ndim))
+    if dim is None:
+        if input.numel() == 0:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+                               "identity.")
+        dims = tuple(builtins.range(input.ndim)) if keepdim else None
+    else:
+        dims = _dims(dim, input.ndim)
+        if input.ndim and input.shape[dims[0]] == 0:
+            raise IndexError(f"aminmax: Expected reduction dim {dims[0]} to have non-zero size.")
     return AminmaxResult(*apply_multi(_O["aminmax"], [input], {"dim": dims, "keepdim": keepdim}, ("min", "max")))
 
 
-def count_nonzero(input, dim=None):
-    """How many elements are not zero (over ``dim``, or all); int64, no gradient."""
+def count_nonzero(input, dim=None, **kwargs):
+    """How many elements are not zero (over ``dim``, an int or a tuple, or all); int64, no gradient."""
+    if kwargs:
+        got = ", ".join(["Tensor"] + ([type(dim).__name__] if dim is not None else [])
+                        + [f"{k}={type(v).__name__}" for k, v in kwargs.items()])
+        raise TypeError(f"count_nonzero() received an invalid combination of arguments - got ({got}), but "
+                        "expected one of:\n * (Tensor input, int dim = None)\n * (Tensor input, tuple of ints dim)\n")
     xp = input._storage.xp
-    dims = _dims(dim, input.ndim) if dim is not None else None
+    dims = _dims(dim, input.ndim)
     nz = xp.astype(input._data != 0, xp.int64)
     return Tensor._wrap(xp.sum(nz, axis=dims, dtype=xp.int64))
 
@@ -184,6 +201,8 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
     d = _wrap_dim(dim, input.ndim)
+    if n == 0:      # PyTorch copies the input into a new tensor (CopyBackwards), prepend and append unread
+        return empty_like(input).copy_(input)
     if prepend is not None or append is not None:
         parts = [x if x.ndim else expand(x, tuple(input.shape[:d]) + (1,) + tuple(input.shape[d + 1:]))
                  for x in (prepend, input, append) if x is not None]
@@ -199,7 +218,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
 
 
 def _cumprod_(self, dim, *, dtype=None):
-    return _inplace("cumprod", self, [self], {"dim": _wrap_dim(dim, builtins.max(self.ndim, 1)) if self.ndim else 0})
+    return apply(row_for("cumprod", self), [self], {"dim": _wrap_dim(dim, self.ndim)}, inplace=self)
 
 
 # ---- quantile / nanquantile ------------------------------------------------------------------------
@@ -298,8 +317,10 @@ def _squeeze_last_(t):
 
 
 def _inplace_view(view, opname):
-    """A view op PyTorch runs in place (squeeze_, ...) bumps the version its base shares."""
+    """A view op PyTorch runs in place (squeeze_, ...) bumps the version its base shares; the view's node
+    stands for the new version (NOTE [ A view's grad_fn after an in-place op ] 1 in engine/ops/shape/view_history.py)."""
     bump_version(view, opname)
+    view.grad_fn = view._grad_fn
     return view
 
 
@@ -318,8 +339,8 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
 # ---- cummax / cummin / msort ----------------------------------------------------------------------
 def _cumext(which, input, dim):
     _need_tensor(which, input)
-    d = _wrap_dim(dim, builtins.max(input.ndim, 1)) if input.ndim else _wrap_dim(dim, 1)
-    out, aux = apply(_O[which], [input], {"dim": d}, return_aux=True)
+    d = _wrap_dim(dim, input.ndim)
+    out, aux = apply(row_for(which, input), [input], {"dim": d}, return_aux=True)
     return getattr(return_types, which)(out, aux["indices"])
 
 
@@ -337,13 +358,11 @@ def cummin(input, dim):
 def msort(input):
     """``sort(input, dim=0).values``: SortBackward0 keeping the indices."""
     _need_tensor("msort", input)
-    if input.ndim == 0:   # glassgrad's sort needs a dim: sort the one-element view
-        return views.view(sort(views.view(input, (1,)), 0).values, ())
     return sort(input, 0).values
 
 
 def _moments(name, input, dim, unbiased, keepdim, correction):
-    return apply_multi(_O[name], [input], _spread_attrs(name[:3], input, dim, unbiased, keepdim, correction,
+    return apply_multi(_O[name], [input], _spread_attrs(name, input, dim, unbiased, keepdim, correction,
                                                          stacklevel=4), OUTPUTS)
 
 

@@ -8,16 +8,24 @@ from ..backend import dtypes as _dtype
 from ..core import grad_mode
 from ..core.dispatch import apply
 from ..core.table import OPS as _O
-from ..core.tensor import Tensor, _wrap_dim
+from ..core.tensor import Tensor
 from .arithmetic import _short, maximum, minimum
+from .factories import empty_like
+from .dims import reduce_dims as _dims, row_for, wrap_dim as _wrap_dim
 
 
-def _dims(dim, ndim):
-    if dim is None:
-        return None
-    if isinstance(dim, int):
-        dim = (dim,)
-    return tuple(sorted(_wrap_dim(d, ndim) for d in dim))
+def _need_floating(name, input):
+    """var/std and their _mean forms refuse integer and bool tensors, in PyTorch's words."""
+    if not input.dtype.is_floating_point:
+        what = "std and var" if name in ("std", "var") else name
+        raise RuntimeError(f"{what} only support floating point and complex dtypes")
+
+
+def _empty_dim(name, input, dims):
+    """PyTorch's IndexError for a max/min-like reduction over a dim of size 0."""
+    for d in (() if dims is None else dims):
+        if input.shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):
@@ -36,11 +44,12 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
                            f"or complex dtype. Got: {_short(input.dtype)}")
     dims = _dims(dim, input.ndim)
     return apply(_O["mean"], [input], {"dim": dims, "keepdim": keepdim},
-                 node_name="MeanBackward0" if dims is None else "MeanBackward1")
+                 node_name="MeanBackward0" if dim is None else "MeanBackward1")
 
 
 def _spread_attrs(name, input, dim, unbiased, keepdim, correction, stacklevel=4):
     """The var/std attributes; warns as PyTorch when no degrees of freedom are left."""
+    _need_floating(name, input)
     if correction is None:
         correction = 0 if unbiased is False else 1
     dims = _dims(dim, input.ndim)
@@ -69,13 +78,14 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 def _maxmin(which, input, dim=None, keepdim=False):
     if isinstance(dim, Tensor):
         return maximum(input, dim) if which == "max" else minimum(input, dim)
-    if input.numel() == 0:
+    if dim is None and input.numel() == 0:
         raise RuntimeError(f"{which}(): Expected reduction dim to be specified for input.numel() == 0. "
                            "Specify the reduction dim with the 'dim' argument.")
     if dim is None:
         return apply(_O[f"{which}_all"], [input])
     d = _wrap_dim(dim, input.ndim)
-    vals, aux = apply(_O[f"{which}_dim"], [input], {"dim": d, "keepdim": keepdim}, return_aux=True)
+    _empty_dim(which, input, (d,) if input.ndim else ())
+    vals, aux = apply(row_for(f"{which}_dim", input), [input], {"dim": d, "keepdim": keepdim}, return_aux=True)
     return getattr(return_types, which)(vals, aux["indices"])
 
 
@@ -87,36 +97,63 @@ def min(input, dim=None, keepdim=False):
     return _maxmin("min", input, dim, keepdim)
 
 
+def _amaxmin(name, input, dim, keepdim):
+    dims = _dims(dim, input.ndim)
+    if input.numel() == 0:
+        if dims is None:
+            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                               "Specify the reduction dim with the 'dim' argument.")
+        for d in ((dim,) if isinstance(dim, int) else dim):   # amax/amin name the dim as given
+            if input.shape[_wrap_dim(d, input.ndim)] == 0:
+                raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    return apply(_O[name], [input], {"dim": dims, "keepdim": keepdim})
+
+
 def amax(input, dim=(), keepdim=False):
     """Largest value over ``dim`` (all dims when empty); ties share the gradient evenly."""
-    dims = _dims(dim, input.ndim) if dim != () else None
-    return apply(_O["amax"], [input], {"dim": dims, "keepdim": keepdim})
+    return _amaxmin("amax", input, dim, keepdim)
 
 
 def amin(input, dim=(), keepdim=False):
-    dims = _dims(dim, input.ndim) if dim != () else None
-    return apply(_O["amin"], [input], {"dim": dims, "keepdim": keepdim})
+    return _amaxmin("amin", input, dim, keepdim)
+
+
+def _arg(name, input, dim, keepdim):
+    if input.dtype is _dtype.bool_:
+        raise RuntimeError(f"{name}(): does not support bool input")
+    xp = input._storage.xp
+    if dim is None:
+        if input.numel() == 0:
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+        out = getattr(xp, name)(xp.reshape(input._data, (-1,)))
+        if keepdim:
+            out = xp.reshape(out, (1,) * input.ndim)
+        return Tensor._wrap(xp.astype(out, xp.int64))
+    d = _wrap_dim(dim, input.ndim)
+    if not input.ndim:      # NOTE [ A 0-d tensor's one dim ] 3: the one value is at index 0
+        return Tensor._wrap(xp.zeros((), dtype=xp.int64))
+    _empty_dim(name, input, (d,))
+    return Tensor._wrap(xp.astype(getattr(xp, name)(input._data, axis=d, keepdims=keepdim), xp.int64))
 
 
 def argmax(input, dim=None, keepdim=False):
-    xp = input._storage.xp
-    if dim is None:
-        return Tensor._wrap(xp.astype(xp.argmax(xp.reshape(input._data, (-1,))), xp.int64))
-    return Tensor._wrap(xp.astype(xp.argmax(input._data, axis=_wrap_dim(dim, input.ndim), keepdims=keepdim), xp.int64))
+    """The index of the largest value (of the flattened input, or along ``dim``); int64, no gradient."""
+    return _arg("argmax", input, dim, keepdim)
 
 
 def argmin(input, dim=None, keepdim=False):
-    xp = input._storage.xp
-    if dim is None:
-        return Tensor._wrap(xp.astype(xp.argmin(xp.reshape(input._data, (-1,))), xp.int64))
-    return Tensor._wrap(xp.astype(xp.argmin(input._data, axis=_wrap_dim(dim, input.ndim), keepdims=keepdim), xp.int64))
+    """The index of the smallest value (of the flattened input, or along ``dim``); int64, no gradient."""
+    return _arg("argmin", input, dim, keepdim)
 
 
 def logsumexp(input, dim, keepdim=False):
     """log(sum(exp(x))) over ``dim``, computed stably (shifted by the max)."""
     if not input.dtype.is_floating_point:
         input = input.to(_dtype.get_default_dtype())
-    return apply(_O["logsumexp"], [input], {"dim": _dims(dim, input.ndim), "keepdim": keepdim})
+    dims = _dims(dim, input.ndim)
+    if dims is None:
+        dims = tuple(range(input.ndim))
+    return apply(_O["logsumexp"], [input], {"dim": dims, "keepdim": keepdim})
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
@@ -136,7 +173,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     attrs = {"dim": _wrap_dim(dim, input.ndim), "keepdim": keepdim}
     if adt is not None:
         attrs["dtype"] = adt
-    return apply(_O["prod_dim"], [input], attrs)
+    return apply(row_for("prod_dim", input), [input], attrs)
 
 
 def _grad_enabled():
@@ -162,7 +199,7 @@ def any(input, dim=None, keepdim=False):
 def cumsum(input, dim, *, dtype=None):
     if dtype is not None:
         input = input.to(dtype)
-    return apply(_O["cumsum"], [input], {"dim": _wrap_dim(dim, input.ndim)})
+    return apply(row_for("cumsum", input), [input], {"dim": _wrap_dim(dim, input.ndim)})
 
 
 def softmax(input, dim, dtype=None):
@@ -171,7 +208,9 @@ def softmax(input, dim, dtype=None):
         input = input.to(dtype)
     if dim is None:
         dim = 0 if input.ndim in (0, 1, 3) else 1
-    return apply(_O["softmax"], [input], {"dim": _wrap_dim(dim, input.ndim)})
+    if _softmax_dtype("softmax", input, dim):
+        return empty_like(input)
+    return apply(row_for("softmax", input), [input], {"dim": _wrap_dim(dim, input.ndim)})
 
 
 def log_softmax(input, dim, dtype=None):
@@ -180,7 +219,22 @@ def log_softmax(input, dim, dtype=None):
         input = input.to(dtype)
     if dim is None:
         dim = 0 if input.ndim in (0, 1, 3) else 1
-    return apply(_O["log_softmax"], [input], {"dim": _wrap_dim(dim, input.ndim)})
+    if _softmax_dtype("log_softmax", input, dim):
+        return empty_like(input)
+    return apply(row_for("log_softmax", input), [input], {"dim": _wrap_dim(dim, input.ndim)})
+
+
+def _softmax_dtype(name, input, dim) -> bool:
+    """PyTorch's kernels refuse integer and bool inputs (the last-dim kernel has its own name); an empty
+    one never reaches a kernel and comes back as an empty tensor of its dtype (True: return that)."""
+    if input.dtype.is_floating_point:
+        return False
+    _wrap_dim(dim, input.ndim)
+    if not input.numel():
+        return True
+    last = input.ndim <= 1 or _wrap_dim(dim, input.ndim) == input.ndim - 1
+    kernel = f"{name}_lastdim_kernel_impl" if last else f"{name}_kernel_impl"
+    raise NotImplementedError(f"\"{kernel}\" not implemented for '{_short(input.dtype)}'")
 
 
 __all__ = ["sum", "mean", "var", "std", "max", "min", "amax", "amin", "argmax", "argmin", "logsumexp", "prod",

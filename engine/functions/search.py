@@ -12,7 +12,8 @@ from .factories import tensor
 from .indexing import gather, nonzero
 from ..core.dispatch import apply
 from ..core.table import OPS as _O
-from ..core.tensor import Tensor, _wrap_dim
+from ..core.tensor import Tensor
+from .dims import row_for, wrap_dim as _wrap_dim
 from .indexing import narrow
 from .args import need_tensor as _need_tensor, host as _host
 
@@ -39,7 +40,7 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     return _new(np.isin(e, t, invert=invert), like, _dtype.bool_)
 
 
-def _search(boundaries, values, right):
+def _search(boundaries, values, right, out_int32=False):
     b = _host(boundaries)
     v = _host(values) if isinstance(values, Tensor) else np.asarray(values)
     side = "right" if right else "left"
@@ -52,13 +53,14 @@ def _search(boundaries, values, right):
                                f"boundaries tensor {list(b.shape)} and input value tensor {list(v.shape)}")
         rows, vals = b.reshape(-1, b.shape[-1]), v.reshape(-1, v.shape[-1])
         res = np.stack([np.searchsorted(r, x, side=side) for r, x in zip(rows, vals)]).reshape(v.shape)
-    return _new(np.asarray(res, dtype=np.int64), boundaries, _dtype.int64)
+    dt = _dtype.int32 if out_int32 else _dtype.int64
+    return _new(np.asarray(res, dtype=np.int32 if out_int32 else np.int64), boundaries, dt)
 
 
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
     """For each value the index where it would go in the sorted last dim of ``sorted_sequence``
-    (the first such place, or the last with ``right=True`` / ``side="right"``). Always int64:
-    glassgrad has no int32, so ``out_int32`` changes nothing."""
+    (the first such place, or the last with ``right=True`` / ``side="right"``); int64, or int32 with
+    ``out_int32``."""
     if side is not None:
         if side not in ("left", "right"):
             raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
@@ -68,14 +70,14 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         right = side == "right"
     if sorter is not None:
         sorted_sequence = gather(sorted_sequence, -1, sorter)
-    return _search(sorted_sequence, input, right)
+    return _search(sorted_sequence, input, right, out_int32)
 
 
 def bucketize(input, boundaries, *, out_int32=False, right=False):
     """The bucket of each value among the 1-D sorted ``boundaries`` (searchsorted with the roles swapped)."""
     if boundaries.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
-    return _search(boundaries, input, right)
+    return _search(boundaries, input, right, out_int32)
 
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
@@ -118,8 +120,11 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 
 
 def argsort(input, dim=-1, descending=False, stable=False):
+    """The int64 indices that sort ``input`` along ``dim`` (ties keep their order); no gradient."""
     xp = input._storage.xp
     d = _wrap_dim(dim, input.ndim)
+    if not input.ndim:      # NOTE [ A 0-d tensor's one dim ] 3: the one value is at index 0
+        return Tensor._wrap(xp.zeros((), dtype=xp.int64))
     return Tensor._wrap(xp.astype(xp.argsort(input._data, axis=d, descending=descending, stable=True), xp.int64))
 
 
@@ -127,15 +132,20 @@ def sort(input, dim=-1, descending=False, stable=False):
     """Values (differentiable, through a gather) and int64 indices, as torch.sort."""
     d = _wrap_dim(dim, input.ndim)
     idx = argsort(input, d, descending)
-    return return_types.sort(apply(_O["take_sorted"], [input, idx], {"dim": d}), idx)
+    return return_types.sort(apply(row_for("take_sorted", input), [input, idx], {"dim": d}), idx)
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):
+    """The ``k`` largest (or smallest) values along ``dim`` and their indices (TopkBackward0)."""
+    if input.dtype is _dtype.bool_:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
     d = _wrap_dim(dim, input.ndim)
-    if not 0 <= k <= input.shape[d]:
+    if not 0 <= k <= (input.shape[d] if input.ndim else 1):
         raise RuntimeError("selected index k out of range")
-    idx = narrow(argsort(input, d, descending=largest), d, 0, k).contiguous()
-    return return_types.topk(apply(_O["take_sorted"], [input, idx], {"dim": d}, node_name="TopkBackward0"), idx)
+    idx = argsort(input, d, descending=largest)
+    idx = narrow(idx, d, 0, k).contiguous() if input.ndim else idx
+    return return_types.topk(apply(row_for("take_sorted", input), [input, idx], {"dim": d},
+                                   node_name="TopkBackward0"), idx)
 
 
 __all__ = ["argwhere", "isin", "searchsorted", "bucketize", "unique_consecutive", "unique", "argsort", "sort", "topk"]

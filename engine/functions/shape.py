@@ -32,9 +32,10 @@ from .views import cat, chunk, expand, flip, permute, repeat, reshape, split, un
 from ..core import grad_mode
 from ..core.dispatch import apply
 from ..core.inplace import _move_retain_grad, bump_version
-from ..core.tensor import Tensor, VersionCounter, _wrap_dim
+from ..core.tensor import Tensor, VersionCounter
 from ..core.table import OPS as _O
 from .args import need_tensor as _need_tensor, host as _host
+from .dims import row_for, wrap_dim as _wrap_dim
 
 
 def _shape_str(shape) -> str:
@@ -197,13 +198,14 @@ def is_same_size(input, other) -> builtins.bool:
 
 # ---- in-place shape changes (NOTE [ In-place shape changes ]) ------------------------------------------
 def _rebind(self, out, opname):
-    """``self`` becomes ``out`` (a view of it): its array, its node, one more version."""
+    """``self`` becomes ``out`` (a view of it): its array, one more version, its node (set after the version
+    moved: NOTE [ A view's grad_fn after an in-place op ] 1 in engine/ops/shape/view_history.py)."""
     self._data = out._data
-    if out.grad_fn is not None:
-        old = self.grad_fn, self._output_nr
-        self.grad_fn, self._output_nr = out.grad_fn, out._output_nr
-        _move_retain_grad(self, *old)
     bump_version(self, opname)
+    if out._grad_fn is not None:
+        old = self._grad_fn, self._output_nr
+        self.grad_fn, self._output_nr = out._grad_fn, out._output_nr
+        _move_retain_grad(self, *old)
     return self
 
 
@@ -268,7 +270,7 @@ def triu_(self, diagonal=0):
 def cumsum_(self, dim, *, dtype=None):
     if dtype is not None and dtype is not self.dtype:   # summed in ``dtype``, written back in self's
         return self.copy_(cumsum(self, dim, dtype=dtype))
-    return _inplace("cumsum", self, dim=_wrap_dim(dim, self.ndim))
+    return apply(row_for("cumsum", self), [self], {"dim": _wrap_dim(dim, self.ndim)}, inplace=self)
 
 
 # ---- stacking (composed: atleast_* views, then one CatBackward0) --------------------------------------
@@ -356,7 +358,7 @@ def roll(input, shifts, dims=None):
         dims = (dims,) if isinstance(dims, int) else tuple(dims)
         if len(shifts) != len(dims):
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
-        dims = tuple(_wrap_dim(d, input.ndim) for d in dims)
+        dims = tuple(_wrap_dim(d, input.ndim, scalar=False) for d in dims)
     return apply(_O["roll"], [input], {"shifts": shifts, "dims": dims})
 
 

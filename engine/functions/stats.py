@@ -24,13 +24,14 @@ from . import views
 from ..core import grad_mode
 from ..core.dispatch import apply
 from ..core.table import OPS as _O
-from ..core.tensor import Tensor, _wrap_dim
+from ..core.tensor import Tensor
+from .dims import wrap_dim as _wrap_dim
 from ..backend.dtypes import short_name as _short
 from .args import need_tensor as _need_tensor, host as _host
 
 
 def _cname(dt):
-    return {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}[dt.name]
+    return {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "bool": "bool"}[dt.name]
 
 
 def _num(v) -> str:

@@ -305,3 +305,52 @@ def test_a_mean_reduced_loss_over_an_empty_batch_is_nan_with_an_empty_gradient(n
     loss = getattr(F, name)(x, engine.zeros(0))
     loss.backward()
     assert math.isnan(loss.item()) and tuple(x.grad.shape) == (0,)
+
+
+@pytest.mark.parametrize("code, exc, message", [
+    ("F.soft_margin_loss(engine.tensor(0.5), engine.tensor([1.0]))", RuntimeError,
+     "output with shape [] doesn't match the broadcast shape [1]"),
+    ("F.soft_margin_loss(engine.ones(2, 1), engine.ones(2))", RuntimeError,
+     "output with shape [2, 1] doesn't match the broadcast shape [2, 2]"),
+    ("F.cross_entropy(engine.ones(3, 4), engine.zeros(3, 1, dtype=engine.long))", RuntimeError,
+     "0D or 1D target tensor expected, multi-target not supported"),
+    ("F.nll_loss(engine.ones(4), engine.zeros(2, dtype=engine.long))", ValueError,
+     "For 1D input, 1D target must have size 1, but got target size: 2"),
+    ("F.nll_loss(engine.ones(2, 4), engine.tensor(1))", ValueError,
+     "Expected input batch_size (2) to match target batch_size (0)."),
+    ("F.nll_loss(engine.ones(3, 4), engine.zeros(2, 1, dtype=engine.long))", ValueError,
+     "Expected input batch_size (3) to match target batch_size (2)."),
+    ("F.cross_entropy(engine.ones(3), engine.tensor([0, 1, 2]))", RuntimeError,
+     "Expected floating point type for target with class probabilities, got Long"),
+])
+def test_target_shapes_pytorch_refuses(code, exc, message):
+    """Messages recorded from PyTorch 2.13 (found by tools/fuzz)."""
+    with pytest.raises(exc) as e:
+        eval(code, {"engine": engine, "F": F})
+    assert str(e.value) == message
+
+
+@pytest.mark.parametrize("code, value, dtype, shape", [
+    ("F.soft_margin_loss(engine.tensor([[0.5, -1.0]]), engine.tensor([1.0, -1.0]), reduction='none')",
+     [[0.4740769863128662, 0.3132616877555847]], "float32", [1, 2]),
+    ("F.nll_loss(engine.tensor([0.25, -0.5, 1.0]), engine.tensor([1]))", 0.5, "float32", []),
+    ("F.cross_entropy(engine.tensor([0.25, -0.5, 1.0]), engine.tensor([2]), reduction='none')", 0.5279757380485535,
+     "float32", []),
+    ("F.huber_loss(engine.tensor([1.0, -2.0]), engine.tensor([0.5, 0.0], dtype=engine.float64))", 0.8125, "float32", []),
+    ("F.mse_loss(engine.tensor(-0.75, dtype=engine.float64), engine.tensor([[-2.125], [0.375]]), reduction='sum')",
+     3.15625, "float64", []),
+    ("F.cross_entropy(engine.zeros(0, 3, 3), engine.zeros(0, 3, dtype=engine.long))", math.nan, "float32", []),
+])
+def test_loss_values_dtypes_and_shapes_are_pytorchs(code, value, dtype, shape):
+    """Recorded from PyTorch 2.13: huber keeps the input's dtype, mse promotes as if both were broadcast
+    (a 0-d float64 input with a float32 target gives float64), a one-element 1-D target of a 1-D input
+    is a class index, and an empty batch with a spatial dim is nan (found by tools/fuzz)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = eval(code, {"engine": engine, "F": F})
+    assert list(out.shape) == shape and out.dtype.name == dtype
+    got = out.tolist()
+    if isinstance(value, float) and math.isnan(value):
+        assert math.isnan(got)
+    else:
+        np.testing.assert_allclose(np.array(got), np.array(value), rtol=1e-6)

@@ -21,17 +21,24 @@ from ...core.dispatch import apply
 from ...core.table import OPS as _O
 from ...core.tensor import Tensor
 from ...backend.dtypes import short_name as _short
-from ..args import need_tensor as _need_tensor, host as _host
+from ..args import invalid_combination, need_tensor as _need_tensor, host as _host
 
 
 def _cname(dt):
-    return {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}[dt.name]
+    return {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "bool": "bool"}[dt.name]
 
 
 def _float_only(kernel, *xs):
     for x in xs:
         if isinstance(x, Tensor) and not x.dtype.is_floating_point:
             raise NotImplementedError(f"\"{kernel}\" not implemented for '{_short(x.dtype)}'")
+
+
+def _float_result(kernel, *xs):
+    """PyTorch promotes first and refuses an integer or bool result dtype (hypot, logaddexp)."""
+    dt = _dtype.result_type(list(xs))
+    if not dt.is_floating_point:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_short(dt)}'")
 
 
 def _number(fn, x, arg="other", pos=2):
@@ -69,7 +76,7 @@ def hypot(input, other):
     """``sqrt(input**2 + other**2)``, floating inputs only. HypotBackward0 keeps both and the result."""
     _need_tensor("hypot", input)
     _need_tensor("hypot", other, "other", 2)
-    _float_only("hypot_cpu", input, other)
+    _float_result("hypot_cpu", input, other)
     _broadcast_check(input, other)
     return apply(_O["hypot"], [input, other])
 
@@ -78,7 +85,7 @@ def logaddexp(input, other):
     """``log(exp(input) + exp(other))`` without overflow. LogaddexpBackward0 keeps both inputs."""
     _need_tensor("logaddexp", input)
     _need_tensor("logaddexp", other, "other", 2)
-    _float_only("logaddexp_cpu", input, other)
+    _float_result("logaddexp_cpu", input, other)
     _broadcast_check(input, other)
     return apply(_O["logaddexp"], [input, other])
 
@@ -196,7 +203,9 @@ def copysign(input, other):
     """``|input|`` with the sign of ``other`` (-0.0 counts as negative); integers give the default float
     dtype. CopysignBackward0 (a tensor ``other``, which gets a zero gradient) or CopysignBackward1 (a
     number) keep ``input`` and the result."""
-    _need_tensor("copysign", input)
+    if not isinstance(input, Tensor):
+        raise invalid_combination("copysign", (input, other), ("Tensor input, Tensor other, *, Tensor out = None",
+                                                              "Tensor input, Number other, *, Tensor out = None"))
     other = _number("copysign", other)
     if isinstance(other, Tensor):
         _broadcast_check(input, other)
@@ -317,6 +326,8 @@ def remainder(input, other):
     ``other``, keeping both for its gradient ``-floor(input / other)``) or RemainderBackward0 (a number).
     A number ``input`` is composed as ``input - floor(input / other) * other``."""
     if not isinstance(input, Tensor):
+        if isinstance(input, builtins.bool):   # True % t is 1 % t, as in PyTorch
+            input = int(input)
         return sub(input, mul(div(input, other, rounding_mode="floor"), other))
     return _modulo("remainder", input, other)
 

@@ -180,6 +180,8 @@ def _abs_check(self):
 
 def _unary_inplace(name):
     def f(self):
+        if name == "frac" and not self.dtype.is_floating_point:
+            raise NotImplementedError(f"\"frac_cpu\" not implemented for '{_short(self.dtype)}'")
         return _inplace(name, self, [self])
     f.__name__ = name + "_"
     return f

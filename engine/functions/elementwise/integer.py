@@ -33,8 +33,8 @@ def _integer_binary(name, bool_ok, numbers_ok=True):
             raise TypeError(f"{name}() received an invalid combination of arguments - got "
                             f"({type(input).__name__}, {type(other).__name__})")
         input, other = _number(name, input, "self", 1), _number(name, other)
+        _broadcast_check(input, other)      # PyTorch checks the shapes first
         _int_only(name, _dtype.result_type([input, other]), bool_ok)
-        _broadcast_check(input, other)
         return apply(_O[name], [input, other])
     f.__name__ = name
     return f

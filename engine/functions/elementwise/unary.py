@@ -115,7 +115,7 @@ def angle(input):
 
 def frexp(input):
     """``(mantissa, exponent)`` with ``input = mantissa * 2**exponent`` and ``0.5 <= |mantissa| < 1``, as
-    ``torch.return_types.frexp``. The exponent is int64 (glassgrad's only integer dtype; PyTorch's is int32).
+    ``torch.return_types.frexp``. The exponent is int64 (the kernel's; PyTorch's is int32).
     FrexpBackward0 keeps the exponent: the mantissa's gradient is ``grad / 2**exponent``."""
     _need_tensor("frexp", input)
     if not input.dtype.is_floating_point:

@@ -15,14 +15,15 @@ import numpy as np
 from ... import functional as E
 from ...backend.gaps import from_numpy
 from ...core.dispatch import apply
-from ...core.tensor import Tensor, _wrap_dim
+from ...core.tensor import Tensor
+from ...functions.dims import wrap_dim as _wrap_dim
 from ...core.table import OPS
 from ...random import generator_for
 from ...functions import reductions as _reductions
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
-_SHORT = {"int64": "Long", "bool": "Bool", "float32": "Float", "float64": "Double"}
+_SHORT = {"int64": "Long", "int32": "Int", "bool": "Bool", "float32": "Float", "float64": "Double"}
 
 
 def _float_only(input, kernel):
@@ -290,7 +291,7 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
         warnings.warn("Implicit dimension choice for softmin has been deprecated. Change the call to include "
                       "dim=X as an argument.", UserWarning, stacklevel=_stacklevel)
         dim = 0 if input.ndim in (0, 1, 3) else 1
-    if dtype is None and not input.dtype.is_floating_point:
+    if dtype is None and not input.dtype.is_floating_point and input.numel():
         last = _wrap_dim(dim, input.ndim) == max(input.ndim, 1) - 1
         raise NotImplementedError(f"\"softmax_{'lastdim_' if last else ''}kernel_impl\" not implemented for "
                                   f"'{_SHORT[input.dtype.name]}'")

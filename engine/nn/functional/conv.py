@@ -7,8 +7,8 @@ from ...core.table import OPS
 from ...ops.nn.conv import Geom, Geom3
 from .padding import pad
 
-_NAMES = {"float32": "float", "float64": "double", "int64": "long", "bool": "bool"}
-_SCALAR = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
+_NAMES = {"float32": "float", "float64": "double", "int64": "long", "int32": "int", "bool": "bool"}
+_SCALAR = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool"}
 
 
 def _pair(v):

@@ -9,7 +9,7 @@ from ...backend import dtypes as _dtype
 from ... import functional as E
 from ...core import grad_mode
 from ...core.dispatch import apply
-from ...core.tensor import _wrap_dim
+from ...functions.dims import wrap_dim as _wrap_dim
 from ...core.table import OPS
 
 

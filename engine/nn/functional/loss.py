@@ -38,7 +38,7 @@ def _no_grad_arg(t, fn, name):
 
 
 def _type_name(dt):
-    return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}[dt.name]
+    return {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool"}[dt.name]
 
 
 _np_min, _np_max = np.minimum.reduce, np.maximum.reduce   # ndarray.min/max without their wrappers
@@ -53,9 +53,15 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {target.type().split('.')[-1][:-6]}")
     if input.ndim > 2:
         return _nll_loss_nd(input, target, weight, ignore_index, reduction)
-    if input.ndim == 2 and target.ndim == 1 and input.shape[0] != target.shape[0]:
+    if input.ndim == 2 and (target.ndim == 0 or input.shape[0] != target.shape[0]):
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
-                         f"({target.shape[0]}).")
+                         f"({target.shape[0] if target.ndim else 0}).")
+    if target.ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if input.ndim == 1 and target.ndim == 1:
+        if target.shape[0] != 1:
+            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}")
+        target = E.reshape(target, ())
     c = input.shape[-1]
     _check_targets(target, c, ignore_index)
     if weight is not None:
@@ -85,7 +91,10 @@ def _nll_loss_nd(input, target, weight, ignore_index, reduction):
     n, c = input.shape[0], input.shape[1]
     _check_targets(target, c, ignore_index)
     if input.ndim != 4:
-        input, target = E.reshape(input, n, c, 1, -1), E.reshape(target, n, 1, -1)
+        rest = 1
+        for k in input.shape[2:]:
+            rest *= k                          # not -1: an empty batch leaves -1 undetermined
+        input, target = E.reshape(input, n, c, 1, rest), E.reshape(target, n, 1, rest)
     attrs = {"reduction": reduction, "ignore_index": ignore_index}
     if weight is not None:
         _class_weight_check(weight, input, c)
@@ -113,6 +122,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     """
     if size_average is not None or reduce is not None or reduction not in _REDUCTIONS:
         reduction = _reduction(size_average, reduce, reduction)
+    if tuple(input.shape) == tuple(target.shape) and not target.dtype.is_floating_point:
+        raise RuntimeError("Expected floating point type for target with class probabilities, got "
+                           f"{_type_name(target.dtype)}")
     if weight is not None or label_smoothing or target.dtype.is_floating_point:
         return _cross_entropy_general(input, target, weight, ignore_index, reduction, label_smoothing)
     return nll_loss(log_softmax(input, 1 if input.ndim >= 2 else 0), target, None, None, ignore_index, None, reduction)
@@ -195,6 +207,9 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
         warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
                       "This will likely lead to incorrect results due to broadcasting. Please ensure they have "
                       "the same size.", UserWarning, stacklevel=2)
+    if input.dtype is not target.dtype:   # PyTorch broadcasts first, so a 0-d operand promotes as a dimensioned one
+        dt = _dtype.promote_types(input.dtype, target.dtype)
+        input, target = input.to(dt), target.to(dt)
     return apply(OPS["mse_loss"], [input, target], {"reduction": reduction})
 
 
@@ -338,6 +353,8 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """``0.5 d^2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``; ``weight`` scales each element."""
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    if target.dtype is not input.dtype and input.dtype.is_floating_point:
+        target = target.to(input.dtype)      # PyTorch writes the loss in the input's dtype
     input, target = _shapes(input, target)
     if weight is None:
         reduction = _reduction(None, None, reduction)
@@ -373,4 +390,4 @@ def _enum_of(reduction):
 
 
 def _long_name(dt):
-    return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}[dt.name]
+    return {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool"}[dt.name]

@@ -199,6 +199,8 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
         target = target.to(input.dtype)
     if tuple(target.shape) != tuple(input.shape):
         shape = tuple(np.broadcast_shapes(tuple(input.shape), tuple(target.shape)))
-        input = E.expand(input, shape) if tuple(input.shape) != shape else input
-        target = E.expand(target, shape) if tuple(target.shape) != shape else target
+        if shape != tuple(input.shape):   # the loss is written into a tensor shaped like the input
+            raise RuntimeError(f"output with shape {list(input.shape)} doesn't match the broadcast shape "
+                               f"{list(shape)}")
+        target = E.expand(target, shape)
     return apply(OPS["soft_margin_loss"], [input, target], {"reduction": _enum_of(red)})

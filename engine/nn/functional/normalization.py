@@ -79,6 +79,12 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     n, c = input.shape[0], input.shape[1]
     if num_groups == 0:
         raise ZeroDivisionError("integer division or modulo by zero")
+    size = [n * c // num_groups, num_groups] + list(input.shape[2:])   # PyTorch's _verify_batch_size
+    values = size[0]
+    for s in size[2:]:
+        values *= s
+    if values == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
     if c % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
                            f"shape {list(input.shape)} and num_groups={num_groups}")

@@ -16,7 +16,7 @@ _DEFAULT_CHANGED = ("Default grid_sample and affine_grid behavior has changed to
 
 
 def _short(dt):
-    return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}.get(dt.name, dt.name)
+    return {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool"}.get(dt.name, dt.name)
 
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):

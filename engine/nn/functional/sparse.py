@@ -26,8 +26,17 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
 
 
 def one_hot(tensor, num_classes=-1):
-    if num_classes < 0:
-        num_classes = int(E.max(tensor).item()) + 1
+    """``tensor``'s class indices as rows of 0s with a 1 at the class (int64, no gradient)."""
+    if tensor.numel():
+        lo, hi = int(E.min(tensor).item()), int(E.max(tensor).item())
+        if lo < 0:
+            raise RuntimeError("Class values must be non-negative.")
+        if num_classes < 0:
+            num_classes = hi + 1
+        elif hi >= num_classes:
+            raise RuntimeError("Class values must be smaller than num_classes.")
+    elif num_classes < 0:
+        raise RuntimeError("Can not infer total number of classes from empty tensor.")
     return E.eq(E.unsqueeze(tensor, -1), E.arange(num_classes, device=tensor.device)).long()
 
 

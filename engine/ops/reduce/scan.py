@@ -1,7 +1,8 @@
 """Scan rows: the running reductions cumsum, cumprod (NOTE [ Gradient of a running product ]),
 logcumsumexp, cummax and cummin (NOTE [ Cumulative max/min scan ]).
 
-Each row keeps what PyTorch's node keeps; the torch.* functions are in engine/functions/reduce.py.
+Each row keeps what PyTorch's node keeps; the torch.* functions are in engine/functions/reduce.py. A 0-d
+input reaches a row here as shape (1,) (NOTE [ A 0-d tensor's one dim ] in engine/functions/dims.py).
 """
 from __future__ import annotations
 
@@ -51,7 +52,7 @@ def _cumprod_bwd(F, g, s):
        running product of ``x`` with ``x_i`` set to 1, masked to j >= i (an n x n block per slice).
     """
     x, d = s.self, s.dim
-    if not F.shape(x) or F.shape(x)[d] == 0:
+    if F.shape(x)[d] == 0:
         return (g,)
     if not _any_zero(F, x):
         return (_rev_cumsum(F, g * s.result, d) / x,)                          # rule 2
@@ -70,8 +71,6 @@ def _cumprod_fwd(xp, a, dim):
     from ...backend.gaps import cumprod
     if a.dtype == xp.bool:
         a = xp.astype(a, xp.int64)
-    if not a.shape:                  # a 0-d tensor is its own running product
-        return xp.asarray(a, copy=True)
     return cumprod(xp, a, dim)
 
 
@@ -80,8 +79,6 @@ op("cumprod", "CumprodBackward0", ("self",), _cumprod_fwd, _cumprod_bwd, save={"
 
 
 def _logcumsumexp_fwd(xp, a, dim):
-    if not a.shape:
-        return xp.asarray(a, copy=True)
     m = xp.max(a, axis=dim, keepdims=True) if a.shape[dim] else xp.zeros_like(a)
     m = xp.where(xp.isfinite(m), m, xp.zeros_like(m))
     return xp.log(xp.cumulative_sum(xp.exp(a - m), axis=dim)) + m
@@ -91,7 +88,7 @@ def _logcumsumexp_bwd(F, g, s):
     """grad_i = sum_{j >= i} g_j exp(x_i - out_j); every exponent is <= 0 (out_j >= x_i), so the
     n x n block per slice is formed without overflow."""
     x, d = s.self, s.dim
-    if not F.shape(x) or F.shape(x)[d] == 0:
+    if F.shape(x)[d] == 0:
         return (g,)
     n = F.shape(x)[d]
     xl, perm = _moveaxis_last(F, x, d)
@@ -123,9 +120,7 @@ def _along(nd, dim, start, stop):
 
 def _cumext_fwd(which):
     def fwd(xp, a, dim):
-        nd, n = a.ndim, (a.shape[dim] if a.ndim else 1)
-        if nd == 0:
-            return xp.asarray(a, copy=True), {"indices": xp.zeros((), dtype=xp.int64)}
+        nd, n = a.ndim, a.shape[dim]
         shape = [1] * nd
         shape[dim] = n
         idx = xp.broadcast_to(xp.reshape(xp.arange(n, dtype=xp.int64), tuple(shape)), a.shape)
@@ -147,8 +142,6 @@ def _cumext_fwd(which):
 
 def _cumext_bwd(F, g, s):
     """PyTorch's cummaxmin_backward: each output's gradient added at the index it came from."""
-    if not s.shapes[0]:
-        return (g,)
     return (F.scatter_reduce(F.zeros(s.shapes[0], g), s.dim, s.indices, g, "sum", True),)
 
 

@@ -172,8 +172,6 @@ op("nanmedian", "NanmedianBackward0", ("self",), lambda xp, a: _median_all_fwd(x
 def _pick_bwd(F, g, s):
     """The gradient to the picked element of each slice (value_selecting_reduction_backward)."""
     shape, d, idx = s.shapes[0], s.dim, s.indices
-    if not shape:
-        return (g,)
     if not s.keepdim:
         g, idx = F.expand_dims(g, axis=d), F.expand_dims(idx, axis=d)
     return (F.where(F.eq(F.iota(shape[d], d, len(shape), g), idx), g, 0.0),)
@@ -181,8 +179,6 @@ def _pick_bwd(F, g, s):
 
 def _dim_select_fwd(kind):
     def fwd(xp, a, dim, keepdim=False, k=None):
-        if not a.shape:
-            return xp.asarray(a, copy=True), {"indices": xp.zeros((), dtype=xp.int64)}
         if kind == "mode":
             vals, where = _mode_fwd(xp, a, dim, keepdim)
         else:
@@ -210,7 +206,8 @@ def _mode_fwd(xp, a, dim, keepdim):
     vals, where = vals.reshape(out_shape), where.reshape(out_shape)
     if keepdim:
         vals, where = np.expand_dims(vals, dim), np.expand_dims(where, dim)
-    return from_numpy(xp, np.ascontiguousarray(vals)), from_numpy(xp, np.ascontiguousarray(where))
+    # np.array copies C-contiguous and keeps a 0-d result 0-d (np.ascontiguousarray makes it 1-d)
+    return from_numpy(xp, np.array(vals, order="C")), from_numpy(xp, np.array(where, order="C"))
 
 
 for _name, _node in (("median_dim", "MedianBackward1"), ("nanmedian_dim", "NanmedianBackward1"),

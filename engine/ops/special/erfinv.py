@@ -57,7 +57,9 @@ _erfc_host = np.frompyfunc(math.erfc, 1, 1)
 def _polish(x, a):
     """One Newton step with the C library's erf/erfc (rule 4), on host float64 arrays."""
     tail = a > 0.5
-    f = np.where(tail, (1.0 - a) - _erfc_host(x).astype(np.float64), _erf_host(x).astype(np.float64) - a)
+    # np.asarray: on a 0-d array a ufunc from frompyfunc gives a Python float, not an array
+    f = np.where(tail, (1.0 - a) - np.asarray(_erfc_host(x), dtype=np.float64),
+                 np.asarray(_erf_host(x), dtype=np.float64) - a)
     return x - f / (_TWO_OVER_SQRT_PI * np.exp(-x * x))
 
 

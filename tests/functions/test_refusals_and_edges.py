@@ -1,0 +1,142 @@
+"""The torch.* reductions and elementwise functions where PyTorch refuses a dtype, an empty dim or an
+argument, and their values at the edges (correction >= N, negative integer powers, empty dims), each
+recorded from PyTorch 2.13: the same exception type and message, the same values, dtypes and shapes."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import engine as torch
+
+F = torch.nn.functional
+inf, nan = math.inf, math.nan
+
+ERRORS = [
+    ('torch.std(torch.tensor([1, 2, 3]))', RuntimeError, 'std and var only support floating point and complex dtypes'),
+    ('torch.var(torch.tensor([1, 2, 3]), 0)', RuntimeError, 'std and var only support floating point and complex dtypes'),
+    ('torch.var_mean(torch.tensor([1, 2]))', RuntimeError, 'var_mean only support floating point and complex dtypes'),
+    ('torch.std_mean(torch.tensor([True, False]))', RuntimeError,
+     'std_mean only support floating point and complex dtypes'),
+    ('torch.norm(torch.tensor([1, 2, 3]))', RuntimeError,
+     'linalg.vector_norm: Expected a floating point or complex tensor as input. Got Long'),
+    ('torch.norm(torch.tensor([True]), dim=0)', RuntimeError,
+     'linalg.vector_norm: Expected a floating point or complex tensor as input. Got Bool'),
+    ('torch.softmax(torch.tensor([1, 2]), 0)', NotImplementedError,
+     '"softmax_lastdim_kernel_impl" not implemented for \'Long\''),
+    ('F.log_softmax(torch.tensor([[1], [2]]), 0)', NotImplementedError,
+     '"log_softmax_kernel_impl" not implemented for \'Long\''),
+    ('F.gelu(torch.tensor([1, 2]))', NotImplementedError, '"GeluKernelImpl" not implemented for \'Long\''),
+    ('torch.argmax(torch.tensor([True, False]))', RuntimeError, 'argmax(): does not support bool input'),
+    ('torch.argmin(torch.tensor([True, False]), 0)', RuntimeError, 'argmin(): does not support bool input'),
+    ('torch.median(torch.tensor([True]))', NotImplementedError, '"median_cpu" not implemented for \'Bool\''),
+    ('torch.median(torch.tensor([True]), 0)', NotImplementedError, '"median_out" not implemented for \'Bool\''),
+    ('torch.nanmedian(torch.tensor([True]), 0)', NotImplementedError, '"median_out" not implemented for \'Bool\''),
+    ('torch.kthvalue(torch.tensor([True]), 1)', NotImplementedError, '"kthvalue_cpu" not implemented for \'Bool\''),
+    ('torch.topk(torch.tensor([True, False]), 1)', RuntimeError, 'topk does not support bool dtypes on CPU'),
+    ('torch.tensor([1, 2]).frac_()', NotImplementedError, '"frac_cpu" not implemented for \'Long\''),
+    ('torch.tensor([True]) ** torch.tensor([False])', NotImplementedError, '"pow" not implemented for \'Bool\''),
+    ('torch.hypot(torch.tensor([3]), torch.tensor([4]))', NotImplementedError, '"hypot_cpu" not implemented for \'Long\''),
+    ('torch.logaddexp(torch.tensor([True]), torch.tensor([False]))', NotImplementedError,
+     '"logaddexp_cpu" not implemented for \'Bool\''),
+    ('torch.argmax(torch.zeros(0), 0)', IndexError, 'argmax(): Expected reduction dim 0 to have non-zero size.'),
+    ('torch.argmax(torch.zeros(0))', IndexError,
+     'argmax(): Expected reduction dim to be specified for input.numel() == 0.'),
+    ('torch.max(torch.zeros(2, 0), 1)', IndexError, 'max(): Expected reduction dim 1 to have non-zero size.'),
+    ('torch.zeros(0, 2).min(0)', IndexError, 'min(): Expected reduction dim 0 to have non-zero size.'),
+    ('torch.amax(torch.zeros(2, 0), -1)', IndexError, 'amax(): Expected reduction dim -1 to have non-zero size.'),
+    ('torch.amin(torch.zeros(0))', RuntimeError, ("amin(): Expected reduction dim to be specified for "
+                                                   "input.numel() == 0. Specify the reduction dim with the 'dim' argument.")),
+    ('torch.aminmax(torch.zeros(0, 2), dim=0)', IndexError, 'aminmax: Expected reduction dim 0 to have non-zero size.'),
+    ('torch.kthvalue(torch.zeros(2, 0), 1, 1)', IndexError, 'kthvalue(): Expected reduction dim 1 to have non-zero size.'),
+    ('torch.zeros(2, 0).argmin(-1)', IndexError, 'argmin(): Expected reduction dim 1 to have non-zero size.'),
+    ('torch.count_nonzero(torch.ones(2), 0, keepdim=True)', TypeError, ('count_nonzero() received an invalid '
+     'combination of arguments - got (Tensor, int, keepdim=bool), but expected one of:')),
+    ('torch.ones(2).aminmax(0)', TypeError, 'aminmax() takes 0 positional arguments but 1 was given'),
+    ('torch.tensor([[-1, 1, 0]]).logcumsumexp(-3)', IndexError,
+     'Dimension out of range (expected to be in range of [-2, 1], but got -3)'),
+    ('torch.maximum(torch.tensor([1.0]), 2)', TypeError, "maximum(): argument 'other' (position 2) must be Tensor, not int"),
+    ('torch.minimum(2, torch.tensor([1.0]))', TypeError, "minimum(): argument 'input' (position 1) must be Tensor, not int"),
+    ("torch.div(torch.tensor([True]), torch.tensor(False), rounding_mode='floor')", NotImplementedError,
+     '"div_floor_cpu" not implemented for \'Bool\''),
+    ("torch.div(torch.tensor([True]), torch.tensor(True), rounding_mode='trunc')", NotImplementedError,
+     '"div_trunc_cpu" not implemented for \'Bool\''),
+    ('torch.tensor([-1, 0, 1, -2]) ** torch.tensor([-1, 0])', RuntimeError,
+     'The size of tensor a (4) must match the size of tensor b (2) at non-singleton dimension 0'),
+    ('torch.bitwise_and(torch.ones(4), torch.ones(2))', RuntimeError,
+     'The size of tensor a (4) must match the size of tensor b (2) at non-singleton dimension 0'),
+    ('torch.copysign(2.0, torch.ones(2))', TypeError,
+     'copysign() received an invalid combination of arguments - got (float, Tensor), but expected one of:'),
+]
+
+VALUES = [
+    ('torch.std(torch.tensor([-2.75, 0.75]), correction=2)', inf, 'float32', []),
+    ('torch.var(torch.tensor([[1.0, 2.0], [4.0, 4.0]]), 1, correction=2)', [inf, nan], 'float32', [2]),
+    ('torch.var_mean(torch.tensor([-2.75, 0.75]), correction=3)[0]', inf, 'float32', []),
+    ('torch.pow(2, torch.tensor([-1, 0, 3]))', [0, 1, 8], 'int64', [3]),
+    ('torch.pow(torch.tensor([2, -1, 1, 0, -1]), torch.tensor([-1, -1, -2, -3, -2]))', [0, -1, 1, 0, 1], 'int64', [5]),
+    ('torch.hypot(torch.tensor([3, 4]), torch.tensor([4.0, 3.0]))', [5.0, 5.0], 'float32', [2]),
+    ('torch.logaddexp(torch.tensor([True, False]), torch.tensor([0.5, 0.5]))', [1.4740769863128662, 0.9740769863128662],
+     'float32', [2]),
+    ('torch.erfinv(torch.tensor(0.25, dtype=torch.float64))', 0.2253120550121781, 'float64', []),
+    ('torch.logsumexp(torch.zeros(2, 0), 1)', [-inf, -inf], 'float32', [2]),
+    ('torch.softmax(torch.zeros(2, 0), 1)', [[], []], 'float32', [2, 0]),
+    ('torch.amax(torch.zeros(0, 3), 1)', [], 'float32', [0]),
+    ('torch.aminmax(torch.zeros(2, 0), dim=0)[0]', [], 'float32', [0]),
+    ('torch.zeros(0, 2).min(1)[0]', [], 'float32', [0]),
+    ('True % torch.tensor([2, 3])', [1, 1], 'int64', [2]),
+    ('torch.sign(torch.tensor([True, False]))', [True, False], 'bool', [2]),
+    ('True % torch.tensor([2.0, 3.0])', [1.0, 1.0], 'float32', [2]),
+    ('torch.softmax(torch.zeros(0, dtype=torch.int32), 0)', [], 'int32', [0]),
+    ('F.log_softmax(torch.zeros(0, 2, dtype=torch.long), 0)', [], 'int64', [0, 2]),
+    ('F.softmin(torch.zeros(0, dtype=torch.long), 0)', [], 'int64', [0]),
+    ('torch.mode(torch.tensor([1.0]), -1)[1]', 0, 'int64', []),
+    ("torch.div(torch.tensor([1, -1, -3], dtype=torch.int32), 3, rounding_mode='floor')", [0, -1, -1], 'int32', [3]),
+    ("torch.div(torch.tensor([1, -1, -3], dtype=torch.int32), 2, rounding_mode='trunc')", [0, 0, -1], 'int32', [3]),
+]
+
+
+@pytest.mark.parametrize("code, exc, message", ERRORS)
+def test_pytorchs_refusals_in_its_words(code, exc, message):
+    with pytest.raises(exc) as e:
+        eval(code)
+    assert str(e.value).splitlines()[0] == message
+
+
+def _same(a, b):
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return (math.isnan(a) and math.isnan(b)) if isinstance(a, float) and math.isnan(a) else a == pytest.approx(b)
+
+
+@pytest.mark.parametrize("code, value, dtype, shape", VALUES)
+def test_values_at_the_edges_are_pytorchs(code, value, dtype, shape):
+    with pytest.warns(UserWarning) if "correction" in code else _nothing():
+        out = eval(code)
+    assert list(out.shape) == shape and out.dtype.name == dtype
+    assert _same(value, out.tolist())
+
+
+class _nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def test_atan2_has_a_zero_gradient_at_the_origin():
+    """Recorded from PyTorch 2.13: (0, 0) gives 0 and -0, not 0/0 (found by tools/fuzz)."""
+    a = torch.tensor([0.0, 1.0, 0.0], requires_grad=True)
+    b = torch.tensor([0.0, 0.0, 2.0], requires_grad=True)
+    torch.atan2(a, b).sum().backward()
+    assert a.grad.tolist() == [0.0, 0.0, 0.5] and b.grad.tolist() == [-0.0, -1.0, -0.0]
+
+
+def test_diff_of_order_zero_is_a_copy():
+    """As PyTorch: a new tensor through copy_ (CopyBackwards), prepend and append left unread."""
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = torch.diff(x * 1, 0, prepend=torch.tensor([0.0]))
+    assert y.grad_fn.name() == "CopyBackwards" and y.tolist() == [1.0, 2.0]
+    y.sum().backward()
+    assert x.grad.tolist() == [1.0, 1.0]
