@@ -96,11 +96,6 @@ def current_saving():
     return getattr(_hook_state, "saving", None)
 
 
-def current_hooks():
-    s = getattr(_hook_state, "stack", None)
-    return s[-1] if s else None
-
-
 class SavedTensor:
     """One tensor kept by a node for its backward (see NOTE [ Saved tensors ])."""
 
@@ -121,10 +116,10 @@ class SavedTensor:
         self.storage = None
         self.counted = None
         self.history = None
-        self.meta = (tensor.dtype, tuple(tensor._data.shape), tensor._requires_grad or tensor.grad_fn is not None,
+        self.meta = (tensor.dtype, tuple(tensor._data.shape), tensor._requires_grad or tensor._grad_fn is not None,
                      tensor._output_nr)
         hooks = _hook_state.__dict__.get("stack")
-        hooks = hooks[-1] if hooks else None    # current_hooks(), inlined
+        hooks = hooks[-1] if hooks else None    # the innermost saved_tensors_hooks
         if hooks is not None:
             pack, unpack = hooks
             prev = getattr(_hook_state, "saving", None)
@@ -393,10 +388,6 @@ class AccumulateGrad(Node):
 
     def apply(self, grads, F=None):
         return []
-
-
-class GraphRoot(Node):
-    _name = "GraphRoot"
 
 
 def edge_of(t):

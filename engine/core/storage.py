@@ -14,6 +14,8 @@ NOTE [ Storage lifetime and categories ]
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import events as _events
@@ -77,10 +79,7 @@ class Storage:
 
 
 def _nbytes(xp, array) -> int:
-    size = 1
-    for s in array.shape:
-        size *= int(s)
-    return size * _itemsize(xp, array.dtype)
+    return math.prod(int(s) for s in array.shape) * _itemsize(xp, array.dtype)
 
 
 def _itemsize(xp, adt) -> int:

@@ -1,6 +1,7 @@
 """The Tensor: an array in a storage, plus its place in the autograd graph."""
 from __future__ import annotations
 
+import math
 import sys
 import warnings
 
@@ -69,21 +70,22 @@ class Tensor:
     """A multi-dimensional array that records the operations applied to it.
 
     Differs from PyTorch: always contiguous or a NumPy/CuPy view; no sparse, complex
-    or quantized tensors; dtypes bool, int64, float32 and float64 only (so ``.int()``
-    gives int64, and ``.half()`` and the like raise).
+    or quantized tensors; dtypes bool, int32, int64, float32 and float64 only (so
+    ``.half()`` and the like raise).
     """
 
     # Set for every tensor. The rarely set ones (_grad, _accum, _retains_grad, _hooks, _gg_name,
     # _is_param) are class defaults below: _wrap skips them, and a tensor that sets one gets it in
     # its __dict__.
-    __slots__ = ("_data", "_storage", "dtype", "grad_fn", "_output_nr", "_requires_grad",
-                 "_base", "_id", "_vc", "__weakref__", "__dict__")
+    __slots__ = ("_data", "_storage", "dtype", "_grad_fn", "_output_nr", "_requires_grad",
+                 "_base", "_id", "_vc", "_view_version", "_no_grad_view", "__weakref__", "__dict__")
     _grad = None
     _accum = None          # weakref to the AccumulateGrad of a leaf that requires grad
     _retains_grad = False
     _hooks = None
     _gg_name = None
     _is_param = False
+    _view_history = None   # a stale view's grad_fn, rebuilt (set by engine/ops/shape/view_history.py)
 
     # ---- construction -------------------------------------------------------
     @classmethod
@@ -104,10 +106,13 @@ class Tensor:
         t._data = array
         t._storage = storage
         t.dtype = d
-        t.grad_fn = None
+        t._grad_fn = None
         t._output_nr = 0
         t._requires_grad = False
         t._base = base_tensor
+        # a view's version and grad mode when made: NOTE [ A view's grad_fn after an in-place op ] 1
+        t._view_version = 0 if base_tensor is None else version_counter(base_tensor).version
+        t._no_grad_view = base_tensor is not None and not grad_mode.is_grad_enabled()
         t._id = _events.new_id()
         t._vc = None
         if grad_mode._inference_blocks and grad_mode.is_inference_mode_enabled():
@@ -150,10 +155,7 @@ class Tensor:
         return len(self._data.shape)
 
     def numel(self) -> int:
-        n = 1
-        for s in self._data.shape:
-            n *= int(s)
-        return n
+        return math.prod(self._data.shape)
 
     nelement = numel
 
@@ -173,12 +175,13 @@ class Tensor:
         return st if dim is None else st[_wrap_dim(dim, self.ndim)]
 
     def is_contiguous(self) -> bool:
-        expected, acc = [], 1
-        for s in reversed(self._data.shape):
-            expected.append(acc)
-            acc *= int(s)
-        st = self.stride()
-        return all(a == b or d == 1 for a, b, d in zip(st, reversed(expected), self._data.shape))
+        """PyTorch's rule: row-major strides over the dims longer than 1, or no elements at all."""
+        expected = 1
+        for n, st in zip(reversed(self._data.shape), reversed(self.stride())):
+            if n != 1 and st != expected:
+                return 0 in self._data.shape
+            expected *= n
+        return True
 
     def storage_offset(self) -> int:
         xp = self._storage.xp
@@ -196,12 +199,26 @@ class Tensor:
         return self.device.type == "cuda"
 
     @property
+    def grad_fn(self):
+        """The node that made this tensor. A view's is rebuilt when its base changed in place since it
+        was made (NOTE [ A view's grad_fn after an in-place op ] in engine/ops/shape/view_history.py)."""
+        if self._base is None or self._view_version == (self._vc or self._storage).version:
+            return self._grad_fn
+        return self._view_history()
+
+    @grad_fn.setter
+    def grad_fn(self, fn):
+        self._grad_fn = fn
+        if self._base is not None:      # the version this view's node stands for
+            self._view_version = (self._vc or self._storage).version
+
+    @property
     def is_leaf(self) -> bool:
         return self.grad_fn is None
 
     @property
     def requires_grad(self) -> bool:
-        return self._requires_grad or self.grad_fn is not None
+        return self._requires_grad or self._grad_fn is not None
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
@@ -347,18 +364,10 @@ class Tensor:
 
 
 def _xp_of(array):
-    if _is_strict_array(array):
-        return _strict_ns()
+    if type(array).__module__.startswith("array_api_strict"):
+        return sys.modules["array_api_strict"]     # its arrays exist, so it is imported
     dev = device_of_array(array)
     return _numpy_ns() if dev.type == "cpu" else namespace_for(dev)
-
-
-def _is_strict_array(a) -> bool:
-    return type(a).__module__.startswith("array_api_strict")
-
-
-def _strict_ns():
-    return sys.modules["array_api_strict"]     # its arrays exist, so it is imported
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:

@@ -6,11 +6,13 @@ from __future__ import annotations
 import builtins
 
 from ..backend import dtypes as _dtype
+from ..backend.dtypes import to_array_dtype
 from ..backend.size import Size
 from ..core.dispatch import apply, apply_multi, broadcast_mismatch
 from ..core.operators import _shape_str
 from ..core.table import OPS as _O
-from ..core.tensor import _wrap_dim
+from ..core.tensor import Tensor, _wrap_dim
+from ..ops.shape.strided import geometry, view_strides
 from .factories import clone
 from .reductions import sum
 
@@ -46,50 +48,161 @@ def broadcast_tensors(*tensors):
     return tuple(t if tuple(t.shape) == shape else expand(t, shape) for t in tensors)
 
 
-def _infer_shape(shape, numel, ndim_hint=None):
+def _sizes(name, args, kwargs):
+    """The sizes ``view``/``reshape`` were given (ints, a tuple, list or Size of ints, or ``size=``/``shape=``),
+    with PyTorch's TypeError for anything else."""
+    sizes = args[0] if len(args) == 1 and type(args[0]) in (tuple, list, Size) else args
+    if args and not kwargs and all(type(s) is int for s in sizes):    # the usual call
+        return tuple(sizes)
+    key = "size" if name == "view" else "shape"
+    if kwargs:
+        if args or list(kwargs) != [key]:
+            raise TypeError(f"{name}() got an unexpected keyword argument '{next(k for k in kwargs if k != key)}'"
+                            if any(k != key for k in kwargs) else f"{name}() got multiple values for argument '{key}'")
+        args = (kwargs[key],)
+    sizes = tuple(args[0]) if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
+    bad = next((i for i, s in enumerate(sizes) if not _is_int(s)), None)
+    if name == "reshape" and (not args or bad is not None):
+        raise TypeError('reshape() missing 1 required positional arguments: "shape"' if not args else
+                        f"reshape(): argument 'shape' (position 1) must be tuple of ints, but found element of type "
+                        f"{type(sizes[bad]).__name__} at pos {bad}")
+    if not args or bad is not None:
+        raise TypeError(f"view() received an invalid combination of arguments - got "
+                        f"({', '.join(type(a).__name__ for a in args)}), but expected one of:\n"
+                        " * (torch.dtype dtype)\n * (tuple of ints size)\n")
+    return tuple(int(s) for s in sizes)
+
+
+def _is_int(s) -> bool:
+    if isinstance(s, builtins.bool):
+        return False
+    try:
+        s.__index__()
+    except (AttributeError, TypeError):
+        return False
+    return True
+
+
+def _infer_shape(shape, numel):
+    """PyTorch's infer_size: ``shape`` with its one ``-1`` worked out from ``numel``, or PyTorch's error."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
     shape = tuple(int(s) for s in shape)
-    if shape.count(-1) > 1:
-        raise RuntimeError("only one dimension can be inferred")
-    if -1 in shape:
-        known = 1
-        for s in shape:
-            if s != -1:
-                known *= s
-        if known == 0 or numel % known:
-            raise RuntimeError(f"shape '{_shape_str(shape)}' is invalid for input of size {numel}")
-        shape = tuple(numel // known if s == -1 else s for s in shape)
-    n = 1
-    for s in shape:
-        n *= s
-    if n != numel:
-        raise RuntimeError(f"shape '{_shape_str(shape)}' is invalid for input of size {numel}")
-    return shape
+    known, infer = 1, None
+    for i, s in enumerate(shape):
+        if s == -1:
+            if infer is not None:
+                raise RuntimeError("only one dimension can be inferred")
+            infer = i
+        elif s >= 0:
+            known *= s
+        else:
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape {_shape_str(shape)}")
+    if numel == known or (infer is not None and known > 0 and numel % known == 0):
+        if infer is None:
+            return shape
+        if known == 0:
+            raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {_shape_str(shape)} because the "
+                               "unspecified dimension size -1 can be any value and is ambiguous")
+        return shape[:infer] + (numel // known,) + shape[infer + 1:]
+    raise RuntimeError(f"shape '{_shape_str(shape)}' is invalid for input of size {numel}")
 
 
-def reshape(input, *shape):
-    shape = _infer_shape(shape, input.numel())
+def reshape(input, *shape, **kwargs):
+    """A view where PyTorch's stride rule allows one (NOTE [ Strided views ] in engine/ops/shape/strided.py:
+    ViewBackward0 for a contiguous input, ReshapeAliasBackward0 otherwise), else a contiguous copy
+    viewed (CloneBackward0, then UnsafeViewBackward0), as PyTorch."""
+    shape = _infer_shape(_sizes("reshape", shape, kwargs), input.numel())
     if input.is_contiguous():
         return apply(_O["view"], [input], {"shape": shape})
-    # as PyTorch: copy to contiguous (CloneBackward0), then view the copy (UnsafeViewBackward0)
+    if view_strides(tuple(input.shape), input.stride(), shape) is not None:
+        return apply(_O["view"], [input], {"shape": shape}, node_name="ReshapeAliasBackward0")
     return apply(_O["view"], [clone(input)], {"shape": shape}, node_name="UnsafeViewBackward0")
 
 
-def view(input, *shape):
+_VIEW_ERROR = ("view size is not compatible with input tensor's size and stride (at least one dimension spans "
+               "across two contiguous subspaces). Use .reshape(...) instead.")
+
+
+def view(input, *shape, **kwargs):
+    """The same elements in another shape, sharing storage: possible when the shape can be expressed over
+    the input's strides (NOTE [ Strided views ] in engine/ops/shape/strided.py), else PyTorch's error.
+    ``view(dtype)`` reinterprets the bytes (:func:`view_dtype`)."""
+    if list(kwargs) == ["dtype"] and not shape:
+        return view_dtype(input, kwargs["dtype"])
     if len(shape) == 1 and isinstance(shape[0], _dtype.dtype):
-        raise NotImplementedError("view(dtype) is not supported by glassgrad")
-    shape = _infer_shape(shape, input.numel())
-    if not input.is_contiguous():
-        raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
-                           "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+        return view_dtype(input, shape[0])
+    shape = _infer_shape(_sizes("view", shape, kwargs), input.numel())
+    if not input.is_contiguous() and view_strides(tuple(input.shape), input.stride(), shape) is None:
+        raise RuntimeError(_VIEW_ERROR)
     return apply(_O["view"], [input], {"shape": shape})
 
 
+_SCALAR_TYPE = {"bool": "Bool", "int64": "Long", "float32": "Float", "float64": "Double"}
+
+
+def view_dtype(input, dtype):
+    """``input``'s bytes read as ``dtype``, sharing its storage and version counter, without a graph (PyTorch's
+    view.dtype is not differentiable). A different element size changes the last dim, which must be
+    contiguous: as many more (or fewer) elements as the sizes' ratio, with PyTorch's checks and errors."""
+    old, new = input.dtype.itemsize, dtype.itemsize
+    what = f"to view {_SCALAR_TYPE[input.dtype.name]} as {_SCALAR_TYPE[dtype.name]} (different element sizes)"
+    shape, strides, offset = list(input.shape), list(input.stride()), input.storage_offset()
+    if old != new and not shape:
+        raise RuntimeError(f"self.dim() cannot be 0 {what}")
+    if new > old:
+        r = new // old
+        for label, v in (("self.size(-1)", shape[-1]), ("self.storage_offset()", offset)):
+            if v % r:
+                raise RuntimeError(f"{label} must be divisible by {r} {what}, but got {v}")
+    if old != new and strides[-1] != 1:
+        raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {strides[-1]}")
+    if new > old:
+        for i, st in enumerate(strides[:-1]):
+            if st % (new // old):
+                raise RuntimeError(f"self.stride({i}) must be divisible by {new // old} {what}, but got {st}")
+    a = input._data
+    if not hasattr(a, "view"):
+        raise NotImplementedError("glassgrad: view(dtype) needs a backend with strided arrays (NumPy or CuPy)")
+    out = Tensor._wrap(a.view(to_array_dtype(input._storage.xp, dtype)), input._storage)
+    out._vc = input._vc            # NOTE [ Version counters ] (core/tensor.py): the input's counter
+    return out
+
+
+def as_strided(input, size, stride, storage_offset=None):
+    """A view of ``input``'s storage with the given sizes, strides (in elements) and offset (the input's
+    own by default): AsStridedBackward0, NOTE [ Strided views ] 3-4 in engine/ops/shape/strided.py."""
+    size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
+    offset = input.storage_offset() if storage_offset is None else int(storage_offset)
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(st < 0 for st in stride):
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: "
+                           f"{_shape_str(stride)}")
+    if any(n < 0 for n in size):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={_shape_str(size)} and "
+                           f"strides={_shape_str(stride)}")
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
+    item = input.dtype.itemsize
+    need = 0 if 0 in size else (offset + builtins.sum((n - 1) * st for n, st in zip(size, stride)) + 1) * item
+    if need > input._storage.nbytes:
+        raise RuntimeError(f"setStorage: sizes {_shape_str(size)}, strides {_shape_str(stride)}, storage offset "
+                           f"{offset}, and itemsize {item} requiring a storage size of {need} are out of bounds "
+                           f"for storage of size {input._storage.nbytes}")
+    return apply(_O["as_strided"], [input], {"size": size, "stride": stride, "storage_offset": offset,
+                                             "self_geometry": geometry(input)})
+
+
 def flatten(input, start_dim=0, end_dim=-1):
+    """Dims ``start_dim..end_dim`` as one, by ``reshape``; the input itself when that is one dim, as PyTorch."""
+    s, e = _wrap_dim(start_dim, input.ndim), _wrap_dim(end_dim, input.ndim)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if input.ndim == 0:
         return reshape(input, 1)
-    s, e = _wrap_dim(start_dim, input.ndim), _wrap_dim(end_dim, input.ndim)
+    if s == e:
+        return input
     shape = tuple(input.shape)
     n = 1
     for d in shape[s:e + 1]:
@@ -109,7 +222,9 @@ def unflatten(input, dim, sizes):
     if (-1 not in sizes and known != shape[d]) or (-1 in sizes and (known == 0 or shape[d] % known)):
         raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {d} "
                            f"({shape[d]}) in the input tensor")
-    return reshape(input, shape[:d] + sizes + shape[d + 1:])
+    if -1 in sizes:       # inferred within the dim, so an empty tensor elsewhere leaves no doubt
+        sizes = tuple(shape[d] // known if s == -1 else s for s in sizes)
+    return view(input, shape[:d] + sizes + shape[d + 1:])     # splitting one dim is always a view
 
 
 def permute(input, *dims):
@@ -265,9 +380,15 @@ def split(input, split_size_or_sections, dim=0):
 
 
 def chunk(input, chunks, dim=0):
+    """``split`` into parts of ``ceil(n / chunks)``; an empty dim gives ``chunks`` empty parts, as PyTorch."""
+    if input.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = input.shape[_wrap_dim(dim, input.ndim)]
-    size = -(-n // chunks)
-    return split(input, size, dim)
+    if n == 0:
+        return split(input, [0] * chunks, dim)
+    return split(input, -(-n // chunks), dim)
 
 
 def unbind(input, dim=0):
@@ -312,7 +433,7 @@ def repeat(input, *sizes):
     return apply(_O["repeat"], [input], {"repeats": tuple(int(s) for s in sizes)})
 
 
-__all__ = ["broadcast_shapes", "broadcast_tensors", "reshape", "view", "flatten", "unflatten", "permute",
+__all__ = ["broadcast_shapes", "broadcast_tensors", "reshape", "view", "as_strided", "flatten", "unflatten", "permute",
            "transpose", "swapaxes", "swapdims", "t", "squeeze", "unsqueeze", "expand", "broadcast_to",
            "sum_to_size", "cat", "concat", "concatenate", "stack", "split", "chunk", "unbind", "flip", "tril",
            "triu", "repeat"]

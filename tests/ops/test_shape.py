@@ -488,6 +488,7 @@ def exercise_shape_ops():
     backward (for test_ops_grad's table check)."""
     for fn in BACKEND_CASES.values():
         _run(fn)
+    engine.as_strided(engine.arange(4.0, requires_grad=True), (2, 2), (1, 1), 1).sum().backward()
 
 
 def test_narrow_counts_a_negative_start_from_the_end_and_refuses_what_pytorch_refuses():
@@ -515,3 +516,134 @@ def test_copy_into_a_non_leaf_gives_its_history_a_zero_gradient():
     y.copy_(src).mul_(3).sum().backward()
     assert x.grad.tolist() == [0.0, 0.0] and src.grad.tolist() == [3.0, 3.0]
     assert y.grad_fn.next_functions[0][0].name() == "CopyBackwards"
+
+
+# ---- strided views (engine/ops/shape/strided.py, NOTE [ Strided views ]) ---------------------------------
+# (shape, strides, new shape) -> the strides PyTorch 2.13's view gives, None where it refuses
+VIEW_STRIDES = [
+    ((2, 3, 4), (12, 4, 1), (24,), (1,)),
+    ((2, 3, 4), (12, 4, 1), (6, 4), (4, 1)),
+    ((2, 3, 4), (12, 4, 1), (2, 12), (12, 1)),
+    ((2, 3, 4), (12, 4, 1), (4, 3, 2), (6, 2, 1)),
+    ((2, 3, 4), (12, 4, 1), (3, 8), (8, 1)),
+    ((2, 3, 4), (12, 4, 1), (2, 3, 2, 2), (12, 4, 2, 1)),
+    ((2, 3, 4), (12, 4, 1), (1, 24, 1), (24, 1, 1)),
+    ((4, 3, 2), (1, 4, 12), (24,), None),
+    ((4, 3, 2), (1, 4, 12), (6, 4), None),
+    ((4, 3, 2), (1, 4, 12), (2, 12), None),
+    ((4, 3, 2), (1, 4, 12), (4, 3, 2), (1, 4, 12)),
+    ((4, 3, 2), (1, 4, 12), (3, 8), None),
+    ((4, 3, 2), (1, 4, 12), (2, 3, 2, 2), None),
+    ((4, 3, 2), (1, 4, 12), (1, 24, 1), None),
+    ((2, 2, 4), (12, 4, 1), (16,), None),
+    ((2, 2, 4), (12, 4, 1), (2, 8), (12, 1)),
+    ((2, 2, 4), (12, 4, 1), (4, 4), None),
+    ((2, 2, 4), (12, 4, 1), (8, 2), None),
+    ((2, 2, 4), (12, 4, 1), (2, 2, 4), (12, 4, 1)),
+    ((2, 3, 2), (12, 4, 2), (12,), (2,)),
+    ((2, 3, 2), (12, 4, 2), (3, 4), (8, 2)),
+    ((2, 3, 2), (12, 4, 2), (4, 3), (6, 2)),
+    ((2, 3, 2), (12, 4, 2), (2, 6), (12, 2)),
+    ((2, 3, 2), (12, 4, 2), (6, 2), (4, 2)),
+    ((2, 3, 2), (12, 4, 2), (3, 2, 2), (8, 4, 2)),
+    ((2, 3, 2), (12, 4, 2), (1, 12), (24, 2)),
+    ((2, 4), (12, 1), (8,), None),
+    ((2, 4), (12, 1), (2, 4), (12, 1)),
+    ((2, 4), (12, 1), (4, 2), None),
+    ((2, 4), (12, 1), (2, 2, 2), (12, 2, 1)),
+    ((4, 3), (0, 1), (12,), None),
+    ((4, 3), (0, 1), (3, 4), None),
+    ((4, 3), (0, 1), (4, 3), (0, 1)),
+    ((4, 3), (0, 1), (2, 6), None),
+    ((4, 3), (0, 1), (6, 2), None),
+    ((4, 3), (0, 1), (3, 2, 2), None),
+    ((4, 3), (0, 1), (1, 12), None),
+    ((3,), (0,), (3,), (0,)),
+    ((3,), (0,), (1, 3), (0, 0)),
+    ((3,), (0,), (3, 1), (0, 0)),
+    ((4, 3), (6, 1), (12,), None),
+    ((4, 3), (6, 1), (3, 4), None),
+    ((4, 3), (6, 1), (4, 3), (6, 1)),
+    ((4, 3), (6, 1), (2, 6), None),
+    ((4, 3), (6, 1), (6, 2), None),
+    ((4, 3), (6, 1), (3, 2, 2), None),
+    ((4, 3), (6, 1), (1, 12), None),
+    ((3, 2, 4), (4, 0, 1), (24,), None),
+    ((3, 2, 4), (4, 0, 1), (6, 4), None),
+    ((3, 2, 4), (4, 0, 1), (2, 12), None),
+    ((3, 2, 4), (4, 0, 1), (4, 3, 2), None),
+    ((3, 2, 4), (4, 0, 1), (3, 8), None),
+    ((3, 2, 4), (4, 0, 1), (2, 3, 2, 2), None),
+    ((3, 2, 4), (4, 0, 1), (1, 24, 1), None),
+    ((2, 3, 1, 4), (12, 4, 12, 1), (24,), (1,)),
+    ((2, 3, 1, 4), (12, 4, 12, 1), (6, 4), (4, 1)),
+    ((2, 3, 1, 4), (12, 4, 12, 1), (2, 12), (12, 1)),
+    ((2, 3, 1, 4), (12, 4, 12, 1), (4, 3, 2), (6, 2, 1)),
+    ((2, 3, 1, 4), (12, 4, 12, 1), (3, 8), (8, 1)),
+    ((2, 3, 1, 4), (12, 4, 12, 1), (2, 3, 2, 2), (12, 4, 2, 1)),
+    ((2, 3, 1, 4), (12, 4, 12, 1), (1, 24, 1), (24, 1, 1)),
+    ((0, 3), (3, 1), (0,), (1,)),
+    ((0, 3), (3, 1), (3, 0), (1, 1)),
+    ((0, 3), (3, 1), (0, 3), (3, 1)),
+    ((0, 3), (3, 1), (2, 0, 5), (5, 5, 1)),
+    ((), (), (), ()),
+    ((), (), (1,), (1,)),
+    ((), (), (1, 1), (1, 1)),
+    ((2, 4, 4), (48, 12, 1), (32,), None),
+]
+
+
+@pytest.mark.parametrize("shape,strides,new,expected", VIEW_STRIDES,
+                         ids=[f"{s}/{st}->{n}" for s, st, n, _ in VIEW_STRIDES])
+def test_view_strides_is_pytorchs_compute_stride(shape, strides, new, expected):
+    from engine.ops.shape.strided import view_strides
+    assert view_strides(shape, strides, new) == expected
+
+
+def test_as_strided_reads_the_storage_and_its_backward_finds_the_input_elements():
+    x = t([1., 2., 3.], requires_grad=True)
+    z = engine.as_strided(x, (2, 2), (1, 1))
+    assert z.tolist() == [[1., 2.], [2., 3.]] and z._base is x and z.grad_fn.name() == "AsStridedBackward0"
+    assert (z.grad_fn._saved_size, z.grad_fn._saved_stride, z.grad_fn._saved_storage_offset) == ((2, 2), (1, 1), 0)
+    (z * t([[1., 2.], [3., 4.]])).sum().backward()
+    assert x.grad.tolist() == [1.0, 5.0, 4.0]
+    x = t([[1., 2., 3.], [4., 5., 6.]], requires_grad=True)
+    z = engine.as_strided(x.t(), (3,), (2,), 1)           # storage positions 1, 3, 5 of a transposed input
+    assert z.tolist() == [2.0, 4.0, 6.0]
+    (z * t([1., 10., 100.])).sum().backward()
+    assert x.grad.tolist() == [[0.0, 1.0, 0.0], [10.0, 0.0, 100.0]]
+    x = t([1., 2., 3.], requires_grad=True)
+    engine.as_strided(x.expand(2, 3), (2,), (1,)).sum().backward()     # rule 4: shared positions divide
+    assert x.grad.tolist() == [1.0, 1.0, 0.0]
+    x = t([1., 2., 3., 4.], requires_grad=True)
+    z = engine.as_strided(x[2:], (2,), (1,), 0)            # before the input's first element
+    assert z.tolist() == [1.0, 2.0] and engine.as_strided(x, (2,), (1,), 1).storage_offset() == 1
+    z.sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 0.0, 0.0]
+
+
+def test_as_strided_double_backward_and_gradcheck():
+    x = t([1., 2., 3.], requires_grad=True)
+    g, = engine.autograd.grad((engine.as_strided(x, (2, 2), (1, 1)) ** 2).sum(), x, create_graph=True)
+    assert g.tolist() == [2.0, 8.0, 6.0]
+    g.sum().backward()
+    assert x.grad.tolist() == [2.0, 4.0, 2.0]
+    y = t(np.linspace(-1.0, 1.0, 12).reshape(3, 4), dtype=D, requires_grad=True)
+    gradcheck(lambda a: engine.as_strided(a.t(), (2, 3), (1, 4), 1), [y])
+    gradgradcheck(lambda a: engine.as_strided(a, (3, 2), (4, 2)) ** 2, [y])
+
+
+@pytest.mark.parametrize("args,message", [
+    (((5,), (1,)), ("setStorage: sizes [5], strides [1], storage offset 0, and itemsize 4 requiring a storage size "
+                    "of 20 are out of bounds for storage of size 16")),
+    (((2,), (1,), 3), ("setStorage: sizes [2], strides [1], storage offset 3, and itemsize 4 requiring a storage size "
+                       "of 20 are out of bounds for storage of size 16")),
+    (((2,), (-1,)), "as_strided: Negative strides are not supported at the moment, got strides: [-1]"),
+    (((2, 2), (1,)), "mismatch in length of strides and shape"),
+    (((-1,), (1,)), "Storage size calculation overflowed with sizes=[-1] and strides=[1]"),
+    (((2,), (1,), -1), "Tensor: invalid storage offset -1"),
+], ids=["size", "offset", "negative-stride", "lengths", "negative-size", "negative-offset"])
+def test_as_strided_errors(args, message):
+    with pytest.raises(RuntimeError) as e:
+        engine.as_strided(engine.zeros(4), *args)
+    assert str(e.value) == message

@@ -7,10 +7,13 @@ diagonals (diagonal, diag_embed, trace). ``embed.py``: one tensor written into a
 masked_select, index_put, put, masked_fill, masked_scatter, scatter (NOTE [ Scatter ]), index_reduce,
 fill, copy and unique. ``index_dim.py``: whole slices along a dim: scatter_add, index_add,
 index_fill, index_copy and scatter_reduce (NOTE [ Index along a dim ]). ``einsum.py``: einsum.
+``strided.py``: PyTorch's stride rule for ``view`` and ``as_strided`` (NOTE [ Strided views ]).
+``view_history.py``: a view's grad_fn rebuilt after an in-place change of its base (NOTE [ A view's
+grad_fn after an in-place op ]).
 
 view, permute, transpose, squeeze, unsqueeze, expand, slicing, indexing, cat and stack are core rows
 (engine/core/primitives.py); the torch.* functions are in engine/functions/shape.py and index.py.
 """
 from __future__ import annotations
 
-from . import views, embed, index, index_dim, einsum  # noqa: F401
+from . import views, embed, index, index_dim, einsum, strided, view_history  # noqa: F401
