@@ -41,10 +41,10 @@ def _broadcast_check(a, b):
 def _scalar_ok(x, name):
     if isinstance(x, Tensor):
         return x
+    if isinstance(x, np.generic):      # before the float check: np.float64 is a float, but a NumPy scalar
+        return x.item()                # would make NumPy compute in float64; PyTorch treats it as a number
     if isinstance(x, (builtins.bool, int, builtins.float)):
         return x
-    if isinstance(x, np.generic):
-        return x.item()
     raise TypeError(f"{name}(): argument 'other' must be Tensor or Number, not {type(x).__name__}")
 
 

@@ -312,6 +312,9 @@ class Tensor:
             raise TypeError("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.")
         return _backend.to_numpy(self._storage.xp, self._data)
 
+    # NumPy's operators defer to a tensor's reflected ones (np.float64(2) * t is t.__rmul__), as for torch.Tensor
+    __array_priority__ = 1000
+
     def __array__(self, dtype=None, copy=None):
         a = self.detach().numpy(force=True)
         return a.astype(dtype) if dtype is not None else a
