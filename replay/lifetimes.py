@@ -4,7 +4,9 @@ NOTE [ Storage lifetimes ]
 1. A storage lives from its ``alloc`` event to its ``free`` event: it is alive after events
    ``start .. end - 1`` (``end`` is the free's index; None while alive at the trace's end).
    A storage alive before recording (``preexisting``, NOTE [ Memory replay ] rule 2) starts
-   at 0 and has no maker.
+   at 0 and has no maker; bytes the recorder counted at the start (``meta["memory_at_start"]``)
+   in storages no event mentions become one ``unseen`` lifetime per device and category
+   (negative storage ids), so lifetimes always add up to the replay's live bytes.
 2. Its categories: the alloc's, then one ``(index, old, new)`` per ``category`` event.
 3. Its maker: the first ``op`` event at or after the alloc whose output lives in it (op name,
    file, line, and the module path the op ran in, NOTE [ Module paths ] in engine/events.py). Tensors: every tensor id seen in it (op inputs and outputs, leaves); views:
@@ -50,6 +52,7 @@ class Lifetime:
     saved_by: list = field(default_factory=list)    # [(index, node id, node name, saved name)]
     freed_why: str | None = None
     before_recording: bool = False
+    unseen: bool = False              # bytes alive at the start that no event names (one band per category)
 
     def alive_at(self, i: int) -> bool:
         return self.start <= i and (self.end is None or i < self.end)
@@ -71,8 +74,12 @@ def lifetimes(trace) -> list:
     """Every storage's Lifetime, in order of birth (rules 1-5)."""
     events = events_of(trace)
     out: dict = {}
-    for sid, (b, dev, cat) in preexisting(events).items():
+    pre = preexisting(events)
+    for sid, (b, dev, cat) in pre.items():
         out[sid] = Lifetime(sid, b, dev, 0, category=cat, before_recording=True, made_by=None)
+    for k, lt in enumerate(_unseen(getattr(trace, "meta", None), pre)):
+        lt.storage = -1 - k
+        out[lt.storage] = lt
     node_names: dict = {}
     pending_release: dict = {}                      # storage -> index of its backward release
     dropped: set = set()
@@ -132,6 +139,22 @@ def lifetimes(trace) -> list:
     return sorted(out.values(), key=lambda lt: (lt.start, lt.storage if isinstance(lt.storage, int) else 0))
 
 
+def _unseen(meta, pre) -> list:
+    """Rule 1's bytes alive at the start that no event mentions (the recorder's ``memory_at_start``
+    counts them): one Lifetime per device and category, so lifetimes add up to the replay's live bytes."""
+    out = []
+    for dev, m in ((meta or {}).get("memory_at_start") or {}).items():
+        seen: dict = {}
+        for b, d, cat in pre.values():
+            if d == dev:
+                seen[cat] = seen.get(cat, 0) + b
+        for cat, b in (m.get("by_category") or {}).items():
+            rest = b - seen.get(cat, 0)
+            if rest > 0:
+                out.append(Lifetime(0, rest, dev, 0, category=cat, before_recording=True, unseen=True))
+    return out
+
+
 def _read_op(out, e, i, node_names) -> None:
     node = e.get("node")
     if isinstance(node, dict) and "id" in node:
@@ -184,6 +207,9 @@ def describe(lt: Lifetime, events=None) -> list:
     """Lines a learner reads about one storage (the lifetime view's detail pane)."""
     from .words import nbytes
     life = f"events #{lt.start}–#{lt.end}" if lt.end is not None else f"from event #{lt.start} to the end"
+    if lt.unseen:
+        return [f"{nbytes(lt.bytes)} of {lt.category} on {lt.device} alive before recording began, in storages "
+                "no event of this trace mentions (the recorder counted them at the start)"]
     lines = [f"storage {lt.storage}: {nbytes(lt.bytes)} on {lt.device}, {life}"]
     if lt.before_recording:
         lines.append("made before recording began")

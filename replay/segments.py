@@ -4,7 +4,8 @@ NOTE [ Segments at an event ]
 1. The trace's ``alloc``/``free`` events of one device are fed, in order, to a fresh
    ``CachingAllocatorModel`` (NOTE [ Caching allocator model ] in engine/memory/allocator.py);
    ``empty_cache`` events call its ``empty_cache``. Storages alive before recording are
-   allocated first, in storage order, so the replay starts from the bytes the run had.
+   allocated first, in storage order (then the bytes no event mentions, one block per
+   category), so the replay starts from the bytes the run had.
 2. The replay may differ from the live model in addresses and reserved bytes when the live
    model held segments before recording began (the live figure is on every event's
    ``reserved``); ``live_reserved`` gives it beside the replay's.
@@ -21,6 +22,7 @@ import copy
 
 from engine.memory.allocator import CachingAllocatorModel
 
+from .lifetimes import _unseen
 from .memory import events_of, preexisting
 
 
@@ -32,9 +34,13 @@ class SegmentsAt:
         self.device = device
         self.every = max(1, every)
         self._model = CachingAllocatorModel(device)
-        for sid, (b, dev, _) in sorted(preexisting(self.events).items(), key=lambda kv: str(kv[0])):
+        pre = preexisting(self.events)
+        for sid, (b, dev, _) in sorted(pre.items(), key=lambda kv: str(kv[0])):
             if dev == device:
                 self._model.malloc(sid, b)
+        for k, lt in enumerate(_unseen(getattr(trace, "meta", None), pre)):     # NOTE [ Storage lifetimes ] 1
+            if lt.device == device:
+                self._model.malloc(-1 - k, lt.bytes)
         self._pos = -1                          # events folded in: [0, _pos]
         self._saved = {-1: copy.deepcopy(self._model)}
 

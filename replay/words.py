@@ -121,6 +121,10 @@ _LINES = {
     "hook": lambda e: f"{e.get('hook_kind', '')} hook {e.get('hook')} on node {e.get('node')}".strip(),
     "version": lambda e: f"version of storage {e.get('storage')} -> {e.get('version')} ({e.get('op')})",
     "compile_stage": lambda e: f"compile: {e.get('stage')} ({e.get('nodes')} nodes)",
+    "values": lambda e: (f"{'gradient of tensor ' + str(e.get('leaf')) if e.get('grad') else 'values of tensor ' + str(e.get('tensor'))}: "
+                         + (e["refused"] if e.get("refused") else
+                            f"min {e.get('min'):.4g} max {e.get('max'):.4g} mean {e.get('mean'):.4g} norm {e.get('norm'):.4g}"
+                            if e.get("min") is not None else f"no finite values ({e.get('nan', 0)} NaN, {e.get('inf', 0)} Inf)")),
 }
 
 

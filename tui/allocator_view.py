@@ -33,7 +33,7 @@ class AllocatorView(Widget, can_focus=True):
         dev = devs[0] if devs else "cpu"
         key = (len(evs), dev)
         if key != self._seg_key:
-            self._seg, self._seg_key = SegmentsAt(evs, dev), key
+            self._seg, self._seg_key = SegmentsAt(self.model, dev), key
         return self._seg
 
     def render(self) -> Text:

@@ -42,7 +42,7 @@ class LifetimesView(Widget, can_focus=True):
     def lifetimes(self) -> list:
         key = len(self.model.events)
         if key != self._lts_key:
-            self._lts, self._lts_key = lifetimes(self.model.events), key
+            self._lts, self._lts_key = lifetimes(self.model), key          # the model carries meta
         return self._lts
 
     def _range(self) -> tuple:

@@ -119,18 +119,68 @@ def _size(size):
     return tuple(int(s) for s in size)
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False):
+def _size_arg(name, size, kw):
+    """``f(2, 3)``, ``f((2, 3))`` or ``f(size=(2, 3))``, as PyTorch's factories take them."""
+    if kw is not None:
+        if size:
+            raise TypeError(f"{name}() received an invalid combination of arguments: size given both "
+                            "positionally and as a keyword")
+        return (kw,)
+    return size
+
+
+def into_out(result, out, name):
+    """PyTorch's ``out=``: the result written into ``out`` (resized when its shape differs), which is returned."""
+    if out is None:
+        return result
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if out.dtype is not result.dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype {result.dtype}, but got {out.dtype} instead")
+    from ..core.grad_mode import no_grad
+    with no_grad():
+        if tuple(out.shape) == tuple(result.shape):
+            out.copy_(result)
+        else:
+            out.data = result
+    return out
+
+
+def _out_dtype(dtype, out):
+    """The dtype a factory with ``out=`` makes: ``out``'s, or ``dtype`` when it agrees (PyTorch's check)."""
+    if out is None:
+        return dtype
+    if dtype is not None and dtype is not out.dtype:
+        raise RuntimeError(f"dtype {_short(dtype)} does not match dtype of out parameter ({_short(out.dtype)})")
+    return out.dtype
+
+
+def zeros(*size, out=None, dtype=None, device=None, requires_grad=False, **kw):
+    size = _size_arg("zeros", size, kw.pop("size", None))
+    _no_more("zeros", kw)
+    dtype = _out_dtype(dtype, out)
     dev, dt, xp = _resolve(dtype, device)
-    return _finish(xp.zeros(_size(size), dtype=_dtype.to_array_dtype(xp, dt)), requires_grad)
+    return into_out(_finish(xp.zeros(_size(size), dtype=_dtype.to_array_dtype(xp, dt)), requires_grad), out, "zeros")
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False):
-    dev, dt, xp = _resolve(dtype, device)
-    return _finish(xp.ones(_size(size), dtype=_dtype.to_array_dtype(xp, dt)), requires_grad)
+def ones(*size, out=None, dtype=None, device=None, requires_grad=False, **kw):
+    size = _size_arg("ones", size, kw.pop("size", None))
+    _no_more("ones", kw)
+    dev, dt, xp = _resolve(_out_dtype(dtype, out), device)
+    return into_out(_finish(xp.ones(_size(size), dtype=_dtype.to_array_dtype(xp, dt)), requires_grad), out, "ones")
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False):
-    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+def empty(*size, out=None, dtype=None, device=None, requires_grad=False, **kw):
+    size = _size_arg("empty", size, kw.pop("size", None))
+    kw.pop("memory_format", None)
+    kw.pop("pin_memory", None)
+    _no_more("empty", kw)
+    return zeros(*size, out=out, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def _no_more(name, kw):
+    if kw:
+        raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kw))}'")
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
@@ -179,12 +229,18 @@ def _rand(kind, size, dtype, device, requires_grad, generator=None):
     return _finish(_to_device(xp, host), requires_grad)
 
 
-def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
-    return _rand("normal_kernel_cpu", size, dtype, device, requires_grad, generator)
+def randn(*size, dtype=None, device=None, requires_grad=False, generator=None, out=None, **kw):
+    size = _size_arg("randn", size, kw.pop("size", None))
+    _no_more("randn", kw)
+    return into_out(_rand("normal_kernel_cpu", size, _out_dtype(dtype, out), device,
+                          requires_grad, generator), out, "randn")
 
 
-def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
-    return _rand("check_uniform_bounds", size, dtype, device, requires_grad, generator)
+def rand(*size, dtype=None, device=None, requires_grad=False, generator=None, out=None, **kw):
+    size = _size_arg("rand", size, kw.pop("size", None))
+    _no_more("rand", kw)
+    return into_out(_rand("check_uniform_bounds", size, _out_dtype(dtype, out), device,
+                          requires_grad, generator), out, "rand")
 
 
 def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False, generator=None):

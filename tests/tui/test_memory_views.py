@@ -90,6 +90,6 @@ async def test_allocator_view_explains_the_gap_the_replayed_model_has(model):
         al.index = 40
         await pilot.pause()
         text = al.render().plain
-        g = gap(SegmentsAt(model.events, "cpu").at(40))
+        g = gap(SegmentsAt(model, "cpu").at(40))
         assert text.startswith(f"cpu at #40: reserved {nbytes(g['reserved'])} = tensors {nbytes(g['requested'])}")
         assert sum(1 for line in text.splitlines() if line.startswith(("small", "large"))) == g["segments"]
