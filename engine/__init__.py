@@ -73,11 +73,11 @@ def __getattr__(name):
         return getattr(_lazy("serialization"), name)
     if name == "hub":
         return _lazy("hub")
-    if name in ("distributions", "distributed", "onnx"):
+    if name in ("distributions", "distributed", "onnx", "serialization"):
         return _lazy(name)
     if name == "compile":
         return _lazy("compiler").compile
     if name in _UNSUPPORTED_DTYPES:
-        raise AttributeError(f"glassgrad has no dtype {name}: its dtypes are bool, int64, float32 and float64")
+        raise AttributeError(f"glassgrad has no dtype {name}: its dtypes are bool, int32, int64, float32 and float64")
     from .missing import missing
     raise missing("torch", name)   # NOTE [ Missing names ] in engine/missing.py

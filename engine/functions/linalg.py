@@ -279,4 +279,21 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     return apply(_O["norm"], [input], {"dim": _dims(dim, input.ndim), "keepdim": keepdim})
 
 
-__all__ = ["cross", "tensordot", "baddbmm", "addbmm", "addmv", "addr", "cdist", "dist", "inner", "ger", "vdot", "norm"]
+__all__ = ["cross", "tensordot", "baddbmm", "addbmm", "addmv", "addr", "cdist", "dist", "inner", "ger", "vdot", "norm",
+           "svd"]
+
+
+def svd(input, some=True, compute_uv=True, *, out=None):
+    """``torch.svd``: ``U, S, V`` with ``input = U diag(S) V^T`` (PyTorch keeps it beside
+    ``torch.linalg.svd``, which returns ``Vh``); ``compute_uv=False`` gives zero-filled U and V."""
+    from .. import linalg as _linalg
+    from .. import return_types
+    if out is not None:
+        raise TypeError("svd(): glassgrad does not take out= here; use the returned tensors")
+    U, S, Vh = _linalg.svd(input, full_matrices=not some)
+    V = Vh.mT
+    if not compute_uv:
+        from ..core.grad_mode import no_grad
+        with no_grad():
+            U, V = U.detach() * 0, V.detach() * 0
+    return return_types.svd(U, S, V)

@@ -31,3 +31,14 @@ def test_out_of_another_dtype_is_pytorchs_error():
     assert torch.zeros(2, out=torch.empty(2, dtype=torch.int64)).dtype == torch.int64
     with pytest.raises(TypeError, match="got an unexpected keyword argument 'sizee'"):
         torch.zeros(2, sizee=3)
+
+
+def test_torch_svd_returns_v_not_vh_and_its_gradient_checks():
+    torch.manual_seed(0)
+    a = torch.randn(4, 3, dtype=torch.float64, requires_grad=True)
+    u, s, v = torch.svd(a)
+    assert (u.shape, s.shape, v.shape) == ((4, 3), (3,), (3, 3))
+    assert (u @ torch.diag(s) @ v.T - a).abs().max().item() < 1e-12
+    assert torch.svd(a, some=False).U.shape == (4, 4)
+    assert torch.autograd.gradcheck(lambda t: torch.svd(t)[1], (a,))
+    assert torch.serialization.save is torch.save
