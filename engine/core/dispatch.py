@@ -122,6 +122,8 @@ def apply(op: OpDef, inputs: list, attrs: dict | None = None, inplace: Tensor | 
         base = tensors[0]._base if tensors[0]._base is not None else tensors[0]
         result = Tensor._wrap(out, st0, base_tensor=base)
         result._vc = tensors[0]._vc   # NOTE [ Version counters ] 3
+    elif op.alias:
+        result = Tensor._wrap(out, cached._storage if cached is not None else st0)   # the input's bytes, no base
     else:
         result = Tensor._wrap(out, cached._storage if cached is not None else None)
 
@@ -272,7 +274,8 @@ class OpNode(Node):
     def apply(self, grads, F=None):
         g = grads[0]
         s = _SavedView(self, F)
-        res = self._op.bwd(F, g, s)
+        op = self._op      # a recorded backward may run the op's backward rows (ops/grad_rows.py)
+        res = (op.grad_bwd if op.grad_bwd and getattr(F, "differentiable", 0) else op.bwd)(F, g, s)
         out = []
         for r, meta, need in zip(res, self._in_meta, self._needs):
             if r is None or not need:

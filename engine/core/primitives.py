@@ -220,12 +220,13 @@ def _var_fwd(xp, a, dim=None, correction=1, keepdim=False):
     n = _count(a.shape, dim)
     m = _mean_fwd(xp, a, dim, keepdim=True)
     d = a - m
-    return xp.sum(d * d, axis=dim, keepdims=keepdim) * _dof_inverse(n, correction)
+    return xp.sum(d * d, axis=dim, keepdims=keepdim) * (1.0 / (n - correction) if n > correction else math.inf)
 
 
 def _dof_inverse(n, correction):
-    """1 / (n - correction); NaN when there are no degrees of freedom left (PyTorch's var of one value)."""
-    return 1.0 / (n - correction) if n - correction > 0 else math.nan
+    """1 / (n - correction) in the backward formulas, as PyTorch's var_backward: inf when n == correction
+    (so one value gives 0 * inf = NaN), negative past it."""
+    return 1.0 / (n - correction) if n != correction else math.inf
 
 
 def _var_bwd(F, g, s):
@@ -262,7 +263,7 @@ def _amax_bwd(F, g, s):
 
 
 def _logsumexp_fwd(xp, a, dim, keepdim=False):
-    m = xp.max(a, axis=dim, keepdims=True)
+    m = xp.max(a, axis=dim, keepdims=True) if 0 not in a.shape else xp.sum(a, axis=dim, keepdims=True)
     m = xp.where(xp.isfinite(m), m, xp.zeros_like(m))    # all -inf (or inf) rows: no shift
     out = xp.log(xp.sum(xp.exp(a - m), axis=dim, keepdims=True)) + m
     return out if keepdim else xp.squeeze(out, axis=dim)

@@ -15,6 +15,7 @@ A row (``op(name, node, args, fwd, bwd, save=..., **flags)``) names:
 
 Flags: ``promote`` (PyTorch's type promotion of tensor arguments), ``float_op`` (integer
 results lift to the default float dtype), ``view`` (the output shares the input's storage),
+``alias`` (the output shares the input's storage but is no view: PyTorch's ``_unsafe_view``),
 ``aux`` (extra kernel outputs, each saved and returnable), ``nondiff`` (arguments that never
 get a gradient, so no edge: indices, targets, masks), ``out_dtype``.
 
@@ -26,12 +27,11 @@ from __future__ import annotations
 import inspect
 
 class OpDef:
-    __slots__ = ("name", "node", "args", "fwd", "bwd", "save", "promote", "float_op",
-                 "differentiable", "aux", "view", "variadic", "out_dtype", "defaults", "nondiff", "argpos",
-                 "saves_args")
+    __slots__ = ("name", "node", "args", "fwd", "bwd", "save", "promote", "float_op", "differentiable", "aux",
+                 "view", "alias", "grad_bwd", "variadic", "out_dtype", "defaults", "nondiff", "argpos", "saves_args")
 
     def __init__(self, name, node, args, fwd, bwd=None, save=None, promote=True, float_op=False,
-                 differentiable=True, aux=(), view=False, out_dtype=None, nondiff=()):
+                 differentiable=True, aux=(), view=False, out_dtype=None, nondiff=(), alias=False):
         self.name = name
         self.node = node
         self.variadic = bool(args) and args[-1].startswith("*")
@@ -44,12 +44,14 @@ class OpDef:
         self.differentiable = differentiable and bwd is not None
         self.aux = aux
         self.view = view
+        self.alias = alias
         self.out_dtype = out_dtype
         self.nondiff = frozenset(nondiff)  # args that never get a gradient: no edge (NOTE [ Dispatch ] 6)
         self.argpos = {a: i for i, a in enumerate(self.args)}
         self.saves_args = any(k in self.argpos for k in self.save)   # an input, not only result/aux
         self.defaults = {k: p.default for k, p in inspect.signature(fwd).parameters.items()
                          if p.default is not inspect.Parameter.empty}
+        self.grad_bwd = None   # a recorded backward's formula if not bwd (NOTE [ Backward rows ], ops/grad_rows.py)
 
 
 

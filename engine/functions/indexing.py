@@ -61,7 +61,8 @@ def _narrow_check(input, dim, start, length):
 def narrow(input, dim, start, length):
     """A view of ``length`` entries of ``dim`` from ``start`` (a negative start counts from the end)."""
     d, start = _narrow_check(input, dim, int(start), int(length))
-    return _getitem(input, (slice(None),) * d + (slice(start, start + length),))
+    return apply(_O["slice"], [input], {"idx": (slice(None),) * d + (slice(start, start + length),)},
+                 node_name="SliceBackward0")
 
 
 def index_select(input, dim, index):
@@ -143,10 +144,12 @@ def _normalize_index(x, key):
     return tuple(parts), tensors
 
 
-def _check_bounds(x, parts):
+def _check_bounds(x, parts, tensors=()):
     dim = 0
-    ell = builtins.sum(1 for p in parts if p is Ellipsis)
-    consumed = builtins.sum(1 for p in parts if p is not None and p is not Ellipsis)
+    # a bool index takes as many dims as it has (a 0-d one none: it adds a dim of size 1 or 0)
+    widths = iter([t.ndim if t.dtype is _dtype.bool_ else 1 for t in tensors])
+    consumed = builtins.sum((next(widths, 1) if p is _SLOT else 1) for p in parts
+                            if p is not None and p is not Ellipsis)
     if consumed > x.ndim:
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
     for p in parts:
@@ -162,30 +165,77 @@ def _check_bounds(x, parts):
         dim += 1
 
 
+def _full_slice(p, n) -> bool:
+    """A slice PyTorch's indexing skips: step 1 from 0 (as written: ``-2:`` is not) to the end or past it."""
+    return (isinstance(p, slice) and p.step in (None, 1) and p.start in (None, 0)
+            and (p.stop is None or p.stop >= n))
+
+
+def _whole_parts(x, parts) -> bool:
+    """Whether ``parts`` (ints, slices, None, ``...``) leave every dim of ``x`` whole: only ``...`` and
+    full slices, so PyTorch's indexing takes no view."""
+    dim, n_ell = 0, x.ndim - builtins.sum(1 for p in parts if p is not Ellipsis and p is not None)
+    for p in parts:
+        if p is None:
+            return False
+        if p is Ellipsis:
+            dim += n_ell
+        elif not _full_slice(p, x.shape[dim] if dim < x.ndim else 0):
+            return False
+        else:
+            dim += 1
+    return True
+
+
+def _is_whole(x, key, parts) -> bool:
+    """``x[...]``, ``x[()]``, ``x[:, :]``: a key that selects all of ``x`` as PyTorch's alias() does (a bare
+    ``x[:]`` is a slice in PyTorch's graph)."""
+    return (key is Ellipsis or isinstance(key, tuple)) and _whole_parts(x, parts)
+
+
 def _getitem(x, key):
     parts, tensors = _normalize_index(x, key)
-    _check_bounds(x, parts)
+    _check_bounds(x, parts, tensors)
     if not tensors:
         name = "SelectBackward0" if builtins.any(isinstance(p, int) for p in parts) else \
             ("UnsqueezeBackward0" if None in parts and builtins.all(
-                p is None or p is Ellipsis or p == slice(None) for p in parts) else "SliceBackward0")
+                p is None or p is Ellipsis or p == slice(None) for p in parts) else
+             "AliasBackward0" if _is_whole(x, key, parts) else "SliceBackward0")
         return apply(_O["slice"], [x], {"idx": parts}, node_name=name)
-    slots = [i for i, p in enumerate(parts) if p is _SLOT]
-    for tidx, pos in zip(tensors, slots):
-        if tidx.dtype is _dtype.int64 and tidx.numel() and Ellipsis not in parts[:pos]:
-            host = tidx.detach().numpy(force=True)
-            dim = builtins.sum(0 if p is None else (tensors[slots.index(i)].ndim if p is _SLOT and
-                                                    tensors[slots.index(i)].dtype is _dtype.bool_ else 1)
-                               for i, p in enumerate(parts[:pos]))
-            if dim < x.ndim:
-                n = x.shape[dim]
-                bad = host[(host >= n) | (host < -n)]
-                if bad.size:
-                    raise IndexError(f"index {int(bad[0])} is out of bounds for dimension {dim} with size {n}")
+    if len(parts) == 1 and tensors[0].dtype is _dtype.bool_ and tensors[0].ndim == 0:
+        # x[True]: as PyTorch, a new dim of size 1 (UnsqueezeBackward0) indexed by a one-element mask
+        return apply(_O["index"], [_getitem(x, None), reshape(tensors[0], (1,))], {"template": (_SLOT,)})
+    _check_index_tensors(x, parts, tensors)
     basic, parts = _split_basic(x, parts, tensors)
     if basic is not None:
         x = _getitem(x, basic)
     return apply(_O["index"], [x] + tensors, {"template": parts})
+
+
+def _check_index_tensors(x, parts, tensors):
+    """PyTorch's IndexErrors for index tensors: out of bounds, or shapes that do not broadcast."""
+    slots = [i for i, p in enumerate(parts) if p is _SLOT]
+    widths = [0 if p is None or p is Ellipsis else (tensors[slots.index(i)].ndim if p is _SLOT and
+                                                    tensors[slots.index(i)].dtype is _dtype.bool_ else 1)
+              for i, p in enumerate(parts)]
+    for k, (tidx, pos) in enumerate(zip(tensors, slots)):
+        if tidx.dtype is _dtype.int64 and tidx.numel():
+            # the dim it indexes; PyTorch's message counts it among the index tensors
+            dim = builtins.sum(widths[:pos]) if Ellipsis not in parts[:pos] else x.ndim - builtins.sum(widths[pos:])
+            if dim < x.ndim:
+                n = x.shape[dim]
+                if n == 0:
+                    raise IndexError("index is out of bounds for dimension with size 0")
+                host = tidx.detach().numpy(force=True)
+                bad = host[(host >= n) | (host < -n)]
+                if bad.size:
+                    raise IndexError(f"index {int(bad[0])} is out of bounds for dimension {k} with size {n}")
+    if len(tensors) > 1 and builtins.all(t.dtype is not _dtype.bool_ for t in tensors):
+        try:
+            np.broadcast_shapes(*[tuple(t.shape) for t in tensors])
+        except ValueError:
+            raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
+                             + ", ".join(_shape_str(t.shape) for t in tensors)) from None
 
 
 def _split_basic(x, parts, tensors):
@@ -221,12 +271,18 @@ def _split_basic(x, parts, tensors):
 
 
 def _setitem(x, key, value):
+    if key is False or (isinstance(key, tuple) and builtins.any(k is False for k in key)):
+        return      # PyTorch writes nothing and records nothing (NOTE [ Which node a write makes ] 1)
     parts, tensors = _normalize_index(x, key)
-    _check_bounds(x, parts)
+    _check_bounds(x, parts, tensors)
     if x._requires_grad and x.grad_fn is None and _grad_enabled() and builtins.any(
             isinstance(p, int) or p is None or (isinstance(p, slice) and p != slice(None)) for p in parts):
         # PyTorch writes through a view here (x[0] = v is x.select(0, 0).copy_(v))
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    if tensors and x._requires_grad and x.grad_fn is None and _grad_enabled():
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    _check_index_tensors(x, parts, tensors)
+    name = _setitem_node(x, parts, tensors, value)
     if tensors and builtins.any(isinstance(p, int) for p in parts):
         parts, tensors = _coordinate_key(x, parts, tensors)
     if isinstance(value, Tensor) and value.device != x.device:
@@ -236,7 +292,39 @@ def _setitem(x, key, value):
         value = _scalar_ok(value, "setitem")
     else:
         _setitem_shape_check(x, parts, tensors, value)
-    apply(_O["setitem"], [x, value] + tensors, {"template": parts}, inplace=x)
+        value = _drop_leading_ones(value, len(_region_shape(x, parts, tensors)))
+    apply(_O["setitem"], [x, value] + tensors, {"template": parts}, inplace=x, node_name=name)
+
+
+def _drop_leading_ones(value, ndim):
+    """A value with more dims than the region it is written to, less its leading size-1 dims (PyTorch's
+    ``src.view(slicePrefix1sSize(...))``: ViewBackward0 on the value's side)."""
+    shape = tuple(value.shape)
+    k = 0
+    while len(shape) - k > ndim and shape[k] == 1:
+        k += 1
+    return reshape(value, shape[k:]) if k else value
+
+
+# NOTE [ Which node a write makes ]
+# ``y[key] = value`` is one setitem row here; its node carries the name of the op PyTorch's indexing
+# code runs for that key (the gradients are the same):
+# 1. a key holding the Python bool False writes nothing and records nothing;
+# 2. a key with ints, None, a partial slice or a bool scalar first takes a view, so the write is an
+#    in-place op on a view: CopySlices;
+# 3. otherwise index tensors make it index_put_: IndexPutBackward0;
+# 4. otherwise the key is all of ``y``: copy_ (CopyBackwards) when the value has ``y``'s shape or more
+#    than 0 dims, fill_ (FillBackward3) when it is a number or a 0-d tensor and ``y`` is not 0-d.
+def _setitem_node(x, parts, tensors, value):
+    if builtins.any(t.ndim == 0 for t in tensors):
+        return "CopySlices"                 # rule 2: a bool scalar
+    if tensors:
+        basic, _ = _split_basic(x, parts, tensors)
+        return "IndexPutBackward0" if basic is None or _whole_parts(x, basic) else "CopySlices"
+    if not _whole_parts(x, parts):
+        return "CopySlices"
+    shape = tuple(value.shape) if isinstance(value, Tensor) else ()
+    return "CopyBackwards" if shape == tuple(x.shape) or shape else "FillBackward3"
 
 
 def _coordinate_key(x, parts, tensors):
@@ -256,12 +344,17 @@ def _coordinate_key(x, parts, tensors):
     return (_SLOT,) * x.ndim, coords
 
 
+def _region_shape(x, parts, tensors):
+    """The shape of ``x[key]``, from a zero-stride stand-in (no memory)."""
+    proxy = np.broadcast_to(np.empty((), dtype=np.bool_), tuple(x.shape))
+    idx = _rebuild_index(parts, [t.detach().numpy(force=True) for t in tensors])
+    return proxy[idx if builtins.any(p is Ellipsis for p in parts) else idx + (Ellipsis,)].shape
+
+
 def _setitem_shape_check(x, parts, tensors, value):
     """PyTorch's error when ``value`` cannot broadcast to the indexed region (index_put's words when
     the key holds tensors, expand's otherwise)."""
-    proxy = np.broadcast_to(np.empty((), dtype=np.bool_), tuple(x.shape))  # no memory: zero strides
-    idx = _rebuild_index(parts, [t.detach().numpy(force=True) for t in tensors])
-    target = proxy[idx if builtins.any(p is Ellipsis for p in parts) else idx + (Ellipsis,)].shape
+    target = _region_shape(x, parts, tensors)
     src = tuple(value.shape)
     if len(src) > len(target):
         src = src[len(src) - len(target):] if builtins.all(s == 1 for s in src[:len(src) - len(target)]) else src

@@ -22,6 +22,19 @@ def _add_scaled(xp, c, prod, beta, alpha):
     return _scaled(c, beta) + prod
 
 
+def _addmm_scaled_fwd(xp, c, a, b, beta=1, alpha=1):
+    return _add_scaled(xp, c, xp.matmul(a, b), beta, alpha)
+
+
+# torch.addmm with beta or alpha other than 1 (the core's addmm row is the beta = alpha = 1 fast path):
+# still one AddmmBackward0 node, as PyTorch's
+op("addmm_scaled", "AddmmBackward0", ("self", "mat1", "mat2"), _addmm_scaled_fwd,
+   lambda F, g, s: (_scaled(g, s.beta) if s.needs[0] else None,
+                    _scaled(F.matmul(g, F.mT(s.mat2)), s.alpha) if s.needs[1] else None,
+                    _scaled(F.matmul(F.mT(s.mat1), g), s.alpha) if s.needs[2] else None),
+   save={"mat1": ("mat2",), "mat2": ("mat1",)}, promote=False)
+
+
 op("baddbmm", "BaddbmmBackward0", ("self", "batch1", "batch2"),
    lambda xp, c, a, b, beta=1, alpha=1: _add_scaled(xp, c, xp.matmul(a, b), beta, alpha),
    lambda F, g, s: (_scaled(g, s.beta) if s.needs[0] else None,
@@ -89,3 +102,10 @@ op("cross", "LinalgCrossBackward0", ("self", "other"), _cross_fwd,
    lambda F, g, s: (_cross(F, s.other, g, s.dim) if s.needs[0] else None,
                     _cross(F, g, s.self, s.dim) if s.needs[1] else None),
    save={"other": ("self",), "self": ("other",)})
+
+
+# ---- _unsafe_view: how matmul reads its mm/bmm result back in the output's shape --------------------
+# The output shares the product's bytes but is not a view of it (no base, its own version counter), as
+# PyTorch's _unsafe_view: an in-place op on a matmul result is an ordinary in-place op.
+op("unsafe_view", "UnsafeViewBackward0", ("self",), lambda xp, a, shape: xp.reshape(a, shape),
+   lambda F, g, s: (F.reshape(g, s.shapes[0]),), promote=False, alias=True)

@@ -24,16 +24,12 @@ with open(os.path.join(HERE, "..", "fixtures", "torch_reference.json"), encoding
 CASES = REF["cases"]
 
 # case -> (kind of difference, reason). Kinds:
-#   "batched_matmul": compare glassgrad's root with PyTorch's BmmBackward0 node (and its leaves).
 #   "wrapped_number": PyTorch's 0-d int64 "_saved_other" of a Python number is a plain attribute here.
 #   "ctc_result": PyTorch's CtcLossBackward0 calls its output "_saved_result0"; glassgrad's table names it
 #                 "_saved_result", as for every op's output.
 #   "spare_capacity": PyTorch's embedding_bag keeps offset2bag (``_saved_result1``) or, with include_last_offset,
 #                     the bag sizes (``_saved_result2``) in a storage one element longer than the tensor.
 ALLOWED = {
-    "matmul_3d_batched": ("batched_matmul", "glassgrad's batched matmul is one BmmBackward0 that broadcasts "
-                          "itself; PyTorch wraps bmm in expand/view/_unsafe_view nodes that save no tensors"),
-    "matmul_3d_batched__first_only": ("batched_matmul", "as matmul_3d_batched"),
     "mul__nonleaf": ("wrapped_number", "a Python number operand stays a number (an attribute), not an 8-byte "
                      "wrapped-number tensor"),
     "add__nonleaf": ("wrapped_number", "as mul__nonleaf, for the x * 1 that makes the non-leaf"),
@@ -132,8 +128,6 @@ def compare_node(node, ref, ns, case_name):
     for k, w in want.items():
         g = got[k]
         for field in ("shape", "dtype", "nbytes", "storage_nbytes", "shares_storage_with", "is_same_object_as"):
-            if field == "is_same_object_as" and ALLOWED.get(case_name, ("",))[0] == "batched_matmul":
-                continue  # PyTorch's bmm keeps views made by its expand/view nodes; glassgrad keeps x and y
             if field == "storage_nbytes" and k in ("_saved_result1", "_saved_result2") and \
                     ALLOWED.get(case_name, ("",))[0] == "spare_capacity":
                 assert w[field] - g[field] in (0, 8), f"{node.name()}.{k}: {g[field]} B, PyTorch {w[field]} B"
@@ -156,11 +150,6 @@ def test_saved_tensors_match_pytorch(case_name):
     for n, rg in case["requires_grad"].items():
         assert ns[n].requires_grad == rg
     ref_graph = case["graph"]
-    if ALLOWED.get(case_name, ("",))[0] == "batched_matmul":
-        keep = {"BmmBackward0", "torch::autograd::AccumulateGrad"}
-        ref_graph = [dict(g, next_functions=[["torch::autograd::AccumulateGrad" if n else None, 0]
-                                             for n, _ in g["next_functions"]])
-                     if g["name"] == "BmmBackward0" else g for g in ref_graph if g["name"] in keep]
     nodes = bfs(out.grad_fn)
     assert [n.name() for n in nodes] == [_norm(g["name"]) for g in ref_graph]
     for node, ref in zip(nodes, ref_graph):

@@ -590,6 +590,10 @@ def test_every_table_op_is_exercised():
         exercise_weight_norm_ops()   # weight_norm_interface
         from tests.ops.test_shape import exercise_shape_ops
         exercise_shape_ops()   # unfold, take, index_put, put, masked_scatter, *_scatter, block_diag ...
+        from tests.nn.test_module_graphs_teaching import exercise_module_graph_ops
+        exercise_module_graph_ops()   # fused attention, the fused LSTM layer, unsafe_split
+        from tests.ops.test_backward_rows import exercise_backward_rows
+        exercise_backward_rows()   # tanh_backward ... mse_loss_backward, einsum of an empty operand
     seen = {e["op"] for e in tr.of_kind("op")}
     table = {n for n, o in OPS.items() if o.differentiable}
     assert table - seen == set()

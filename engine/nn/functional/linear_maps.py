@@ -8,23 +8,21 @@ from ...core.table import OPS
 
 
 def linear(input, weight, bias=None):
-    """``input @ weight.T + bias``; 2-D input with bias is one addmm, as in PyTorch."""
-    if input._data.shape[-1:] != weight._data.shape[-1:]:
-        lead = 1
-        for s in input.shape[:-1]:
-            lead *= s
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({lead}x{input.shape[-1]} and "
-                           f"{weight.shape[-1]}x{weight.shape[0]})")
-    if bias is None:
-        return E.matmul(input, E.t(weight))
-    nd = len(input._data.shape)
-    if nd == 2:
+    """``input @ weight.T + bias``, composed as PyTorch's: a 2-D input with a bias is one addmm; another
+    contiguous input with a 1-D bias is viewed as a matrix, addmm'd and viewed back (ViewBackward0 over
+    AddmmBackward0); anything else is ``matmul(input, weight.t())`` plus the bias."""
+    nd = input.ndim
+    if bias is not None and nd == 2:
         return E.addmm(bias, input, E.t(weight))
-    if nd > 2:
+    if bias is not None and input.is_contiguous() and nd >= 1 and bias.ndim == 1:
         lead = tuple(input.shape[:-1])
-        out = E.addmm(bias, E.reshape(input, -1, input.shape[-1]), E.t(weight))
-        return E.view(out, lead + (weight.shape[0],))
-    return E.add(E.matmul(input, E.t(weight)), bias)
+        n = 1
+        for s in lead:
+            n *= s
+        out = E.addmm(bias, E.reshape(input, n, input.shape[-1]), E.t(weight))
+        return E.view(out, lead + (out.shape[1],))
+    out = E.matmul(input, E.t(weight))
+    return E.add(out, bias) if bias is not None else out
 
 
 def bilinear(input1, input2, weight, bias=None):

@@ -19,7 +19,8 @@ _LN2 = math.log(2.0)
 # ---- elementwise binary ---------------------------------------------------------------------------
 def _atan2_bwd(F, g, s):
     a, b = s.self, s.other
-    r = g / (a * a + b * b)
+    d = a * a + b * b
+    r = F.where(F.eq(d, 0.0), 0.0, g / d)     # as PyTorch: a zero gradient at the origin, not 0/0
     return (r * b if s.needs[0] else None, -r * a if s.needs[1] else None)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from ...core.table import op
+from ..grad_rows import grad_of
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
 
@@ -34,14 +35,17 @@ def _sinh(F, x):
 _UNARY = {   # name: (node, forward, d/dx as a formula of x)
     "asin": ("AsinBackward0", lambda xp, a: xp.asin(a), lambda F, x: 1.0 / F.sqrt(1.0 - x * x)),
     "acos": ("AcosBackward0", lambda xp, a: xp.acos(a), lambda F, x: -1.0 / F.sqrt(1.0 - x * x)),
-    "atan": ("AtanBackward0", lambda xp, a: xp.atan(a), lambda F, x: 1.0 / (1.0 + x * x)),
     "sinh": ("SinhBackward0", lambda xp, a: xp.sinh(a), _cosh),
     "cosh": ("CoshBackward0", lambda xp, a: xp.cosh(a), _sinh),
     "asinh": ("AsinhBackward0", lambda xp, a: xp.asinh(a), lambda F, x: 1.0 / F.sqrt(x * x + 1.0)),
     "acosh": ("AcoshBackward0", lambda xp, a: xp.acosh(a), lambda F, x: 1.0 / F.sqrt((x - 1.0) * (x + 1.0))),
-    "atanh": ("AtanhBackward0", lambda xp, a: xp.atanh(a), lambda F, x: 1.0 / (1.0 - x * x)),
-    "log2": ("Log2Backward0", lambda xp, a: xp.log2(a), lambda F, x: 1.0 / (x * _LN2)),
-    "log10": ("Log10Backward0", lambda xp, a: xp.log10(a), lambda F, x: 1.0 / (x * _LN10)),
+}
+# d/dx = 1 / (a formula of x): PyTorch divides the gradient by it (a second-order graph shows DivBackward0)
+_UNARY_DIV = {
+    "atan": ("AtanBackward0", lambda xp, a: xp.atan(a), lambda F, x: x * x + 1.0),
+    "atanh": ("AtanhBackward0", lambda xp, a: xp.atanh(a), lambda F, x: 1.0 - x * x),
+    "log2": ("Log2Backward0", lambda xp, a: xp.log2(a), lambda F, x: x * _LN2),
+    "log10": ("Log10Backward0", lambda xp, a: xp.log10(a), lambda F, x: x * _LN10),
 }
 
 
@@ -49,8 +53,14 @@ def _unary_bwd(dfdx):
     return lambda F, g, s: (g * dfdx(F, s.self),)
 
 
+def _unary_div_bwd(den):
+    return lambda F, g, s: (g / den(F, s.self),)
+
+
 for _name, (_node, _fwd, _d) in _UNARY.items():
     op(_name, _node, ("self",), _fwd, _unary_bwd(_d), save={"self": ()}, float_op=True)
+for _name, (_node, _fwd, _d) in _UNARY_DIV.items():
+    op(_name, _node, ("self",), _fwd, _unary_div_bwd(_d), save={"self": ()}, float_op=True)
 
 
 def _sinc_fwd(xp, a):
@@ -179,3 +189,28 @@ def _frexp_bwd(F, g, s):
 
 op("frexp", "FrexpBackward0", ("self",), _frexp_fwd, _frexp_bwd, save={"exponent": ()}, aux=("exponent",),
    promote=False)
+
+
+# ---- backward rows of the core's tanh and sigmoid (NOTE [ Backward rows ] in ops/grad_rows.py) ---
+# tanh_backward(g, y) = g * (1 - y^2); sigmoid_backward(g, y) = g * y * (1 - y), the formulas of the
+# core's rows, as ops of their own: a create_graph backward shows one node for each.
+def _tanh_bwd_bwd(F, gg, s):
+    y = s.output
+    return (gg * (1.0 - y * y) if s.needs[0] else None,
+            gg * s.grad_output * -2.0 * y if s.needs[1] else None)
+
+
+op("tanh_backward", "TanhBackwardBackward0", ("grad_output", "output"), lambda xp, g, y: g * (1.0 - y * y),
+   _tanh_bwd_bwd, save={"grad_output": ("output",), "output": ()})
+grad_of("tanh_backward", [("tanh", "self", ("result",))])
+
+
+def _sigmoid_bwd_bwd(F, gg, s):
+    y = s.output
+    return (gg * y * (1.0 - y) if s.needs[0] else None,
+            gg * s.grad_output * (1.0 - 2.0 * y) if s.needs[1] else None)
+
+
+op("sigmoid_backward", "SigmoidBackwardBackward0", ("grad_output", "output"),
+   lambda xp, g, y: g * y * (1.0 - y), _sigmoid_bwd_bwd, save={"grad_output": ("output",), "output": ()})
+grad_of("sigmoid_backward", [("sigmoid", "self", ("result",))])

@@ -23,17 +23,21 @@ from __future__ import annotations
 import numpy as np
 
 from ...backend import gaps as _backend
+from ...core.fns import array_fns
 from ...core.table import op
+from ..grad_rows import grad_of
 
 _ndarray = np.ndarray
 
 
 def _softmax_fwd(xp, a, dim):
-    e = xp.exp(a - xp.max(a, axis=dim, keepdims=True))
+    e = xp.exp(a - (xp.max(a, axis=dim, keepdims=True) if 0 not in a.shape else a))   # empty: nothing to shift
     return e / xp.sum(e, axis=dim, keepdims=True)
 
 
 def _log_softmax_fwd(xp, a, dim):
+    if 0 in a.shape:    # empty: nothing to normalise
+        return xp.asarray(a, copy=True)
     if type(a) is _ndarray:       # the same values, two temporaries and the wrappers fewer
         sh = a - np.maximum.reduce(a, axis=dim, keepdims=True)
         lse = np.add.reduce(np.exp(sh), axis=dim, keepdims=True)
@@ -369,3 +373,136 @@ def _clamp_tensor_bwd(F, g, s):
 
 op("clamp_tensor", "ClampBackward0", ("self", "min", "max"), _clamp_tensor_fwd, _clamp_tensor_bwd,
    save={"max": (), "min": (), "self": ()}, promote=False)   # engine.clamp brings the dtypes together
+
+
+# ---- backward rows (NOTE [ Backward rows ] in ops/grad_rows.py) -----------------------------------
+# Each computes what its forward row's formula computes, as an op of its own, so a create_graph
+# backward shows PyTorch's one node (GeluBackwardBackward0, ...); its own formula is the second derivative.
+_SQRT1_2 = 0.7071067811865476
+_SQRT_2_PI = 0.7978845608028654      # sqrt(2 / pi)
+_INV_SQRT_2PI = 0.3989422804014327   # 1 / sqrt(2 pi)
+
+
+def _gelu_slope(F, x, approximate):
+    """gelu'(x), in the order of operations of the core's gelu formula."""
+    if approximate == "tanh":
+        t = F.tanh(_SQRT_2_PI * (x + 0.044715 * x * x * x))
+        return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * _SQRT_2_PI * (1.0 + 3 * 0.044715 * x * x)
+    cdf = 0.5 * (1.0 + F.erf(x * _SQRT1_2))
+    pdf = F.exp(-0.5 * x * x) * _INV_SQRT_2PI
+    return cdf + x * pdf
+
+
+def _gelu_curve(F, x, approximate):
+    """gelu''(x)."""
+    if approximate == "tanh":
+        du = _SQRT_2_PI * (1.0 + 3 * 0.044715 * x * x)
+        t = F.tanh(_SQRT_2_PI * (x + 0.044715 * x * x * x))
+        return (1.0 - t * t) * (du - x * t * du * du + 0.5 * x * (6 * 0.044715 * _SQRT_2_PI) * x)
+    return F.exp(-0.5 * x * x) * _INV_SQRT_2PI * (2.0 - x * x)
+
+
+def _gelu_bwd_bwd(F, gg, s):
+    x = s.self
+    return (gg * _gelu_slope(F, x, s.approximate) if s.needs[0] else None,
+            gg * s.grad_output * _gelu_curve(F, x, s.approximate) if s.needs[1] else None)
+
+
+op("gelu_backward", "GeluBackwardBackward0", ("grad_output", "self"),
+   lambda xp, g, x, approximate="none": g * _gelu_slope(_array_fns(xp), x, approximate), _gelu_bwd_bwd,
+   save={"grad_output": ("self",), "self": ()})
+grad_of("gelu_backward", [("gelu", "self", ("self",))])
+
+
+def _softplus_bwd_bwd(F, gg, s):
+    z = s.self * s.beta
+    sg = _sig(F, z)
+    return (F.where(F.gt(z, s.threshold), gg, gg * sg) if s.needs[0] else None,
+            F.where(F.gt(z, s.threshold), 0.0, gg * s.grad_output * s.beta * sg * (1.0 - sg)) if s.needs[1] else None)
+
+
+op("softplus_backward", "SoftplusBackwardBackward0", ("grad_output", "self"),
+   lambda xp, g, x, beta=1, threshold=20: _softplus_bwd(_array_fns(xp), g, _Attrs({"self": x, "beta": beta,
+                                                                                    "threshold": threshold}))[0],
+   _softplus_bwd_bwd, save={"grad_output": ("self",), "self": ()})
+grad_of("softplus_backward", [("softplus", "self", ("self",))])
+
+
+def _elu_bwd_bwd(F, gg, s):
+    x = s.self
+    gx = None
+    if s.needs[1]:   # PyTorch's elu_double_backward: the negative branch only where x < 0 (0 at the kink)
+        gx = _elu_bwd(F, gg * s.grad_output * s.input_scale, s)[0]
+        gx = F.where(F.lt(x, 0.0), gx, 0.0)
+    return (_elu_bwd(F, gg, s)[0] if s.needs[0] else None, gx)
+
+
+op("elu_backward", "EluBackwardBackward0", ("grad_output", "self"),
+   lambda xp, g, x, alpha=1.0, scale=1, input_scale=1: _elu_bwd(
+       _array_fns(xp), g, _Attrs({"self": x, "alpha": alpha, "scale": scale, "input_scale": input_scale}))[0],
+   _elu_bwd_bwd, save={"grad_output": ("self",), "self": ()})
+grad_of("elu_backward", [("elu", "self", ("self",))])
+
+
+def _log_sigmoid_bwd_bwd(F, gg, s):
+    x = s.self
+    gx = None
+    if s.needs[1]:   # d/dx of sigmoid(-x) is -sigmoid(x) sigmoid(-x), on both sides of 0
+        z = F.exp(-F.abs(x))
+        q = z / (1.0 + z)
+        gx = -(gg * s.grad_output) * q * (1.0 - q)
+    return (_log_sigmoid_bwd(F, gg, s)[0] if s.needs[0] else None, gx, None)
+
+
+op("log_sigmoid_backward", "LogSigmoidBackwardBackward0", ("grad_output", "self", "buffer"),
+   lambda xp, g, x, buffer: _log_sigmoid_bwd(_array_fns(xp), g, _Attrs({"self": x, "buffer": buffer}))[0],
+   _log_sigmoid_bwd_bwd, save={"grad_output": ("self",), "self": (), "buffer": ()}, nondiff=("buffer",))
+grad_of("log_sigmoid_backward", [("log_sigmoid", "self", ("self", "buffer"))])
+
+
+def _softmax_bwd_data(F, g, y, dim):
+    return y * (g - F.sum(g * y, axis=dim, keepdims=True))
+
+
+def _softmax_bwd_bwd(F, gg, s):
+    y, g, d = s.output, s.grad_output, s.dim
+    return (_softmax_bwd_data(F, gg, y, d) if s.needs[0] else None,
+            gg * (g - F.sum(g * y, axis=d, keepdims=True)) - g * F.sum(gg * y, axis=d, keepdims=True)
+            if s.needs[1] else None)
+
+
+op("softmax_backward_data", "SoftmaxBackwardDataBackward0", ("grad_output", "output"),
+   lambda xp, g, y, dim: _softmax_bwd_data(_array_fns(xp), g, y, dim), _softmax_bwd_bwd,
+   save={"grad_output": ("output",), "output": ()})
+grad_of("softmax_backward_data", [("softmax", "self", ("result",))])
+
+
+def _log_softmax_bwd_bwd(F, gg, s):
+    y, d = s.output, s.dim
+    return (gg - F.sum(gg * F.exp(y), axis=d, keepdims=True) if s.needs[0] else None,
+            -gg * F.exp(y) * F.sum(s.grad_output, axis=d, keepdims=True) if s.needs[1] else None)
+
+
+op("log_softmax_backward_data", "LogSoftmaxBackwardDataBackward0", ("grad_output", "output"),
+   lambda xp, g, y, dim: g - xp.exp(y) * xp.sum(g, axis=dim, keepdims=True), _log_softmax_bwd_bwd,
+   save={"grad_output": ("output",), "output": ()})
+grad_of("log_softmax_backward_data", [("log_softmax", "self", ("result",))])
+
+
+class _Attrs:
+    """Saved values by name, for calling a forward row's formula from a backward row's kernel."""
+
+    def __init__(self, kw):
+        self.__dict__.update(kw)
+        self.needs = (True,)
+
+
+def _array_fns(xp):
+    return array_fns(xp)
+
+
+op("celu_backward", "EluBackwardBackward0", ("grad_output", "self"),   # celu is elu with input_scale 1 / alpha
+   lambda xp, g, x, alpha=1.0: _elu_bwd(
+       _array_fns(xp), g, _Attrs({"self": x, "alpha": alpha, "scale": 1, "input_scale": 1.0 / alpha}))[0],
+   lambda F, gg, s: _elu_bwd_bwd(F, gg, _CeluAttrs(s)), save={"grad_output": ("self",), "self": ()})
+grad_of("celu_backward", [("celu", "self", ("self",))])

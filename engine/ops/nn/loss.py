@@ -11,6 +11,7 @@ import numpy as np
 
 from ...core.primitives import _inverse_count
 from ...core.table import op
+from ..grad_rows import grad_of
 
 _ndarray = np.ndarray
 
@@ -125,6 +126,28 @@ def _mse_bwd(F, g, s):
 
 
 op("mse_loss", "MseLossBackward0", ("self", "target"), _mse_fwd, _mse_bwd, save={"self": (), "target": ()})
+
+
+def _mse_scale(reduction, sa, sb):
+    return 2.0 * _inverse_count(_broadcast_shape(sa, sb), None) if reduction == "mean" else 2.0
+
+
+def _mse_bwd_fwd(xp, g, a, b, reduction="mean"):
+    """mse_loss_backward(g, self, target): the gradient of ``self`` (of ``target`` with the two swapped)."""
+    return g * (a - b) * _mse_scale(reduction, tuple(a.shape), tuple(b.shape))
+
+
+def _mse_bwd_bwd(F, gg, s):
+    scale = _mse_scale(s.reduction, s.shapes[1], s.shapes[2])
+    both = gg * s.grad_output * scale if s.needs[1] or s.needs[2] else None
+    return (gg * (s.self - s.target) * scale if s.needs[0] else None,
+            both if s.needs[1] else None, -both if s.needs[2] else None)
+
+
+# NOTE [ Backward rows ] in ops/grad_rows.py; PyTorch's target gradient is mse_loss_backward with the two swapped
+op("mse_loss_backward", "MseLossBackwardBackward0", ("grad_output", "self", "target"), _mse_bwd_fwd, _mse_bwd_bwd,
+   save={"grad_output": ("self", "target"), "self": ("grad_output",), "target": ("grad_output",)})
+grad_of("mse_loss_backward", [("mse_loss", "self", ("self", "target")), ("mse_loss", "target", ("target", "self"))])
 
 
 def _reduce(xp, loss, reduction):

@@ -18,8 +18,10 @@ NOTE [ Batch norm ]
 """
 from __future__ import annotations
 
+from ...core.fns import array_fns
 from ...core.primitives import _count
 from ...core.table import op
+from ..grad_rows import grad_of
 
 
 def _axes(ndim):
@@ -196,3 +198,52 @@ def _ln_bwd(F, g, s):
 op("layer_norm", "NativeLayerNormBackward0", ("input", "weight", "bias"), _ln_fwd, _ln_bwd,
    save={"bias": (), "input": (), "weight": (), "result1": (), "result2": ()}, aux=("result1", "result2"),
    promote=False)
+
+
+# ---- layer_norm's backward row (NOTE [ Backward rows ] in ops/grad_rows.py) ----------------------
+# The gradient of the input, gx = rstd * (h - mean(h) - xhat * mean(h * xhat)) with h = g * weight, as an op
+# of its own: a create_graph backward shows PyTorch's NativeLayerNormBackwardBackward0. Its formula
+# differentiates gx by g, the input (through xhat and rstd) and the weight; means run over the
+# normalized dims.
+class _Saved:
+    def __init__(self, kw):
+        self.__dict__.update(kw)
+
+
+def _ln_input_grad(xp, g, x, mean, rstd, weight, normalized_shape, eps):
+    s = _Saved({"input": x, "weight": weight, "normalized_shape": normalized_shape, "result1": mean,
+                "result2": rstd, "eps": eps, "shapes": [tuple(x.shape)], "needs": (True, False, False)})
+    return _ln_bwd(array_fns(xp), g, s)[0]
+
+
+def _ln_bwd_bwd(F, gg, s):
+    x, w, g = s.input, s.weight, s.grad_out
+    shape = s.shapes[1]
+    axes = tuple(range(len(shape) - len(s.normalized_shape), len(shape)))
+    n = _count(shape, axes)
+
+    def mean(t):
+        return F.sum(t, axis=axes, keepdims=True) * (1.0 / n)
+
+    mu, r = s.result1, s.result2
+    if F.differentiable:  # NOTE [ One formula, two currencies ] 4
+        mu = mean(x)
+        r = 1.0 / F.sqrt(mean((x - mu) * (x - mu)) + s.eps)
+    xh = (x - mu) * r
+    h = g * w if w is not None else g
+    dg = dx = dw = None
+    if s.needs[0] or s.needs[4]:
+        dh = r * (gg - mean(gg) - xh * mean(gg * xh))
+        dg = (dh * w if w is not None else dh) if s.needs[0] else None
+        dw = dh * g if s.needs[4] else None
+    if s.needs[1]:
+        mh, mv, mhx, mvx = mean(h), mean(gg), mean(h * xh), mean(gg * xh)
+        dx = r * r * (xh * (3.0 * mhx * mvx - (mean(gg * h) - mh * mv)) - mvx * (h - mh) - mhx * (gg - mv))
+    return dg, dx, None, None, dw
+
+
+op("layer_norm_backward", "NativeLayerNormBackwardBackward0", ("grad_out", "input", "result1", "result2", "weight"),
+   _ln_input_grad, _ln_bwd_bwd, save={"grad_out": ("input", "weight"), "input": (), "weight": (), "result1": (),
+                                       "result2": ()},
+   promote=False, nondiff=("result1", "result2"))
+grad_of("layer_norm_backward", [("layer_norm", "input", ("input", "result1", "result2", "weight"))])
