@@ -124,7 +124,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None 
                                f"version {v!r} (glassgrad reads versions 1 to {MAX_FILE_VERSION})")
     loader = Loader(reader, map_location, byteorder)
     try:
-        obj = AllowListUnpickler(reader.read("data.pkl"), loader.globals, loader.persistent_load).load()
+        obj = AllowListUnpickler(reader.read("data.pkl"), loader.globals, loader.persistent_load,
+                                 allow_modules=weights_only is False).load()    # NOTE [ Saving a whole module ]
         storages = len(loader.storages)
         fields = _trace_fields.loaded(obj, reader, loader) if _events.active else {}
     finally:

@@ -31,6 +31,7 @@ import warnings
 import numpy as np
 
 from ..backend import gaps as _backend
+from . import modules as _modules
 from .formats import COUNTER, ORDERED_DICT, REBUILD_PARAMETER, REBUILD_TENSOR_V2, STORAGE_OF_DTYPE
 
 # pickle opcodes (see pickletools for the full table)
@@ -40,7 +41,7 @@ BININT, BININT1, BININT2, LONG1, LONG4, BINFLOAT = b"J", b"K", b"M", b"\x8a", b"
 BINUNICODE = b"X"
 EMPTY_TUPLE, TUPLE, TUPLE1, TUPLE2, TUPLE3 = b")", b"t", b"\x85", b"\x86", b"\x87"
 EMPTY_LIST, APPEND, APPENDS, EMPTY_DICT, SETITEM, SETITEMS = b"]", b"a", b"e", b"}", b"s", b"u"
-GLOBAL, REDUCE, BUILD, BINPERSID = b"c", b"R", b"b", b"Q"
+GLOBAL, REDUCE, BUILD, BINPERSID, NEWOBJ = b"c", b"R", b"b", b"Q", b"\x81"
 BINPUT, LONG_BINPUT, BINGET, LONG_BINGET = b"q", b"r", b"h", b"j"
 
 _BATCH = 1000  # items per APPENDS / SETITEMS, as pickle does
@@ -181,6 +182,13 @@ class CheckpointPickler:
             self._put()
         elif isinstance(obj, dtype):
             self._global("torch", obj.name)
+        elif _modules.is_module(obj):                 # NOTE [ Saving a whole module ]
+            if not self._get(obj):
+                self._global(*_modules.class_path(type(obj)))
+                self.out += EMPTY_TUPLE + NEWOBJ
+                self._put(obj)
+                self.save(_modules.state_of(obj, where, self._savable), f"{where}.__dict__")
+                self.out += BUILD
         else:
             t = type(obj)
             hint = ""
@@ -192,6 +200,14 @@ class CheckpointPickler:
                 f"engine.save cannot serialize an object of type {t.__module__}.{t.__qualname__} at {where}: "
                 "a checkpoint holds only tensors, Parameters, dtypes, devices and "
                 f"dict/list/tuple/OrderedDict/Counter containers of them and of str, int, float, bool and None{hint}")
+
+    @staticmethod
+    def _savable(v) -> bool:
+        """A module attribute this pickler can write (NOTE [ Saving a whole module ] rule 2)."""
+        from ..backend.device import device
+        from ..backend.dtypes import dtype
+        from ..core.tensor import Tensor
+        return _modules.plain(v) or isinstance(v, (Tensor, dtype, device)) or _modules.is_module(v)
 
     # ---- scalars and containers ---------------------------------------------
     def _int(self, v: int) -> None:

@@ -22,6 +22,8 @@ import inspect
 import pickle
 import struct
 
+from . import modules as _modules
+
 WEIGHTS_ONLY_HEADER = (
     "Weights only load failed. glassgrad loads checkpoints with an allow-list unpickler that never runs "
     "code from the file: it rebuilds tensors, storages, OrderedDicts, devices and dtypes and nothing else "
@@ -59,6 +61,18 @@ class _CalleeError(Exception):
         self.exc = exc
 
 
+class _ModuleClass:
+    """An nn.Module class a ``weights_only=False`` load may make (NOTE [ Saving a whole module ] 3)."""
+
+    __slots__ = ("cls",)
+
+    def __init__(self, cls):
+        self.cls = cls
+
+    def __repr__(self):
+        return f"{self.cls.__module__}.{self.cls.__qualname__}"
+
+
 class _Mark:
     __repr__ = lambda self: "MARK"  # noqa: E731
 
@@ -69,10 +83,11 @@ _MARK = _Mark()
 class AllowListUnpickler:
     """``AllowListUnpickler(data, globals_, persistent_load).load()`` -> the object."""
 
-    def __init__(self, data: bytes, globals_: dict, persistent_load):
+    def __init__(self, data: bytes, globals_: dict, persistent_load, allow_modules: bool = False):
         self.data = memoryview(data)
         self.globals = globals_
         self.persistent_load = persistent_load
+        self.allow_modules = allow_modules          # weights_only=False (NOTE [ Saving a whole module ] 3)
 
     def load(self):
         try:
@@ -113,6 +128,15 @@ class AllowListUnpickler:
     def _global(self, module: str, name: str):
         g = self.globals.get((module, name))
         if g is None:
+            cls = _modules.resolve(module, name)
+            if cls is not None and self.allow_modules:
+                return _ModuleClass(cls)
+            if cls is not None:
+                raise pickle.UnpicklingError(
+                    WEIGHTS_ONLY_HEADER + f"Unsupported global: GLOBAL {module}.{name}: the file holds a whole "
+                    "module. Load it with torch.load(f, weights_only=False) (glassgrad then rebuilds only nn.Module "
+                    "classes your program already has; nothing from the file runs), or save and load its "
+                    "state_dict() instead.")
             top = module.split(".")[0]
             why = (f"whose module {module} is blocked" if top not in ("torch", "collections")
                    else "which is not on glassgrad's allow-list")
@@ -234,6 +258,17 @@ class AllowListUnpickler:
                 if not isinstance(args, tuple):
                     raise pickle.UnpicklingError(f"data.pkl calls {fn!r} with arguments that are not a tuple")
                 st.append(fn.call(args))
+            elif op == b"\x81":                    # NEWOBJ: only an allowed nn.Module class
+                args = self._pop()
+                cls = self._pop()
+                if not isinstance(cls, _ModuleClass) or args != ():
+                    raise pickle.UnpicklingError(f"data.pkl makes a {cls!r}, which is not an allowed class")
+                st.append(cls.cls.__new__(cls.cls))
+            elif op == b"b" and self.allow_modules and len(st) >= 2 and _modules.is_module_object(st[-2]):   # a module's
+                state = self._pop()                                                                   # BUILD
+                if not isinstance(state, dict) or not all(isinstance(k, str) for k in state):
+                    raise pickle.UnpicklingError("data.pkl gives a module a state that is not a dict of names")
+                _modules.build(st[-1], state)
             elif op == b"b":                       # BUILD
                 state = self._pop()
                 inst = st[-1]
