@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 BOX_H = 4          # top border, two text lines, bottom border
 CHANNEL = 3
 GAP = 2
-MIN_W, MAX_W = 12, 24
+MIN_W, MAX_W = 12, 30     # 30: the longest grad_fn names (CompiledFunctionBackward) fit whole
 
 U, D, L, R = 1, 2, 4, 8
 _CH = {U | D: "│", L | R: "─", D | R: "┌", D | L: "┐", U | R: "└", U | L: "┘", U | D | R: "├",

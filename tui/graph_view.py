@@ -8,6 +8,8 @@ Scroll with the mouse wheel or the arrow keys when focused; click a box to inspe
 """
 from __future__ import annotations
 
+import textwrap
+
 from rich.segment import Segment
 from rich.style import Style
 from textual.geometry import Region, Size
@@ -20,6 +22,7 @@ from replay.model import TraceModel
 from replay.words import nbytes, shape
 
 from .graph_layout import layout
+from .graph_marks import marks_in_view
 
 _SAVED_WORDS = {"none": "saves nothing", "kept": "saved {b}", "released": "freed {b}", "packed": "packed {b}",
                 "recomputed": "saved {b}"}
@@ -72,6 +75,8 @@ def box_style(model: TraceModel, nid, i: int, selected=None, current=None) -> st
     return "graph--leaf" if rec.is_leaf else "graph--missing" if rec.kind == "missing" else "graph--pending"
 
 
+SINGLE = "┌─┐│└┘┬"   # corners, lines and the edge-out mark of a box; DOUBLE: a recomputed node's
+DOUBLE = "╔═╗║╚╝╤"
 MAX_NODES = 400   # more than this and the view lays out the part of the graph around the cursor
 
 
@@ -100,6 +105,7 @@ class GraphView(ScrollView, can_focus=True):
         self._key = None
         self._lay = None
         self._recs = {}
+        self._pending_look = None
 
     # -------------------------------------------------------------- layout
 
@@ -148,11 +154,47 @@ class GraphView(ScrollView, can_focus=True):
         self._ensure_layout()
         self.refresh()
 
-    def scroll_to_node(self, nid: int) -> None:
+    def look_at(self, nid, around=(), keep=None) -> None:
+        """Centre the boxes ``around`` (a recompute's region), else node ``nid``, when they are not all
+        on screen; when they do not fit, keep ``nid`` (else ``keep``) whole: NOTE [ Where the graph
+        view looks ] rules 3-4 (in tui/event_focus.py)."""
         self._ensure_layout()
-        r = self._lay.rects.get(nid) if self._lay else None
-        if r and nid in self._recs:
-            self.scroll_to_region(Region(*r), animate=False, force=True)
+        lay = self._lay
+        if lay is None:
+            return
+        nid = nid if nid in self._recs and nid in lay.rects else keep
+        own = Region(*lay.rects[nid]) if nid in self._recs and nid in lay.rects else None
+        boxes = [Region(*lay.rects[n]) for n in around if n in self._recs and n in lay.rects]
+        target = Region.from_union(boxes) if boxes else own
+        if target is None:
+            return
+        vw, vh = self.scrollable_content_region.size
+        if vw <= 0 or vh <= 0:           # not laid out yet: look once the size is known
+            self._pending_look = (nid, tuple(around), keep)
+            return
+        self._pending_look = None
+        anchor = own or (boxes[0] if boxes else None)   # the region's first node: recomputed first
+        view = Region(*self.scroll_offset, vw, vh)
+        fits = target.width <= vw and target.height <= vh
+        if view.contains_region(target) or (not fits and view.contains_region(anchor)):
+            return
+        # centre the target; when it does not fit, as near the centre as keeps the anchor whole
+        x = target.x + target.width // 2 - vw // 2
+        y = target.y + target.height // 2 - vh // 2
+        x = min(max(x, anchor.right - vw), anchor.x)
+        y = min(max(y, anchor.bottom - vh), anchor.y)
+        self.scroll_to(max(0, x), max(0, y), animate=False, force=True, immediate=True)
+
+    def on_resize(self) -> None:
+        if self._pending_look is not None:
+            self.look_at(*self._pending_look)
+
+    def marks_now(self) -> list:
+        """The marks the boxes drawn now show (NOTE [ Graph marks ] rule 4)."""
+        self._ensure_layout()
+        i = self.index
+        styles = {nid: box_style(self.model, nid, i, self.selected, self.current) for nid in self._recs}
+        return marks_in_view(self.model, i, list(self._recs), styles)
 
     # -------------------------------------------------------------- drawing
 
@@ -166,12 +208,13 @@ class GraphView(ScrollView, can_focus=True):
         width = self.size.width
         row = y + sy
         if lay is None or not lay.rects:
-            if y == 0:
-                gone = len(self.model.shown(self.index, True))
-                msg = (f" No live graph: {gone} node{'s' if gone != 1 else ''} freed (f shows them)." if gone
-                       else " No graph yet: nodes appear here as forward runs.")
-                return Strip([Segment(msg[:width], self.get_component_rich_style("graph--empty"))]).extend_cell_length(
-                    width, self.rich_style)
+            gone = len(self.model.shown(self.index, True))
+            msg = (f"No live graph: {gone} node{'s' if gone != 1 else ''} freed (f shows them)." if gone
+                   else "No graph yet: nodes appear here as forward runs.")
+            lines = textwrap.wrap(msg, max(10, width - 1))   # the message wraps on a narrow panel
+            if y < len(lines):
+                return Strip([Segment(" " + lines[y], self.get_component_rich_style("graph--empty"))]).crop_extend(
+                    0, width, self.rich_style)
             return Strip.blank(width, self.rich_style)
         edge_style = self.get_component_rich_style("graph--edge")
         vis = self._recs
@@ -188,23 +231,24 @@ class GraphView(ScrollView, can_focus=True):
             bx, by, bw, bh = lay.rects[nid]
             dy = row - by
             inner = bw - 2
+            b = DOUBLE if self.model.recomputed(nid, i) else SINGLE   # NOTE [ Graph marks ] rule 2
             if dy in (0, bh - 1):
-                line = ["─"] * inner
+                line = [b[1]] * inner
                 if dy == 0:
                     for x in range(bx + 1, bx + bw - 1):
                         e = lay.arrows.get((x, row))
                         if e and e[0] in vis and e[1] in vis:
                             line[x - bx - 1] = "▼"
-                    text = "┌" + "".join(line) + "┐"
+                    text = b[0] + "".join(line) + b[2]
                 else:
                     for x in range(bx + 1, bx + bw - 1):
                         if lay.edge_char(x, row + 1, vis):
-                            line[x - bx - 1] = "┬"
-                    text = "└" + "".join(line) + "┘"
+                            line[x - bx - 1] = b[6]
+                    text = b[4] + "".join(line) + b[5]
             else:
                 t = node_texts(self.model, nid, i)[dy - 1]
                 t = t if len(t) <= inner else t[: inner - 1] + "…"
-                text = "│" + t.ljust(inner) + "│"
+                text = b[3] + t.ljust(inner) + b[3]
             for k, ch in enumerate(text):
                 cells[bx + k] = ch
                 owner[bx + k] = nid

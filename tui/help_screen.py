@@ -1,11 +1,15 @@
 """HelpScreen: every key, what the panels show, how to leave (press ? or escape)."""
 from __future__ import annotations
 
+from rich.console import Group
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
+
+from .graph_marks import MARKS
 
 KEYS = [
     ("→ ←  l h", "one event forward / back"),
@@ -31,15 +35,17 @@ KEYS = [
 
 PANELS = [
     ("Graph", "the autograd graph at the cursor: loss on top, leaves below, arrows are next_functions "
-              "(where gradients flow). Yellow: the node this event is about. Green: executed by backward. "
-              "Red: its saved tensors were dropped by checkpointing. ↻: made by a recompute. The second line "
-              "of a box is what the node saved for backward, and whether backward freed it. Only what is "
+              "(where gradients flow). Each mark is listed above; the line under the panel names the marks "
+              "on screen now. Checkpointing's recompute does not add boxes: it redraws the boxes of the "
+              "region it replays (double border, ↻), and the view centres on that region. Only what is "
               "alive is drawn: a node whose last reference died (del, a loss out of scope) leaves the "
               "panel with what it saved; f keeps such nodes, grey and marked ✝ freed. Click a box to inspect it."),
     ("Memory", "live bytes over the whole run, stacked by category (param, grad, act = activations, optim, "
                "input, other). ┃ is the cursor, ▲ the live-bytes peak (every category: often in backward, "
                "when gradients appear before activations are all freed), △ the activation peak (usually "
-               "the end of forward); the last line gives the bytes at the cursor. "
+               "the end of forward); the lines under the chart give the bytes at the cursor: now, ▲peak, "
+               "△act peak, then ■ and each category's live bytes (on a narrow panel ▲ and △act stand "
+               "for the peaks). "
                "\"reserved\" on the border: the bytes a GPU's caching allocator would hold then (whole "
                "segments, freed blocks kept cached), far more than live for small models."),
     ("Events", "every recorded event; F/B/R/O is its phase. Click a row to move there."),
@@ -50,19 +56,34 @@ PANELS = [
 ]
 
 
-def help_text() -> Text:
-    t = Text()
-    t.append("glassgrad — keys\n\n", style="bold")
-    for keys, does in KEYS:
-        t.append(f"  {keys:<14}", style="bold #ffcc00")
-        t.append(does + "\n")
-    t.append("\nMouse: click a graph box or a log row; the wheel scrolls.\n\n")
-    t.append("The panels\n\n", style="bold")
-    for name, what in PANELS:
-        t.append(f"  {name}: ", style="bold")
-        t.append(what + "\n\n")
-    t.append("escape or ? closes this help.", style="dim")
+# the graph's colours as glassgrad.tcss draws them (the help has no GraphView to ask)
+MARK_STYLES = {"graph--current": "bold black on #ffd34e", "graph--pending": "", "graph--executed": "bold #7bd389",
+               "graph--leaf": "#59a14f", "graph--dropped": "#ff6b6b", "graph--recomputed": "bold #d38cff",
+               "graph--freed": "dim #5a5a5a", "graph--missing": "italic", "graph--selected": "bold black on #6cb6ff",
+               "graph--edge": "", "": "italic"}
+
+
+def _rows(rows) -> Table:
+    """Two columns, the second wrapping under itself (not under the first) on a narrow screen."""
+    t = Table.grid(padding=(0, 1))
+    t.add_column(no_wrap=True)
+    t.add_column(ratio=1)
+    for left, right in rows:
+        t.add_row(left, right)
     return t
+
+
+def help_text() -> Group:
+    """The help: every key, every mark the graph draws (NOTE [ Graph marks ]), every panel."""
+    keys = _rows((Text(f" {k}", style="bold #ffcc00"), Text(does)) for k, does in KEYS)
+    marks = _rows((Text(" ") + Text(m.sample, style=MARK_STYLES.get(m.style, "italic")),
+                   Text.assemble((m.short, "bold"), ": ", m.long)) for m in MARKS)
+    panels = _rows((Text(f" {name}", style="bold"), Text(what + "\n")) for name, what in PANELS)
+    return Group(Text("glassgrad — keys\n", style="bold"), keys,
+                 Text("\nMouse: click a graph box or a log row; the wheel scrolls.\n"),
+                 Text("The graph's marks\n", style="bold"), marks,
+                 Text("\nThe panels\n", style="bold"), panels,
+                 Text("escape or ? closes this help.", style="dim"))
 
 
 class HelpScreen(ModalScreen):

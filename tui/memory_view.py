@@ -43,6 +43,18 @@ def column_of(width: int, i: int, lo: int, hi: int) -> int | None:
     return bisect.bisect_right(column_starts(lo, hi, width), i) - 1
 
 
+def wrap_items(widths: list, width: int) -> list:
+    """Item indices per line: in order, one space apart, a new line when the next would not fit."""
+    lines, used = [[]], 0
+    for k, w in enumerate(widths):
+        if lines[-1] and used + 1 + w > width:
+            lines.append([])
+            used = 0
+        used += w + (1 if lines[-1] else 0)
+        lines[-1].append(k)
+    return lines
+
+
 class MemoryView(Widget, can_focus=True):
     """The memory panel: a stacked chart in characters, a legend with the bytes at the cursor.
 
@@ -129,13 +141,14 @@ class MemoryView(Widget, can_focus=True):
         if len(m) == 0 or w < 10 or h < 3:
             return Text("No memory events yet.", style="dim")
         i = m.clamp(self.index)
-        chart_h = max(1, h - 2)
         lo, hi = self._range()
         if hi <= lo:
             lo, hi = 0, len(m)
         cols = self._columns(w, lo, hi)
         act_i, act_b = self.peak_in(lo, hi, "activation")
         peak_i, peak_b = self.peak_in(lo, hi)
+        legend = self.legend(i, peak_b, act_b, w, max(1, h - 3))
+        chart_h = max(1, h - 1 - len(legend))
         top = max(1, peak_b)
         cur_col = column_of(w, i, lo, hi)
         peak_col = column_of(w, peak_i, lo, hi)
@@ -191,16 +204,44 @@ class MemoryView(Widget, can_focus=True):
             axis[cur_col] = "┃"
         text.append("".join(axis), self.get_component_rich_style("memory--axis"))
         text.append("\n")
-        live = mem.live_at(i)
-        legend = Text()
-        legend.append(f"now {nbytes(mem.total[i])} ", self.get_component_rich_style("memory--now"))
-        legend.append(f"▲peak {nbytes(peak_b)} ", self.get_component_rich_style("memory--peak"))
+        for k, line in enumerate(legend):
+            if k:
+                text.append("\n")
+            text.append_text(line)
+        return text
+
+    def legend_items(self, i: int, peak_b: int, act_b: int, short: bool) -> list:
+        """(text, style) per legend entry: live now, the two peaks, each category's live bytes
+        (NOTE [ Fitting the screen ] rule 3: ``short`` words, never fewer numbers)."""
+        mem = self.model.memory
+        peak_style = self.get_component_rich_style("memory--peak")
+        items = [([(f"now {nbytes(mem.total[i])}", self.get_component_rich_style("memory--now"))]),
+                 [(f"{'▲' if short else '▲peak '}{nbytes(peak_b)}", peak_style)]]
         if act_b:
-            legend.append(f"△act peak {nbytes(act_b)} ", self.get_component_rich_style("memory--peak"))
+            items.append([(f"{'△act ' if short else '△act peak '}{nbytes(act_b)}", peak_style)])
+        live = mem.live_at(i)
         for cat in mem.categories:
             if live.get(cat):
-                legend.append("■", self._cat_style(cat))
-                legend.append(f"{SHORT.get(cat, cat)} {nbytes(live[cat])} ")
-        legend.truncate(w)
-        text.append_text(legend)
-        return text
+                items.append([("■", self._cat_style(cat)), (f"{SHORT.get(cat, cat)} {nbytes(live[cat])}", None)])
+        return items
+
+    def legend(self, i: int, peak_b: int, act_b: int, width: int, max_lines: int) -> list:
+        """The legend as lines (Text) ``width`` wide: the long words when they take at most two lines
+        (and ``max_lines``), else the short words on as many lines as they need (the chart above keeps
+        at least one row; a line past the panel's bottom is cut)."""
+        for short, most in ((False, min(2, max_lines)), (True, max_lines)):
+            items = self.legend_items(i, peak_b, act_b, short)
+            lines = wrap_items([sum(len(t) for t, _ in it) for it in items], width)
+            if len(lines) <= most or short:
+                break
+        out = []
+        for line in lines:
+            t = Text(no_wrap=True, overflow="crop")
+            for k in line:
+                if len(t):
+                    t.append(" ")
+                for piece, style in items[k]:
+                    t.append(piece, style)
+            t.truncate(width)
+            out.append(t)
+        return out

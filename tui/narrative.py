@@ -1,4 +1,9 @@
-"""Narrative: the lesson's text for the current step, its code, and its checks with the run's numbers."""
+"""Narrative: the lesson's text for the current step, its code, and its checks with the run's numbers.
+
+The text fits its panel (NOTE [ Fitting the screen ] in tui/fit.py): code wraps instead of
+running off the edge (glassgrad.tcss), a Markdown table too wide for the panel becomes one
+line per row (``narrow_tables``), and the bottom border says when more text is below.
+"""
 from __future__ import annotations
 
 from textual.app import ComposeResult
@@ -6,13 +11,51 @@ from textual.containers import VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import Markdown, Static
 
+MORE_BELOW = " ↓ more (tab, ↓) "
 
-def step_markdown(lr, k: int) -> str:
+
+def step_markdown(lr, k: int, width: int | None = None) -> str:
+    """Step k's text, code and checks as Markdown; with ``width``, tables too wide for it as lists."""
     r = lr.steps[k]
     lines = [r.narrative().strip(), "", "```python", r.step.source.rstrip(), "```", ""]
     for c in r.checks:
         lines.append(f"- {'✓' if c.ok else '✗'} {c.text}" + (f" — {c.detail}" if c.detail and not c.ok else ""))
-    return "\n".join(lines) + "\n"
+    text = "\n".join(lines) + "\n"
+    return narrow_tables(text, width) if width else text
+
+
+def _cells(line: str) -> list:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def narrow_tables(md: str, width: int) -> str:
+    """Each Markdown table wider than ``width`` (its widest cells side by side) as a list: a bold line
+    naming the columns, then one item per row with its cells joined by `` · ``."""
+    lines = md.split("\n")
+    out, k = [], 0
+    while k < len(lines):
+        line = lines[k]
+        is_table = (line.lstrip().startswith("|") and k + 1 < len(lines)
+                    and set(lines[k + 1].replace("|", "").replace(":", "").replace(" ", "")) == {"-"})
+        if not is_table:
+            out.append(line)
+            k += 1
+            continue
+        head = _cells(line)
+        rows = []
+        k += 2
+        while k < len(lines) and lines[k].lstrip().startswith("|"):
+            rows.append(_cells(lines[k]))
+            k += 1
+        widths = [max(len(r[c]) if c < len(r) else 0 for r in [head] + rows) for c in range(len(head))]
+        if sum(widths) + 3 * len(widths) + 1 <= width * 3 // 2:   # Markdown wraps cells this far
+            out.extend([line, "| " + " | ".join("---" for _ in head) + " |"]
+                       + ["| " + " | ".join(r) + " |" for r in rows])
+            continue
+        out.append("**" + " · ".join(head) + "**")
+        out.append("")
+        out.extend("- " + " · ".join(r) for r in rows)
+    return "\n".join(out)
 
 
 class Narrative(VerticalScroll, can_focus=True):
@@ -23,19 +66,40 @@ class Narrative(VerticalScroll, can_focus=True):
     def __init__(self, lesson_run, **kw) -> None:
         super().__init__(**kw)
         self.lesson_run = lesson_run
+        self._width = None
 
     def compose(self) -> ComposeResult:
         yield Static(self._header(), id="narrative-header")
-        yield Markdown(step_markdown(self.lesson_run, self.step), id="narrative-body")
+        yield Markdown(step_markdown(self.lesson_run, self.step, self._text_width()), id="narrative-body")
+
+    def on_mount(self) -> None:
+        self.watch(self, "scroll_y", self._more_below, init=False)
+        self.watch(self, "virtual_size", self._more_below, init=False)
+
+    def _text_width(self) -> int | None:
+        return self.content_region.width or None
 
     def _header(self) -> str:
         n = len(self.lesson_run.steps)
         title = self.lesson_run.steps[self.step].step.title
         return f"Step {self.step + 1}/{n} · {title}   ([ back · ] next)"
 
-    def watch_step(self, old: int, new: int) -> None:
+    def _more_below(self, *_) -> None:
+        self.border_subtitle = MORE_BELOW if self.scroll_y < self.max_scroll_y - 0.5 else ""
+
+    async def _show(self, k: int) -> None:
+        self._width = self._text_width()
+        self.query_one("#narrative-header", Static).update(self._header())
+        await self.query_one("#narrative-body", Markdown).update(step_markdown(self.lesson_run, k, self._width))
+
+    async def on_resize(self) -> None:
+        if self.is_mounted and self._text_width() != self._width:
+            await self._show(self.step)
+        self.call_after_refresh(self._more_below)
+
+    async def watch_step(self, old: int, new: int) -> None:
         if not self.is_mounted:
             return
-        self.query_one("#narrative-header", Static).update(self._header())
-        self.query_one("#narrative-body", Markdown).update(step_markdown(self.lesson_run, new))
+        await self._show(new)
         self.scroll_home(animate=False)
+        self.call_after_refresh(self._more_below)

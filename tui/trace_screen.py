@@ -15,13 +15,17 @@ from textual.widgets import Footer, Input, Log, Static
 from replay.model import TraceModel
 from replay.words import event_line, nbytes
 
+from .event_focus import EventFocus
 from .event_log import EventLog
 from .export import write_step_graph
+from .fit import fit_status, fit_title, short_title
+from .graph_legend import GraphLegend
 from .graph_view import GraphView
 from .help_screen import HelpScreen
 from .inspector import Inspector
 from .memory_view import MemoryView
 from .narrative import Narrative
+from .records_view import RecordsView
 
 SPEEDS = [1, 2, 5, 10, 25, 50, 100, 250, 1000, 5000, 20000]   # events a second
 FPS = 30                                                        # at most this many redraws a second
@@ -79,6 +83,7 @@ class TraceScreen(Screen):
         self.outdir = outdir
         self.query_text = ""
         self._timer = None
+        self.focus_of = EventFocus(model)   # NOTE [ Where the graph view looks ]
 
     # ------------------------------------------------------------ layout
 
@@ -89,9 +94,13 @@ class TraceScreen(Screen):
                 g = GraphView(self.model, id="graph")
                 g.border_title = "Graph · autograd nodes (loss on top)"
                 yield g
+                yield GraphLegend(g, id="graph-legend")
                 mv = MemoryView(self.model, id="memory")
                 mv.border_title = "Memory · live bytes by category"
                 yield mv
+                rv = RecordsView(self.model, id="records")   # shown by _show_records
+                rv.border_title = "Records · the checkpoint file's records and storages"
+                yield rv
             with Vertical(id="right"):
                 if self.lesson_run is not None:
                     nv = Narrative(self.lesson_run, id="narrative")
@@ -127,9 +136,41 @@ class TraceScreen(Screen):
             self.query_one("#narrative").display = both or not self.show_inspector
         self.set_class(lesson, "-lesson")
         self.set_class(both, "-tall")
+        self.set_class(self.size.height < 30, "-short")
+        self.query_one("#graph-legend", GraphLegend).max_lines = 3 if self.size.height >= 30 else 2
+        self.call_after_refresh(self._fit_titles)
 
     def on_resize(self, event) -> None:
         self._apply_mode()
+        self.query_one("#status", Static).update(self._status(), layout=False)
+
+    def _titles(self) -> dict:
+        """Each panel's title wordings, longest first (NOTE [ Fitting the screen ] rule 2)."""
+        t = {"#graph": ["Graph · autograd nodes (loss on top)", "Graph · autograd (loss on top)",
+                        "Graph (loss on top)", "Graph"]}
+        if self.lesson_run is not None:
+            L = self.lesson_run.lesson
+            t["#narrative"] = [f"Lesson {L.number} · {L.title}", f"Lesson {L.number}"]
+            if self.zoom:
+                k = self.step + 1
+                t["#memory"] = [f"Memory · live bytes, step {k} (z: all)", f"Memory · step {k} (z: all)",
+                                f"Memory, step {k} (z: all)", f"Memory · step {k}"]
+            else:
+                t["#memory"] = ["Memory · live bytes, whole run (z: step)", "Memory · whole run (z: step)",
+                                "Memory · run (z: step)", "Memory · run"]
+        else:
+            t["#memory"] = ["Memory · live bytes by category", "Memory · live bytes", "Memory"]
+        if self.has_output:
+            t["#output"] = ["Output · prints, errors (o: events)", "Output (o: events)", "Output"]
+        t["#records"] = ["Records · the checkpoint file's records and storages", "Records · records and storages",
+                         "Records"]
+        return t
+
+    def _fit_titles(self) -> None:
+        for sel, wordings in self._titles().items():
+            for w in self.query(sel):
+                if w.size.width:
+                    w.border_title = fit_title(wordings, w.size.width)
 
     # ------------------------------------------------------------ state -> panels
 
@@ -141,8 +182,9 @@ class TraceScreen(Screen):
         i = m.clamp(self.index)
         e = m.events[i]
         play = f"▶ playing {SPEEDS[self.speed]} events/s" if self.playing else "paused"
-        return (f" {self.title_text} │ event #{i} of {n} │ {PHASE_WORDS.get(e.get('phase'), e.get('phase'))}"
-                f" │ {nbytes(m.memory.total[i])} live │ {play} │ ? help")
+        return fit_status(self.title_text, short_title(self.title_text), (i, n),
+                          PHASE_WORDS.get(e.get("phase"), e.get("phase")), f"{nbytes(m.memory.total[i])} live",
+                          play, self.size.width or 200, not self.playing)
 
     def _push_index(self) -> None:
         i = self.model.clamp(self.index)
@@ -150,12 +192,12 @@ class TraceScreen(Screen):
             w = self.query_one(sel)
             w.index = i
         self.query_one("#status", Static).update(self._status(), layout=False)
-        e = self.model.events[i] if len(self.model) else {}
-        nid = e.get("node", {}).get("id") if isinstance(e.get("node"), dict) else e.get("node")
+        self._show_records(i)
+        nid = self.focus_of.node(i)
         graph = self.query_one("#graph", GraphView)
-        graph.current = nid if nid in self.model.nodes else None
-        if nid in self.model.nodes:
-            graph.scroll_to_node(nid)
+        graph.current = nid
+        graph.look_at(nid, self.focus_of.region_nodes(i), self.focus_of.region_anchor(i))
+        self._sync_legend()
         if self.lesson_run is not None:
             owner = self.lesson_run.step_of(i)
             if owner != self.step:
@@ -163,17 +205,30 @@ class TraceScreen(Screen):
                 self.query_one("#narrative", Narrative).step = owner
             self._memory_window()
 
+    def _show_records(self, i: int) -> None:
+        """A trace about files (it saves or loads, and has no autograd graph): the records panel
+        takes the place of the graph and the memory chart (tui/records_view.py)."""
+        rv = self.query_one("#records", RecordsView)
+        files = not self.model.nodes and rv.has_files()
+        if rv.display != files:
+            rv.display = files
+            for w in self.query("#graph, #graph-legend, #memory"):
+                w.display = not files
+        rv.index = i
+
     def _memory_window(self) -> None:
         """Lessons: the memory chart spans the current step (z shows the whole run)."""
         mv = self.query_one("#memory", MemoryView)
         if self.lesson_run is not None and self.zoom:
             r = self.lesson_run.steps[self.step]
             mv.window = (r.start, r.end)
-            mv.border_title = f"Memory · live bytes, step {self.step + 1} (z: all)"
         else:
             mv.window = None
-            mv.border_title = ("Memory · live bytes, whole run (z: step)" if self.lesson_run is not None
-                               else "Memory · live bytes by category")
+        mv.border_title = fit_title(self._titles()["#memory"], mv.size.width or 200)
+
+    def _sync_legend(self) -> None:
+        """The graph's legend names the marks drawn now (NOTE [ Graph marks ] rule 4)."""
+        self.query_one("#graph-legend", GraphLegend).marks = tuple(self.query_one("#graph", GraphView).marks_now())
 
     def watch_zoom(self) -> None:
         if self.is_mounted:
@@ -188,6 +243,7 @@ class TraceScreen(Screen):
             return
         self.query_one("#graph", GraphView).selected = new
         self.query_one("#inspector", Inspector).selected = new
+        self._sync_legend()
         if new is not None and self.lesson_run is not None and self.size.height < 40:
             self.show_inspector = True
 
@@ -287,18 +343,15 @@ class TraceScreen(Screen):
         panel = r.step.focus.panel
         self.show_inspector = False
         widget = {"graph": "#graph", "memory": "#memory", "log": "#log", "inspector": "#graph",
-                  "narrative": "#narrative"}[panel]
+                  "narrative": "#narrative", "records": "#records"}[panel]
         self.query_one(widget).focus()
-        e = self.model.events[target]
-        nid = e.get("node", {}).get("id") if isinstance(e.get("node"), dict) else e.get("node")
-        if nid in self.model.nodes:
-            self.query_one("#graph", GraphView).scroll_to_node(nid)
-            if panel == "inspector":  # select the node, keep the lesson text in view
-                self.set_reactive(TraceScreen.selected, nid)
-                self.query_one("#graph", GraphView).selected = nid
-                self.query_one("#inspector", Inspector).selected = nid
-                if not self.query_one("#inspector").display:
-                    self.notify("This step is about the selected node: press i to inspect it.", timeout=4)
+        nid = self.focus_of.node(target)
+        if nid is not None and panel == "inspector":  # select the node, keep the lesson text in view
+            self.set_reactive(TraceScreen.selected, nid)
+            self.query_one("#graph", GraphView).selected = nid
+            self.query_one("#inspector", Inspector).selected = nid
+            if not self.query_one("#inspector").display:
+                self.notify("This step is about the selected node: press i to inspect it.", timeout=4)
 
     def action_select_current(self) -> None:
         """Select (and inspect) the node the event at the cursor is about."""
@@ -318,6 +371,7 @@ class TraceScreen(Screen):
         """f: draw nodes whose object died greyed ("freed") instead of leaving them out."""
         g = self.query_one("#graph", GraphView)
         g.keep_freed = not g.keep_freed
+        self._sync_legend()
         self.notify("Freed nodes shown greyed (✝ freed)." if g.keep_freed
                     else "Freed nodes hidden: the graph shows only what is alive.", timeout=3)
 

@@ -1,5 +1,7 @@
 import itertools
 import os
+import re
+import tempfile
 
 import pytest
 
@@ -21,27 +23,62 @@ def fixed_ids(monkeypatch):
     monkeypatch.setattr(ev, "new_id", itertools.count(1).__next__)
 
 
+def _run_lesson(key):
+    import gc
+
+    import lessons
+    from lessons import _runner
+    from tui.gcpause import paused_gc
+
+    gc.collect()  # garbage from earlier tests must not be freed (and recorded) during the lesson
+    with paused_gc():
+        lr = _runner.run(lessons.get(key))
+    # bytes earlier tests left alive are no part of the lesson's picture
+    lr.trace.meta.pop("memory_at_start", None)
+    return lr
+
+
 @pytest.fixture
 def lesson_run(fixed_ids, monkeypatch):
-    import lessons
     from engine.memory import allocator as _allocator
-    from lessons import _runner
 
     # a fresh allocator model: the reserved bytes a lesson shows must not depend on earlier tests
     monkeypatch.setattr(_allocator.hook, "models", {})
+    return _run_lesson
 
-    def run(key):
-        import gc
 
-        from tui.gcpause import paused_gc
+TMP_NAME = re.compile(re.escape(tempfile.gettempdir()) + r"/tmp\w+")
 
-        gc.collect()  # garbage from earlier tests must not be freed (and recorded) during the lesson
-        with paused_gc():
-            lr = _runner.run(lessons.get(key))
-        # bytes earlier tests left alive are no part of the lesson's picture
-        lr.trace.meta.pop("memory_at_start", None)
-        return lr
-    return run
+
+@pytest.fixture(scope="session")
+def recorded_lesson():
+    """Each lesson run once for the whole session, as ``lesson_run`` runs it (ids from 1, a fresh
+    allocator model), for tests that only look at it (snapshots); temporary folder names in its
+    events read ``/tmp/lesson`` so pictures of it do not change from run to run."""
+    import engine.events as ev
+    from engine.memory import allocator as _allocator
+
+    runs = {}
+
+    def record(key):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(ev, "new_id", itertools.count(1).__next__)
+            mp.setattr(_allocator.hook, "models", {})
+            lr = _run_lesson(key)
+        for e in lr.trace.events:
+            for k, v in e.items():
+                if isinstance(v, str) and TMP_NAME.search(v):
+                    e[k] = TMP_NAME.sub("/tmp/lesson", v)
+        runs[key] = lr
+
+    def get(key):
+        # lessons 1..key, in order: what the earlier ones keep alive (a lesson's text may quote
+        # torch.memory.memory_allocated()) is then the same whichever test asks first
+        for k in range(1, key + 1):
+            if k not in runs:
+                record(k)
+        return runs[key]
+    return get
 
 
 @pytest.fixture(autouse=True)

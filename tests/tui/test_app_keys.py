@@ -327,9 +327,11 @@ async def test_p_and_P_go_to_the_two_peaks_the_lesson_names(lesson_run):
         assert act < live and f"#{act}" in r.narrative()
         mem = s.model.memory
         assert mem.live_of("activation", act) == max(mem.live_of("activation", k) for k in range(r.start, r.end))
-        legend = pilot.app.screen.query_one(MemoryView).render().plain.splitlines()
-        assert "▲" in legend[-2] and legend[-2].startswith("┃")    # the cursor sits on △ here
-        assert "▲peak" in legend[-1] and "△act peak" in legend[-1]
+        lines = pilot.app.screen.query_one(MemoryView).render().plain.splitlines()
+        k = next(k for k, line in enumerate(lines) if set(line) <= set("─▲△┃"))   # the axis, then the legend
+        assert "▲" in lines[k] and lines[k].startswith("┃")    # the cursor sits on △ here
+        legend = " ".join(lines[k + 1:])
+        assert "▲peak" in legend and "△act peak" in legend
 
 
 async def test_graph_panel_drops_dead_nodes_and_f_keeps_them_greyed(lesson_run):

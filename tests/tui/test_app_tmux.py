@@ -16,8 +16,13 @@ pytestmark = [
 ]
 
 
+def _tmux(session, *args, check=False, **kw):
+    """tmux on a server of the test's own (-L): sessions on the shared server can impose their size."""
+    return subprocess.run(["tmux", "-L", session, *args], check=check, **kw)
+
+
 def _capture(session):
-    return subprocess.run(["tmux", "capture-pane", "-t", session, "-p"], capture_output=True, text=True).stdout
+    return _tmux(session, "capture-pane", "-t", session, "-p", capture_output=True, text=True).stdout
 
 
 def _wait_for(session, *texts, timeout=30.0):
@@ -34,17 +39,18 @@ def _wait_for(session, *texts, timeout=30.0):
 
 def test_glassgrad_lesson_1_in_tmux(tmp_path):
     session = f"gg-{uuid.uuid4().hex[:8]}"
-    env = f"TERM=xterm-256color GLASSGRAD_HOME={tmp_path} CI="
-    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "100", "-y", "30", "-c", str(tmp_path),
-                    f"{env} {GLASSGRAD} lesson 1; echo EXITED-$?; sleep 30"], check=True)
+    # COLUMNS and LINES the pane may inherit would override the window's 100×30 (shutil.get_terminal_size)
+    env = f"env -u COLUMNS -u LINES TERM=xterm-256color GLASSGRAD_HOME={tmp_path} CI="
+    _tmux(session, "new-session", "-d", "-s", session, "-x", "100", "-y", "30", "-c", str(tmp_path),
+          f"{env} {GLASSGRAD} lesson 1; echo EXITED-$?; sleep 30", check=True)
     try:
         screen = _wait_for(session, "Step 1/4", "Graph · autograd nodes", "Memory · live bytes", "Events", "Quit")
-        assert "Lesson 1 · Your first graph" in screen
+        assert "Lesson 1 · Your first graph" in screen and "? help" in screen.splitlines()[0]
         assert "CosBackward0" in screen and "saved 16 B" in screen
-        subprocess.run(["tmux", "send-keys", "-t", session, "]"], check=True)
+        _tmux(session, "send-keys", "-t", session, "]", check=True)
         screen = _wait_for(session, "Step 2/4", "run SumBackward0")
         assert "│ backward │" in screen
-        subprocess.run(["tmux", "send-keys", "-t", session, "q"], check=True)
+        _tmux(session, "send-keys", "-t", session, "q", check=True)
         _wait_for(session, "EXITED-0")
     finally:
-        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+        _tmux(session, "kill-server", capture_output=True)

@@ -1,0 +1,67 @@
+"""Text that fits its width: the status line and the panels' titles, at any terminal size.
+
+NOTE [ Fitting the screen ]
+1. The status line always ends with ``? help``. When the whole line is too wide it gives up,
+   in this order: the play state when paused (the default), the words of the event counter
+   (``#212/2238`` for ``event #212 of 2238``), then the title down to its first words
+   (``Lesson 5`` for ``Lesson 5 · Activation checkpointing``), then the live bytes, then the phase,
+   then the title (cut to a few letters, then left out), then the event counter.
+2. A panel's title is the longest of its wordings, longest first, that fits the border
+   (the width less the corners and the spaces around the title); the last wording is cut
+   only when even it does not fit.
+3. The memory legend wraps onto more lines rather than cutting a number (``memory_view``).
+"""
+from __future__ import annotations
+
+BORDER = 6   # "╭─ " + title + " ─╮"
+
+
+def fit_title(wordings, width: int) -> str:
+    """NOTE [ Fitting the screen ] rule 2."""
+    room = max(1, width - BORDER)
+    for w in wordings:
+        if len(w) <= room:
+            return w
+    last = wordings[-1]
+    return last[: room - 1] + "…" if room > 1 else last[:1]
+
+
+def fit_status(title: str, short_title: str, where: tuple, phase: str, live: str, play: str, width: int,
+               paused: bool) -> str:
+    """NOTE [ Fitting the screen ] rule 1: `` title │ event #i of n │ phase │ live │ play │ ? help``.
+
+    ``where`` is (i, n); ``short_title`` is what the title falls back to."""
+    i, n = where
+    tail = "? help"
+
+    def line(t, ev, ph, lv, pl):
+        parts = [t, ev, ph, lv, pl, tail]
+        return " " + " │ ".join(p for p in parts if p)
+
+    ev_long, ev_short = f"event #{i} of {n}", f"#{i}/{n}"
+    tries = [
+        (title, ev_long, phase, live, play),
+        (title, ev_long, phase, live, "" if paused else play),
+        (title, ev_short, phase, live, "" if paused else play),
+        (short_title, ev_short, phase, live, "" if paused else play),
+        (short_title, ev_short, phase, live, ""),
+        (short_title, ev_short, phase, "", ""),
+        (short_title, ev_short, "", "", ""),
+    ]
+    for t in tries:
+        s = line(*t)
+        if len(s) <= width:
+            return s
+    cut = len(line(*tries[-1])) - width
+    if len(short_title) - cut - 1 >= 3:       # the title cut to a few letters
+        return line(short_title[: len(short_title) - cut - 1] + "…", ev_short, "", "", "")
+    s = line("", ev_short, "", "", "")
+    return s if len(s) <= width else line("", "", "", "", "")
+
+
+def short_title(title: str) -> str:
+    """The title's first words, before `` · ``: ``Lesson 5`` for ``Lesson 5 · Activation checkpointing``."""
+    return title.split(" · ")[0]
+
+
+__all__ = ["fit_status", "fit_title", "short_title"]
