@@ -24,6 +24,12 @@ KEYS = [
     ("enter", "inspect the node this event is about"),
     ("i", "lesson text <-> inspector (on small screens)"),
     ("z", "memory chart: this lesson step <-> the whole run"),
+    ("m", "memory panel: chart → lifetimes → holders → allocator (NOTE [ Memory views ])"),
+    ("a e", "mark the start / end of a window at the cursor (or drag across the chart with the mouse)"),
+    ("W  x", "next preset window (step, forward, backward, recompute, optimizer step) / clear the window"),
+    ("b s c", "holders view: rows by module, op, line or module phases / sort / category filter"),
+    ("↑ ↓  enter", "lifetimes view: select a band / tell its story"),
+    ("1-9", "lesson: answer the step's question; the step then plays and says why"),
     ("f", "graph: show freed nodes greyed (✝ freed) <-> only what is alive"),
     ("w", "write the Graphviz picture of this step to a file"),
     ("o", "glassgrad run: the script's output (print, its error and traceback) <-> the events"),
@@ -48,6 +54,15 @@ PANELS = [
                "for the peaks). "
                "\"reserved\" on the border: the bytes a GPU's caching allocator would hold then (whole "
                "segments, freed blocks kept cached), far more than live for small models."),
+    ("Lifetimes", "m: one band per storage over the window's events, the largest drawn and the rest summed "
+                  "in the last band; a band is coloured by its category then. Enter tells the selected "
+                  "storage's story: what made it, its tensors and views, who saved it, why it was freed."),
+    ("Holders", "m: who holds the bytes at the cursor (or at the window's peak), by module, op or source "
+                "line, own and total bytes, count and category split; 'module phases' gives each module's "
+                "memory before, after and at the peak of its forward and its backward."),
+    ("Allocator", "m: the caching allocator model's segments at the cursor: █ allocated, ▒ rounding inside "
+                  "a block, ░ cached free blocks; the first line splits reserved into tensors, rounding and "
+                  "cached bytes."),
     ("Events", "every recorded event; F/B/R/O is its phase. Click a row to move there."),
     ("Output", "glassgrad run only (o): what the script printed, and if it raised, its own file, line "
                "and error (glassgrad's frames left out). Shown by itself when the script fails."),

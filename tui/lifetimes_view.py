@@ -29,7 +29,7 @@ class LifetimesView(Widget, can_focus=True):
     index: reactive[int] = reactive(0)
     window: reactive[tuple | None] = reactive(None)
     selected: reactive[int] = reactive(0)
-    show_detail: reactive[bool] = reactive(True)
+    show_detail: reactive[bool] = reactive(False)
 
     def __init__(self, model, **kw) -> None:
         super().__init__(**kw)

@@ -5,6 +5,7 @@ import bisect
 
 from rich.style import Style
 from rich.text import Text
+from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
@@ -74,6 +75,29 @@ class MemoryView(Widget, can_focus=True):
 
     index: reactive[int] = reactive(0)
     window: reactive[tuple | None] = reactive(None)   # (lo, hi): show only events [lo, hi); None: the whole run
+
+    class WindowChosen(Message):
+        """The learner dragged across the chart: events [lo, hi) (NOTE [ Memory views ] rule 2)."""
+
+        def __init__(self, lo: int, hi: int) -> None:
+            super().__init__()
+            self.lo, self.hi = lo, hi
+
+    def on_mouse_down(self, event) -> None:
+        self._drag_from = event.x
+        self.capture_mouse()
+
+    def on_mouse_up(self, event) -> None:
+        start = getattr(self, "_drag_from", None)
+        self._drag_from = None
+        self.release_mouse()
+        w = self.size.width
+        if start is None or abs(event.x - start) < 2 or w <= 0 or len(self.model) == 0:
+            return
+        lo, hi = self._range()
+        starts = column_starts(lo, hi, w)
+        a, b = sorted((max(0, min(w - 1, start)), max(0, min(w - 1, event.x))))
+        self.post_message(self.WindowChosen(starts[a], (starts[b + 1] if b + 1 < w else hi)))
 
     def __init__(self, model: TraceModel, **kw) -> None:
         super().__init__(**kw)

@@ -14,10 +14,32 @@ from textual.widgets import Markdown, Static
 MORE_BELOW = " ↓ more (tab, ↓) "
 
 
-def step_markdown(lr, k: int, width: int | None = None) -> str:
-    """Step k's text, code and checks as Markdown; with ``width``, tables too wide for it as lists."""
+def step_markdown(lr, k: int, width: int | None = None, picked: dict | None = None) -> str:
+    """Step k's text, code and checks as Markdown; with ``width``, tables too wide for it as lists.
+
+    A step with questions (NOTE [ Questions ] in lessons/_format.py) first shows the next
+    unanswered one with its numbered choices and the code, and nothing the run found; each
+    answered one then says whether the pick was right, the run's answer and why."""
     r = lr.steps[k]
-    lines = [r.narrative().strip(), "", "```python", r.step.source.rstrip(), "```", ""]
+    picked = picked or {}
+    asked = [(qi, a) for qi, a in enumerate(r.answers)]
+    waiting = [(qi, a) for qi, a in asked if qi not in picked]
+    lines = []
+    for qi, a in asked:
+        if qi in picked:
+            mine = picked[qi]
+            verdict = "right" if mine == a.answer else "not quite"
+            lines += [f"**{a.question.text}** You said *{mine}*: {verdict}. The run says **{a.answer}**. {a.why}", ""]
+    if waiting:
+        qi, a = waiting[0]
+        choices = a.question.choices or ("show the answer",)
+        lines += ["**Before this step runs, a question:**", "", a.question.text, ""]
+        lines += [f"{n}. {c}" for n, c in enumerate(choices, 1)]
+        lines += ["", f"*Press 1–{len(choices)} to answer; the run then shows the truth.*", "",
+                  "```python", r.step.source.rstrip(), "```", ""]
+        text = "\n".join(lines) + "\n"
+        return narrow_tables(text, width) if width else text
+    lines += [r.narrative().strip(), "", "```python", r.step.source.rstrip(), "```", ""]
     for c in r.checks:
         lines.append(f"- {'✓' if c.ok else '✗'} {c.text}" + (f" — {c.detail}" if c.detail and not c.ok else ""))
     text = "\n".join(lines) + "\n"
@@ -67,10 +89,31 @@ class Narrative(VerticalScroll, can_focus=True):
         super().__init__(**kw)
         self.lesson_run = lesson_run
         self._width = None
+        self.picked: dict = {}          # step -> {question index: the choice picked}
+
+    def pending(self, k: int) -> bool:
+        """Step k still has a question to answer before it plays."""
+        return len(self.picked.get(k, {})) < len(self.lesson_run.steps[k].answers)
+
+    async def answer(self, n: int) -> bool:
+        """Pick choice n (1-based) for the current step's next question; False when none waits."""
+        r = self.lesson_run.steps[self.step]
+        mine = self.picked.setdefault(self.step, {})
+        waiting = [qi for qi in range(len(r.answers)) if qi not in mine]
+        if not waiting:
+            return False
+        a = r.answers[waiting[0]]
+        choices = a.question.choices or ("show the answer",)
+        if not 1 <= n <= len(choices):
+            return False
+        mine[waiting[0]] = choices[n - 1] if a.question.choices else "?"
+        await self._show(self.step)
+        return True
 
     def compose(self) -> ComposeResult:
         yield Static(self._header(), id="narrative-header")
-        yield Markdown(step_markdown(self.lesson_run, self.step, self._text_width()), id="narrative-body")
+        yield Markdown(step_markdown(self.lesson_run, self.step, self._text_width(), self.picked.get(self.step)),
+                       id="narrative-body")
 
     def on_mount(self) -> None:
         self.watch(self, "scroll_y", self._more_below, init=False)
@@ -90,7 +133,8 @@ class Narrative(VerticalScroll, can_focus=True):
     async def _show(self, k: int) -> None:
         self._width = self._text_width()
         self.query_one("#narrative-header", Static).update(self._header())
-        await self.query_one("#narrative-body", Markdown).update(step_markdown(self.lesson_run, k, self._width))
+        await self.query_one("#narrative-body", Markdown).update(
+            step_markdown(self.lesson_run, k, self._width, self.picked.get(k)))
 
     async def on_resize(self) -> None:
         if self.is_mounted and self._text_width() != self._width:

@@ -23,6 +23,7 @@ from .graph_legend import GraphLegend
 from .graph_view import GraphView
 from .help_screen import HelpScreen
 from .inspector import Inspector
+from . import memory_modes
 from .memory_view import MemoryView
 from .narrative import Narrative
 from .records_view import RecordsView
@@ -59,6 +60,12 @@ class TraceScreen(Screen):
         Binding("enter", "select_current", "Inspect node", show=False),
         Binding("escape", "deselect", "Deselect", show=False),
         Binding("o", "output", "Output"),
+        Binding("m", "memory_mode", "Memory view", show=False),
+        Binding("a", "window_mark('start')", "Window start", show=False),
+        Binding("e", "window_mark('end')", "Window end", show=False),
+        Binding("W", "window_preset", "Window preset", show=False),
+        Binding("x", "window_clear", "Clear window", show=False),
+        *[Binding(str(n), f"answer({n})", "Answer", show=False) for n in range(1, 10)],
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("q", "close", "Quit"),
     ]
@@ -70,6 +77,8 @@ class TraceScreen(Screen):
     step: reactive[int] = reactive(0)           # lesson step (lessons only)
     show_inspector: reactive[bool] = reactive(False)
     zoom: reactive[bool] = reactive(True)        # lessons: the memory chart shows the current step only
+    memory_mode: reactive[str] = reactive("chart")   # NOTE [ Memory views ] in tui/memory_modes.py
+    window: reactive[tuple | None] = reactive(None)  # a chosen window of events (lo, hi) for every memory view
 
     def __init__(self, model: TraceModel, title: str = "trace", lesson_run=None, follow: bool = False,
                  outdir: str = "glassgrad-out", output: bool = False, **kw) -> None:
@@ -98,6 +107,7 @@ class TraceScreen(Screen):
                 mv = MemoryView(self.model, id="memory")
                 mv.border_title = "Memory · live bytes by category"
                 yield mv
+                yield from memory_modes.compose(self.model)
                 rv = RecordsView(self.model, id="records")   # shown by _show_records
                 rv.border_title = "Records · the checkpoint file's records and storages"
                 yield rv
@@ -191,6 +201,7 @@ class TraceScreen(Screen):
         for sel in ("#graph", "#memory", "#inspector", "#log"):
             w = self.query_one(sel)
             w.index = i
+        memory_modes.push_index(self, i)
         self.query_one("#status", Static).update(self._status(), layout=False)
         self._show_records(i)
         nid = self.focus_of.node(i)
@@ -219,7 +230,9 @@ class TraceScreen(Screen):
     def _memory_window(self) -> None:
         """Lessons: the memory chart spans the current step (z shows the whole run)."""
         mv = self.query_one("#memory", MemoryView)
-        if self.lesson_run is not None and self.zoom:
+        if self.window is not None:
+            mv.window = self.window
+        elif self.lesson_run is not None and self.zoom:
             r = self.lesson_run.steps[self.step]
             mv.window = (r.start, r.end)
         else:
@@ -335,11 +348,18 @@ class TraceScreen(Screen):
         """Show lesson step k and move to the event and panel its focus names."""
         r = self.lesson_run.steps[k]
         self.step = k
-        self.query_one("#narrative", Narrative).step = k
+        nv = self.query_one("#narrative", Narrative)
+        nv.step = k
         self.selected = None
+        if nv.pending(k):                 # NOTE [ Questions ]: the step plays once its questions are answered
+            self.set_reactive(TraceScreen.index, r.start)
+            self._push_index()
+            nv.focus()
+            return
         target = r.focus_index() if r.end > r.start else r.start
         self.set_reactive(TraceScreen.index, target)
         self._push_index()
+        self.call_after_refresh(self._push_index)   # again once panels that appeared (the legend) took their room
         panel = r.step.focus.panel
         self.show_inspector = False
         widget = {"graph": "#graph", "memory": "#memory", "log": "#log", "inspector": "#graph",
@@ -352,6 +372,39 @@ class TraceScreen(Screen):
             self.query_one("#inspector", Inspector).selected = nid
             if not self.query_one("#inspector").display:
                 self.notify("This step is about the selected node: press i to inspect it.", timeout=4)
+
+    async def action_answer(self, n: int) -> None:
+        """Answer the current lesson step's question with choice n; the step plays when none is left."""
+        if self.lesson_run is None:
+            return
+        nv = self.query_one("#narrative", Narrative)
+        if await nv.answer(n) and not nv.pending(self.step):
+            self.go_to_step(self.step)
+
+    def action_memory_mode(self) -> None:
+        self.memory_mode = memory_modes.next_mode(self.memory_mode)
+
+    def watch_memory_mode(self) -> None:
+        if self.is_mounted:
+            memory_modes.show(self, self.memory_mode)
+
+    def action_window_mark(self, which: str) -> None:
+        self.window = memory_modes.mark(self, which, self.model.clamp(self.index))
+
+    def action_window_preset(self) -> None:
+        self.window = memory_modes.next_preset(self)
+
+    def action_window_clear(self) -> None:
+        self.window = None
+        self.notify("Window cleared: the memory views show the whole run (or the lesson step).", timeout=3)
+
+    def watch_window(self) -> None:
+        if self.is_mounted:
+            memory_modes.set_window(self, self.window)
+            self._memory_window()
+
+    def on_memory_view_window_chosen(self, message) -> None:
+        self.window = (message.lo, message.hi)
 
     def action_select_current(self) -> None:
         """Select (and inspect) the node the event at the cursor is about."""

@@ -85,3 +85,12 @@ def recorded_lesson():
 def _own_recent_list(monkeypatch, tmp_path):
     """The app remembers opened traces in $GLASSGRAD_HOME: keep the user's list out of tests."""
     monkeypatch.setenv("GLASSGRAD_HOME", str(tmp_path / "glassgrad-home"))
+
+
+def right_answer_keys(lr, k: int) -> list:
+    """The digit keys that answer lesson step k's questions with the run's own answers (NOTE [ Questions ])."""
+    keys = []
+    for a in lr.steps[k].answers:
+        choices = a.question.choices or ("show the answer",)
+        keys.append(str(choices.index(a.answer) + 1 if a.answer in choices else 1))
+    return keys

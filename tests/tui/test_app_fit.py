@@ -4,6 +4,7 @@ import pytest
 from rich.text import Text
 
 from replay.words import nbytes
+from tests.tui.conftest import right_answer_keys
 from tui.app import GlassgradApp
 from tui.fit import fit_status, fit_title
 from tui.graph_legend import GraphLegend, pack
@@ -106,7 +107,8 @@ async def test_recompute_is_drawn_on_the_forward_boxes_and_the_view_goes_there(r
     the rebuilt box is lit, double-bordered and marked ↻, and no box of its own appears."""
     lr = recorded_lesson(5)
     async with GlassgradApp("lesson", lesson_run=lr).run_test(size=(80, 24)) as pilot:
-        await pilot.press("right_square_bracket", "right_square_bracket")
+        await pilot.press("right_square_bracket", "right_square_bracket", *right_answer_keys(lr, 2))
+        await pilot.pause()                     # the step plays once its question is answered
         s = pilot.app.screen
         m, g = s.model, s.query_one(GraphView)
         begin = s.index
@@ -148,7 +150,8 @@ async def test_recompute_is_drawn_on_the_forward_boxes_and_the_view_goes_there(r
 async def test_a_recompute_region_that_fits_is_centred_whole(recorded_lesson):
     lr = recorded_lesson(5)
     async with GlassgradApp("lesson", lesson_run=lr).run_test(size=(160, 50)) as pilot:
-        await pilot.press("right_square_bracket", "right_square_bracket")
+        await pilot.press("right_square_bracket", "right_square_bracket", *right_answer_keys(lr, 2))
+        await pilot.pause()                     # the step plays once its question is answered
         s = pilot.app.screen
         g = s.query_one(GraphView)
         reg = s.model.regions()[s.model.events[s.index]["region"]]

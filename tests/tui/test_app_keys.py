@@ -11,7 +11,8 @@ from tui.help_screen import HelpScreen
 from tui.home_screen import HomeScreen
 from tui.inspector import Inspector
 from tui.memory_view import MemoryView
-from tui.narrative import Narrative
+from tests.tui.conftest import right_answer_keys
+from tui.narrative import Narrative, step_markdown
 from tui.trace_screen import SPEEDS, TraceScreen
 
 
@@ -212,7 +213,8 @@ async def test_lesson_focus_panels(lesson_run):
     lr = lesson_run(2)
     async with GlassgradApp("lesson", lesson_run=lr).run_test(size=(80, 24)) as pilot:
         s = pilot.app.screen
-        await pilot.press("right_square_bracket", "right_square_bracket")   # step 3 looks at the log
+        await pilot.press("right_square_bracket", "right_square_bracket")   # step 3 asks, then looks at the log
+        await pilot.press(*right_answer_keys(lr, 2))
         assert lr.steps[2].step.focus.panel == "log"
         assert s.query_one(EventLog).has_focus
 
@@ -283,8 +285,16 @@ async def test_every_lesson_plays_in_the_app(name, lesson_run):
     lr = lesson_run(name)
     async with GlassgradApp("lesson", lesson_run=lr).run_test(size=(100, 30)) as pilot:
         s = pilot.app.screen
-        for k in range(1, len(lr.steps)):
-            await pilot.press("right_square_bracket")
+        nv = s.query_one(Narrative)
+        for k in range(len(lr.steps)):
+            if k:
+                await pilot.press("right_square_bracket")
+            if lr.steps[k].answers:                    # NOTE [ Questions ]: the step waits at its mark
+                assert s.step == k and s.index == lr.steps[k].start and nv.pending(k)
+                await pilot.press(*right_answer_keys(lr, k))
+                assert not nv.pending(k)
+                assert all(f"The run says **{a.answer}**" in step_markdown(lr, k, None, nv.picked[k])
+                           for a in lr.steps[k].answers)
             assert s.step == k and s.index == lr.steps[k].focus_index()
         await pilot.press("p", "end", "full_stop", "comma", "left_curly_bracket", "enter")
         assert s.index < len(s.model)

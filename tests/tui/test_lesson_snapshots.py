@@ -1,10 +1,12 @@
 """Every lesson's first screen and one later step, at 80×24 and at 120×36 (NOTE [ Fitting the screen ]).
 
 SVGs under __snapshots__/test_lesson_snapshots; regenerate with --snapshot-update and read them.
-Each lesson is recorded once for the session (the ``recorded_lesson`` fixture).
+Each lesson is recorded once for the session (the ``recorded_lesson`` fixture). A first screen with a
+question shows the question; a later step is shown after its questions are answered (rightly).
 """
 import pytest
 
+from tests.tui.conftest import right_answer_keys
 from tui.app import GlassgradApp
 
 SIZES = [(80, 24), (120, 36)]
@@ -24,5 +26,7 @@ def test_first_screen(snap_compare, recorded_lesson, lesson, size):
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("lesson", LESSONS)
 def test_later_step(snap_compare, recorded_lesson, lesson, size):
-    app = GlassgradApp("lesson", lesson_run=recorded_lesson(lesson))
-    assert snap_compare(app, press=["right_square_bracket"] * (LATER[lesson] - 1), terminal_size=size)
+    lr = recorded_lesson(lesson)
+    app = GlassgradApp("lesson", lesson_run=lr)
+    keys = ["right_square_bracket"] * (LATER[lesson] - 1) + right_answer_keys(lr, LATER[lesson] - 1)
+    assert snap_compare(app, press=keys, terminal_size=size)

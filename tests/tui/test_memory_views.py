@@ -45,15 +45,15 @@ async def test_lifetimes_draws_the_largest_bands_and_tells_the_selected_story(mo
         lines = lv.render().plain.splitlines()
         peak_i, peak_b = model.memory.peak_in(0, len(model))
         assert lines[0].startswith(f"#0–#{len(model) - 1} · peak {nbytes(peak_b)} at #{peak_i}")
-        shown = lv.current_bands(16 - 2 - 6).top
+        shown = lv.current_bands(16 - 2).top
         biggest = max(lv.lifetimes(), key=lambda lt: lt.bytes)
         assert biggest in shown
         lv.focus()
         await pilot.press("down", "down")
         assert lv.selected == 2
-        assert f"storage {shown[2].storage}:" in lv.render().plain
+        assert f"storage {shown[2].storage}:" not in lv.render().plain    # the story is off by default
         await pilot.press("enter")
-        assert f"storage {shown[2].storage}:" not in lv.render().plain
+        assert f"storage {shown[2].storage}:" in lv.render().plain
         await pilot.click(LifetimesView, offset=(5, 1))      # the first band's row
         assert lv.selected == 0
 
@@ -93,3 +93,44 @@ async def test_allocator_view_explains_the_gap_the_replayed_model_has(model):
         g = gap(SegmentsAt(model, "cpu").at(40))
         assert text.startswith(f"cpu at #40: reserved {nbytes(g['reserved'])} = tensors {nbytes(g['requested'])}")
         assert sum(1 for line in text.splitlines() if line.startswith(("small", "large"))) == g["segments"]
+
+
+async def test_the_trace_screen_cycles_the_memory_views_and_shares_a_window(mlp_trace):
+    from textual.app import App
+
+    from replay.windows import presets
+    from tui.memory_view import MemoryView
+    from tui.trace_screen import TraceScreen
+
+    model = TraceModel.from_trace(mlp_trace)
+
+    class Host(App):
+        CSS_PATH = __import__("os").path.join(__import__("os").path.dirname(__import__("tui").__file__),
+                                               "glassgrad.tcss")
+
+        def on_mount(self):
+            self.push_screen(TraceScreen(model, title="mlp"))
+
+    async with Host().run_test(size=(120, 40)) as pilot:
+        s = pilot.app.screen
+        def shown():
+            return [sel for sel in ("#memory", "#lifetimes", "#holders", "#allocator") if s.query_one(sel).display]
+
+        assert shown() == ["#memory"]
+        for expect in ("#lifetimes", "#holders", "#allocator", "#memory"):
+            await pilot.press("m")
+            assert shown() == [expect]
+        await pilot.press("W")                               # the first preset
+        first = presets(model.events)[0]
+        assert s.window == (first.lo, first.hi) == s.query_one(LifetimesView).window == s.query_one(MemoryView).window
+        await pilot.press("x")
+        assert s.window is None
+        s.index = 5
+        await pilot.press("a")
+        s.index = 30
+        await pilot.press("e")
+        assert s.window == (5, 31) and s.query_one(HoldersView).window == (5, 31)
+        await pilot.press("x")
+        await pilot.mouse_down(MemoryView, offset=(10, 2))
+        await pilot.mouse_up(MemoryView, offset=(40, 2))
+        assert s.window is not None and s.window[0] < s.window[1]

@@ -1,0 +1,106 @@
+"""The memory panel's four views and the window they share.
+
+NOTE [ Memory views ]
+1. The memory panel shows one view at a time; ``m`` cycles: the chart (live bytes by
+   category), lifetimes (one band per storage), holders (who holds the bytes: by module, op
+   or line, or each module's forward/backward figures) and the allocator (segments and
+   blocks). Each follows the cursor.
+2. A window is a range of events every view shows: ``a`` marks its start at the cursor, ``e``
+   its end; ``W`` steps through the presets (each lesson step, forward, backward, each
+   recompute, each optimizer step: replay/windows.py); dragging across the chart with the
+   mouse chooses one too; ``x`` clears it. The chart and the lifetimes draw only the window,
+   the holders table reads the window's peak.
+3. A trace about files keeps its records panel; the views return with the graph.
+"""
+from __future__ import annotations
+
+from replay.windows import clamp, presets
+
+from .allocator_view import AllocatorView
+from .holders_view import HoldersView
+from .lifetimes_view import LifetimesView
+from .memory_view import MemoryView
+
+MODES = ("chart", "lifetimes", "holders", "allocator")
+IDS = {"chart": "#memory", "lifetimes": "#lifetimes", "holders": "#holders", "allocator": "#allocator"}
+TITLES = {
+    "lifetimes": ["Lifetimes · one band per storage (m: next view)", "Lifetimes (m: next view)", "Lifetimes"],
+    "holders": ["Holders · who holds the bytes (b s c; m: next view)", "Holders (m: next view)", "Holders"],
+    "allocator": ["Allocator · segments and blocks (m: next view)", "Allocator (m: next view)", "Allocator"],
+}
+
+
+def compose(model):
+    """The three views beside the chart, hidden until ``m`` shows one (rule 1)."""
+    lv = LifetimesView(model, id="lifetimes")
+    hv = HoldersView(model, lv.lifetimes, id="holders")
+    av = AllocatorView(model, id="allocator")
+    for w, mode in ((lv, "lifetimes"), (hv, "holders"), (av, "allocator")):
+        w.border_title = TITLES[mode][0]
+        w.display = False
+        yield w
+
+
+def next_mode(mode: str) -> str:
+    return MODES[(MODES.index(mode) + 1) % len(MODES)]
+
+
+def show(screen, mode: str) -> None:
+    """Rule 1 (and 3): display the view ``mode`` names in the memory panel's place."""
+    files = screen.query_one("#records").display
+    for m, sel in IDS.items():
+        screen.query_one(sel).display = (m == mode) and not files
+    push_index(screen, screen.model.clamp(screen.index))
+    if mode != "chart":
+        from .fit import fit_title
+        w = screen.query_one(IDS[mode])
+        w.border_title = fit_title(TITLES[mode], w.size.width or 200)
+    screen.notify(f"Memory panel: {mode} (m: next view)", timeout=2)
+
+
+def push_index(screen, i: int) -> None:
+    """The cursor reaches the view on screen (the holders table rebuilds only when shown)."""
+    for mode in ("lifetimes", "allocator", "holders"):
+        w = screen.query_one(IDS[mode])
+        if w.display or mode != "holders":
+            w.index = i
+
+
+def set_window(screen, window) -> None:
+    for sel in ("#lifetimes", "#holders", "#allocator"):
+        screen.query_one(sel).window = window
+    if window is not None:
+        lo, hi = window
+        peak_i, peak_b = screen.model.memory.peak_in(lo, hi)
+        from replay.words import nbytes
+        screen.notify(f"Window #{lo}–#{hi - 1}: peak {nbytes(peak_b)} at event #{peak_i}", timeout=4)
+
+
+def mark(screen, which: str, i: int):
+    """Rule 2's ``a``/``e``: the window with one end moved to the cursor."""
+    marks = getattr(screen, "_window_marks", [None, None])
+    marks[0 if which == "start" else 1] = i
+    screen._window_marks = marks
+    lo, hi = marks
+    if lo is None or hi is None:
+        screen.notify(f"Window {which} at #{i}; now press {'e' if which == 'start' else 'a'} at the other end.",
+                      timeout=4)
+        return screen.window
+    w = clamp(lo, hi, len(screen.model))
+    return (w.lo, w.hi)
+
+
+def next_preset(screen):
+    """Rule 2's ``W``: the next preset window after the current one (wrapping)."""
+    ps = presets(screen.model.events)
+    if not ps:
+        screen.notify("This trace has no steps, phases or regions to pick.", timeout=3)
+        return screen.window
+    cur = screen.window
+    keys = [(p.lo, p.hi) for p in ps]
+    k = (keys.index(cur) + 1) % len(ps) if cur in keys else 0
+    screen.notify(f"Window: {ps[k].label}", timeout=3)
+    return keys[k]
+
+
+__all__ = ["MODES", "MemoryView", "compose", "mark", "next_mode", "next_preset", "push_index", "set_window", "show"]
