@@ -18,6 +18,26 @@ VANISHING = 1e-7
 EXPLODING = 1e3
 
 
+class ValuesIndex:
+    """Every forward summary by tensor, built once: ``at(tensor, i)`` is the newest at or before event i."""
+
+    def __init__(self, trace):
+        import bisect
+        self._bisect = bisect.bisect_right
+        self.by_tensor: dict = {}
+        for k, e in enumerate(events_of(trace)):
+            if e.get("kind") == "values" and not e.get("grad"):
+                self.by_tensor.setdefault(e.get("tensor"), []).append((k, e))
+        self.n = len(events_of(trace))
+
+    def at(self, tensor, i: int):
+        rows = self.by_tensor.get(tensor)
+        if not rows:
+            return None
+        j = self._bisect([k for k, _ in rows], i) - 1
+        return rows[j][1] if j >= 0 else None
+
+
 def summaries(trace, upto: int | None = None) -> dict:
     """{tensor id: its newest forward summary (the event dict)} among events [0, upto]."""
     events = events_of(trace)

@@ -27,12 +27,27 @@ def rows_for(node_name: str) -> list:
 
 
 def formula(op) -> str:
-    """The backward formula's source, one line (``lambda F, g, s: ...``)."""
+    """The backward formula's source, one line (``lambda F, g, s: ...``, cut where the lambda ends)."""
     try:
-        src = inspect.getsource(op.bwd).strip().rstrip(",")
+        src = " ".join(inspect.getsource(op.bwd).split())
     except (OSError, TypeError):
         return "(its backward is written in Python code, not one formula)"
-    return " ".join(src.split())
+    start = src.find("lambda")
+    if start < 0:
+        return src.rstrip(",")
+    depth = 0
+    body = src.find(":", start) + 1 or start        # the parameters' commas are not the end
+    for k in range(body, len(src)):
+        c = src[k]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            if depth == 0:
+                return src[start:k]
+            depth -= 1
+        elif c == "," and depth == 0:
+            return src[start:k]
+    return src[start:]
 
 
 def why(node_name: str, slot: str) -> list:

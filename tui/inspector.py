@@ -7,6 +7,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from replay import values, why_saved
 from replay.model import TraceModel
 from replay.words import event_line, nbytes, shape, where
 
@@ -30,6 +31,23 @@ def _saved(out: Text, model: TraceModel, rec, i: int) -> None:
         flag = " = its output" if s.is_output else ""
         out.append(f"  · {s.name}: {shape(s.shape)} {s.dtype} {nbytes(s.bytes)}"
                    f" (storage {s.storage_at(i)}){flag}\n")
+        for line in why_saved.why(rec.name, s.name):             # NOTE [ Why is this saved ]
+            out.append(f"    {line}\n", style="dim")
+
+
+def _values(v: dict) -> str:
+    """One line of a values summary (NOTE [ Value capture ] in engine/values.py), with a bar histogram."""
+    if v.get("refused"):
+        return f"not read: {v['refused']}"
+    if v.get("min") is None:
+        return f"no finite values ({v.get('nan', 0)} NaN, {v.get('inf', 0)} Inf)"
+    bars = "▁▂▃▄▅▆▇█"
+    top = max(v.get("hist") or [1]) or 1
+    hist = "".join(bars[min(7, int(8 * c / top))] if c else " " for c in v.get("hist") or [])
+    bad = f", {v['nan']} NaN" if v.get("nan") else ""
+    bad += f", {v['inf']} Inf" if v.get("inf") else ""
+    return (f"min {v['min']:.3g} max {v['max']:.3g} mean {v['mean']:.3g} std {v['std']:.3g}{bad}  "
+            f"{hist}")
 
 
 def describe_node(model: TraceModel, nid: int, i: int) -> Text:
@@ -55,6 +73,12 @@ def describe_node(model: TraceModel, nid: int, i: int) -> Text:
         _saved(out, model, rec, i)
     elif rec.kind == "fn":
         out.append("saved     nothing\n")
+    idx = getattr(model, "_values_index", None)
+    if idx is None or idx.n != len(model.events):
+        idx = model._values_index = values.ValuesIndex(model.events)
+    vals = idx.at((rec.output or {}).get("id"), i)
+    if vals is not None:                                           # engine.record(values=True)
+        out.append(f"values    {_values(vals)}\n")
     if model.recomputed(nid, i):
         out.append("recomputed in backward (checkpointing)\n", style="magenta")
     nxt = [n for n in rec.next if n[0] is not None]

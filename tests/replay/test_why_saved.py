@@ -35,3 +35,9 @@ def test_shared_with_finds_the_other_holders_of_the_same_storage():
     assert under_checkpoint(True).startswith("under checkpoint it would stay")
     assert "dropped in forward and recomputed" in under_checkpoint(False)
     del y
+
+
+def test_the_formula_is_the_lambda_alone():
+    from replay.why_saved import formula, rows_for
+    f = formula(rows_for("TanhBackward0")[0])
+    assert f == "lambda F, g, s: (g * (1.0 - s.result * s.result),)"

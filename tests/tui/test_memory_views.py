@@ -134,3 +134,17 @@ async def test_the_trace_screen_cycles_the_memory_views_and_shares_a_window(mlp_
         await pilot.mouse_down(MemoryView, offset=(10, 2))
         await pilot.mouse_up(MemoryView, offset=(40, 2))
         assert s.window is not None and s.window[0] < s.window[1]
+
+
+def test_the_inspector_says_why_a_slot_is_kept_and_what_values_the_output_held():
+    from tui.inspector import describe_node
+    torch.manual_seed(0)
+    m = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.Tanh())
+    with torch.record(values=True) as tr:
+        y = m(torch.randn(2, 4))
+    model = TraceModel.from_trace(tr)
+    tanh = next(n for n, r in model.nodes.items() if r.name == "TanhBackward0")
+    text = describe_node(model, tanh, len(model) - 1).plain
+    assert "TanhBackward0 keeps 'result' (its own output) because any input's gradient reads it in backward" in text
+    a = y.detach().numpy()
+    assert f"values    min {a.min():.3g} max {a.max():.3g}" in text
