@@ -34,15 +34,15 @@ op("pow_scalar", "PowBackward0", ("self",), lambda xp, a, exponent: a ** exponen
 
 
 def _pow_tensor_bwd(F, g, s):
-    base = s.self
-    gb = g * s.exponent * base ** (s.exponent - 1) if s.needs[0] else None
+    base, e = s.self, s.exponent     # PyTorch's pow_backward_self and pow_backward_exponent
+    gb = F.where(F.eq(e, 0.0), 0.0, g * (e * base ** (e - 1))) if s.needs[0] else None
     ge = None
-    if s.needs[1]:
-        res = s.result
+    if s.needs[1]:   # grad * result * log(self) (log 0 = -inf), but 0 where self == 0 and exponent >= 0
         if type(base) in (int, float):
-            ge = g * res * math.log(base) if base > 0 else g * 0.0
+            log = math.log(base) if base > 0 else -math.inf if base == 0 else math.nan
+            ge = g * (F.where(F.ge(e, 0.0), 0.0, s.result * log) if base == 0 else s.result * log)
         else:
-            ge = F.where(F.eq(base, 0.0), 0.0, g * res * F.log(F.where(F.eq(base, 0.0), 1.0, base)))
+            ge = g * F.where(F.logical_and(F.eq(base, 0.0), F.ge(e, 0.0)), 0.0, s.result * F.log(base))
     return gb, ge
 
 

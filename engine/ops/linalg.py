@@ -90,7 +90,7 @@ def _vnorm_bwd(F, g, s):
     for +-inf the gradient is shared among the elements that reach the norm."""
     p, x = s.ord, s.self
     if p == 0:
-        return (x * 0.0,)
+        return (None,)     # PyTorch: no gradient at all, the input's .grad stays None
     g = _keep(F, g, s, s.shapes[0])
     if p == 1:
         return (F.sign(x) * g,)

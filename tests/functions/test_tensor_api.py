@@ -223,3 +223,40 @@ def test_setitem_on_a_leaf_names_the_view_as_pytorch(key, view):
     with pytest.raises(RuntimeError) as e:
         x[key] = 5.0
     assert str(e.value) == msg
+
+
+# ---- mT / mH, fill_ / zero_ nodes (found by tools/fuzz; messages and names are PyTorch 2.13's) ----------------
+def test_mT_and_mH_refuse_a_vector_and_return_a_scalar_itself():
+    v = engine.tensor([-2.75, 0.75], requires_grad=True)
+    for name in ("mT", "mH"):
+        with pytest.raises(RuntimeError) as err:
+            getattr(v, name)
+        assert str(err.value) == (f"tensor.{name} is only supported on matrices or batches of matrices. "
+                                  "Got 1-D tensor.")
+    s = engine.tensor(1.5, requires_grad=True) * 1
+    with pytest.warns(UserWarning, match=r"^Tensor\.mT is deprecated on 0-D tensors\. This function is the "
+                                         r"identity in these cases\.$"):
+        assert s.mT is s
+    with pytest.warns(UserWarning, match=r"^Tensor\.mH is deprecated on 0-D tensors\. Consider using x\.conj\(\)\.$"):
+        assert s.mH is s
+    m = engine.zeros(4, 2, 3, requires_grad=True) * 1
+    assert m.mT.shape == m.mH.shape == (4, 3, 2) and m.mT.grad_fn.name() == "TransposeBackward0"
+
+
+def test_fill_and_zero_nodes_are_pytorchs_overloads():
+    """fill_(number) is fill_.Scalar (FillBackward2), fill_(tensor) fill_.Tensor (FillBackward3, a value
+    that requires grad takes the sum of the gradient), zero_ ZeroBackward0; the input gets zeros."""
+    x = engine.tensor([1.0, 2.0], requires_grad=True)
+    w = engine.tensor(2.0, requires_grad=True)
+    for fill, name in ((lambda y: y.fill_(1.0), "FillBackward2"), (lambda y: y.zero_(), "ZeroBackward0"),
+                       (lambda y: y.fill_(engine.tensor(2.0)), "FillBackward3"), (lambda y: y.fill_(w), "FillBackward3")):
+        y = x * 1
+        assert fill(y) is y and y.grad_fn.name() == name and y._version == 1
+        y.backward(engine.tensor([1.0, 3.0]))
+        assert x.grad.tolist() == [0.0, 0.0]
+        x.grad = None
+    assert w.grad.item() == 4.0 and y.tolist() == [2.0, 2.0]
+    with pytest.raises(RuntimeError) as err:
+        (x * 1).fill_(engine.tensor([2.0]))
+    assert str(err.value) == "fill_ only supports 0-dimension value tensor but got tensor with 1 dimensions."
+    assert engine.tensor([1, 2]).fill_(2.7).tolist() == [2, 2]

@@ -22,6 +22,7 @@ def test_bicubic_matches_pytorch(case):
     x = engine.tensor(REF["input"], dtype=engine.float64, requires_grad=True)
     kw = {k: tuple(v) if isinstance(v, list) else v for k, v in case["kwargs"].items()}
     out = F.interpolate(x, mode="bicubic", **kw)
+    assert out.grad_fn.name() == "UpsampleBicubic2DBackward0"     # one node, as PyTorch's
     np.testing.assert_allclose(out.detach().numpy(), np.array(case["out"]), rtol=1e-12, atol=1e-12)
     g = engine.arange(1, out.numel() + 1, dtype=engine.float64).reshape(out.shape) / out.numel()
     out.backward(g)

@@ -83,5 +83,5 @@ def exercise_upsample_ops():
     x1, x2 = f64(1, 1, 3), f64(1, 1, 2, 3)
     for mode in ("nearest", "nearest-exact", "linear"):
         F.interpolate(x1, scale_factor=2, mode=mode)
-    for mode in ("nearest", "nearest-exact", "bilinear"):
+    for mode in ("nearest", "nearest-exact", "bilinear", "bicubic"):
         F.interpolate(x2, scale_factor=2, mode=mode)

@@ -637,6 +637,11 @@ def exercise_elementwise_ops():
     2.0 ** x
     engine.fmod(x, y), engine.fmod(x, 1.5), engine.remainder(x, y), engine.remainder(x, 1.5)
     engine.angle(x), engine.frexp(x)
+    (x * 1).asinh_(), (x * 0.5).atanh_(), (y * 1).acosh_(), 2.0 % y
+
+
+LERP_SIGNATURES = (" * (Tensor input, Tensor end, Tensor weight, *, Tensor out = None)\n"
+                   " * (Tensor input, Tensor end, Number weight, *, Tensor out = None)\n")
 
 
 @pytest.mark.parametrize("call, message", [
@@ -644,10 +649,154 @@ def exercise_elementwise_ops():
      "logical_and(): argument 'other' (position 2) must be Tensor, not int"),
     (lambda: engine.logical_or(1.5, engine.tensor([True])),
      "logical_or(): argument 'input' (position 1) must be Tensor, not float"),
-    (lambda: engine.lerp(engine.ones(2), 2, 0.25), "lerp(): argument 'end' (position 2) must be Tensor, not int"),
+    (lambda: engine.lerp(engine.ones(2), 2, 0.25),
+     "lerp() received an invalid combination of arguments - got (Tensor, int, float), but expected one of:\n"
+     + LERP_SIGNATURES),
+    (lambda: engine.lerp(1.5, engine.ones(2), engine.tensor(0.25)),
+     "lerp() received an invalid combination of arguments - got (float, Tensor, Tensor), but expected one of:\n"
+     + LERP_SIGNATURES),
 ])
 def test_a_number_where_pytorch_wants_a_tensor_is_a_type_error_in_its_words(call, message):
     """Found by tools/fuzz: these raised AttributeError from inside the kernels."""
     with pytest.raises(TypeError) as err:
         call()
     assert str(err.value) == message
+
+
+# ---- found by tools/fuzz (issue #16): nodes and refusals as PyTorch 2.13's; literals recorded from it ----
+def test_abs_double_backward_is_grad_times_sgn():
+    """PyTorch's abs formula is ``grad * self.sgn()``: a create_graph backward shows MulBackward0 over
+    SgnBackward0 (sgn is 0 at NaN), and the second derivative is zero."""
+    x = leaf([NAN, -1.0, 0.0, 2.0])
+    (g,) = engine.autograd.grad(x.abs().sum(), x, create_graph=True)
+    assert g.grad_fn.name() == "MulBackward0"
+    assert g.grad_fn.next_functions[1][0].name() == "SgnBackward0"
+    assert g.tolist() == [0.0, -1.0, 0.0, 1.0]
+    g.sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 0.0, 0.0]
+    x = leaf([[-2.125, -0.875], [0.75, -1.875]], D)
+    y = engine.abs(x) ** 1.5
+    (g,) = engine.autograd.grad((y * engine.tensor([[0.5, 5 / 6], [7 / 6, 1.5]], dtype=D)).sum(), x, create_graph=True)
+    g.backward(engine.arange(1, 5, dtype=D).reshape(2, 2) / 4)
+    np.testing.assert_allclose(g.tolist(), [[-1.093303480283494, -1.1692679333668567],
+                                            [1.5155444566227678, -3.080939385966559]], rtol=1e-13)
+    np.testing.assert_allclose(x.grad.tolist(), [[0.06431196942844081, 0.33407655239053047],
+                                                 [0.7577722283113839, 0.8215838362577491]], rtol=1e-13)
+
+
+@pytest.mark.parametrize("name", ["asinh", "acosh", "atanh"])
+def test_asinh_acosh_atanh_in_place_have_no_derivative(name):
+    """PyTorch names the in-place node AsinhBackward1 (...) and refuses its backward; the values are
+    the out-of-place function's, and without a graph nothing is refused."""
+    x = leaf([1.25, 1.5] if name == "acosh" else [0.5, -0.25], D)
+    y = x * 1
+    assert getattr(y, name + "_")() is y
+    assert y.grad_fn.name() == name.capitalize() + "Backward1"
+    assert y.tolist() == getattr(engine, name)(x).tolist()
+    with pytest.raises(NotImplementedError) as err:
+        y.sum().backward()
+    assert str(err.value) == f"the derivative for 'inplace version of {name}' is not implemented."
+    with pytest.raises(NotImplementedError, match="inplace version of atanh"):
+        engine.atanh_(leaf([0.5]) * 1).sum().backward()
+    z = x.detach().clone()
+    getattr(z, name + "_")()
+    assert z.grad_fn is None and z.tolist() == getattr(engine, name)(x).tolist()
+
+
+def test_remainder_of_a_number_by_a_tensor_has_no_derivative():
+    """``n % t`` is PyTorch's remainder(Scalar, Tensor): a NotImplemented node; its backward raises
+    (``t % n`` and ``t % t`` keep their gradients)."""
+    b = leaf([0.75, -2.0, 1.5])
+    for n, want in ((2, [0.5, 0.0, 0.5]), (2.5, [0.25, -1.5, 1.0]), (True, [0.25, -1.0, 1.0]),
+                    (-2.25, [-0.0, -0.25, 0.75])):
+        y = n % b
+        assert (y.tolist(), y.dtype, y.grad_fn.name()) == (want, engine.float32, "NotImplemented")
+        with pytest.raises(RuntimeError) as err:
+            y.sum().backward()
+        assert str(err.value) == "derivative for aten::remainder is not implemented"
+    y = engine.remainder(-1, b)
+    with pytest.raises(RuntimeError, match="^derivative for aten::remainder is not implemented$"):
+        y.sum().backward()
+    i = engine.tensor([3, -2, 5])
+    assert ((7 % i).tolist(), (7 % i).dtype) == ([1, -1, 2], engine.int64)
+    assert ((2.5 % i).tolist(), (2.5 % i).dtype) == ([2.5, -1.5, 2.5], engine.float32)
+    with pytest.raises(RuntimeError, match="^ZeroDivisionError$"):
+        7 % engine.tensor([0, 1])
+    a = leaf([1.5, -2.5])
+    (a % leaf([0.75, 2.0])).sum().backward()
+    assert a.grad.tolist() == [1.0, 1.0]
+    with pytest.raises(TypeError) as err:
+        engine.remainder(2, 3)
+    assert str(err.value) == (
+        "remainder() received an invalid combination of arguments - got (int, int), but expected one of:\n"
+        " * (Tensor input, Tensor other, *, Tensor out = None)\n * (Number self, Tensor other)\n"
+        "      didn't match because some of the arguments have invalid types: (!int!, !int!)\n"
+        " * (Tensor input, Number other, *, Tensor out = None)\n")
+
+
+BOOL_SUB = ("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, "
+            "use the `~` or `logical_not()` operator instead.")
+BOOL_NEG = ("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use "
+            "the `~` or `logical_not()` operator instead.")
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda a, m: engine.logaddexp(a, m), BOOL_SUB), (lambda a, m: engine.logaddexp(m, a), BOOL_SUB),
+    (lambda a, m: engine.logaddexp(a, m[0]), BOOL_SUB), (lambda a, m: engine.logaddexp2(m, a), BOOL_SUB),
+    (lambda a, m: engine.atan2(m, a), BOOL_NEG),
+], ids=["logaddexp", "logaddexp_first", "logaddexp_0d", "logaddexp2", "atan2"])
+def test_a_bool_operand_fails_in_backward_where_pytorchs_formula_subtracts_or_negates_it(call, message):
+    a, m = leaf([0.5, -1.0]), engine.tensor([True, False])
+    out = call(a, m)                                   # the forward computes, as PyTorch's
+    with pytest.raises(RuntimeError) as err:
+        out.sum().backward()
+    assert str(err.value) == message
+
+
+def test_a_bool_operand_pytorchs_formula_does_not_negate_keeps_its_gradient():
+    a = leaf([0.5, -1.0])
+    engine.atan2(a, engine.tensor([True, False])).sum().backward()
+    np.testing.assert_allclose(a.grad.tolist(), [0.800000011920929, 0.0], rtol=1e-6)
+    a.grad = None
+    engine.logaddexp(a, engine.tensor([1, 0])).sum().backward()
+    np.testing.assert_allclose(a.grad.tolist(), [0.3775406777858734, 0.2689414322376251], rtol=1e-6)
+
+
+def test_a_number_divided_by_a_tensor_is_its_reciprocal_times_the_number():
+    """PyTorch's ``Tensor.__rdiv__``: ``self.reciprocal() * other``, so the node is MulBackward0 over
+    ReciprocalBackward0 (``t / n`` and ``torch.div(n, t)`` stay DivBackward0)."""
+    a = leaf([7.0, 0.1, -3.3], D)
+    y = 3 / a
+    assert y.grad_fn.name() == "MulBackward0"
+    assert y.grad_fn.next_functions[0][0].name() == "ReciprocalBackward0"
+    assert y.tolist() == [0.42857142857142855, 30.0, -0.9090909090909092]
+    y.backward(engine.tensor([1.0, 2.0, 3.0], dtype=D))
+    np.testing.assert_allclose(a.grad.tolist(), [-0.061224489795918366, -600.0, -0.8264462809917356], rtol=1e-14)
+    assert ((3 / engine.tensor([3, 0, 5])).tolist(), (True / leaf([2.0])).grad_fn.name()) == \
+        ([1.0, math.inf, 0.6000000238418579], "MulBackward0")
+    assert ((a / 2.0).grad_fn.name(), engine.div(2, a).grad_fn.name()) == ("DivBackward0", "DivBackward0")
+
+
+def test_pow_gradients_at_zero_are_pytorchs():
+    """PyTorch's pow_backward_self is 0 where the exponent is 0 (not 0 * inf); pow_backward_exponent is
+    ``grad * result * log(self)`` with log(0) = -inf, except 0 where self is 0 and the exponent >= 0."""
+    a, e = leaf([0.0, 2.0, -1.0]), leaf([0.0, 0.0, 0.0])
+    (a ** e).sum().backward()
+    assert a.grad.tolist() == [0.0, 0.0, 0.0]
+    np.testing.assert_allclose(e.grad.tolist(), [0.0, 0.6931471824645996, NAN], rtol=1e-6)
+    a, e = leaf([0.0, 0.0, 3.0]), leaf([-1.5, 2.0, 0.5])
+    (a ** e).sum().backward()
+    np.testing.assert_allclose(a.grad.tolist(), [-math.inf, 0.0, 0.28867512941360474], rtol=1e-6)
+    np.testing.assert_allclose(e.grad.tolist(), [-math.inf, 0.0, 1.9028522968292236], rtol=1e-6)
+    b = leaf([1.5, -2.0, 0.0])
+    for base, want in ((2, [1.9605162143707275, 0.1732867956161499, 0.6931471824645996]), (-2, [NAN] * 3),
+                       (0, [0.0, -math.inf, 0.0])):
+        b.grad = None
+        engine.pow(base, b).sum().backward()
+        np.testing.assert_allclose(b.grad.tolist(), want, rtol=1e-6)
+    x, y = leaf([1.5, 0.5], D), leaf([2.0, 3.0], D)
+    gx, gy = engine.autograd.grad((x ** y).sum(), (x, y), create_graph=True)
+    assert (gx.grad_fn.name(), gy.grad_fn.name()) == ("WhereBackward0", "MulBackward0")
+    (gx.sum() + gy.sum()).backward()
+    np.testing.assert_allclose(x.grad.tolist(), [4.716395324324493, 2.730139614580041], rtol=1e-13)
+    np.testing.assert_allclose(y.grad.tolist(), [3.0862997205841154, -0.20980375868018375], rtol=1e-13)

@@ -43,11 +43,33 @@ def test_vector_norm(ord):
     gradcheck(lambda t: L.vector_norm(t, ord, dim=(0, 1), keepdim=True), [x])
 
 
-def test_vector_norm_zero_order_counts_and_has_zero_gradient():
+def test_vector_norm_zero_order_counts_and_has_no_gradient():
+    """As PyTorch 2.13: the 0-norm's backward gives no gradient, so the input's .grad stays None
+    (tools/fuzz found the engine writing zeros)."""
     x = engine.tensor([[0.0, 2.0, -1.0], [0.0, 0.0, 3.0]], dtype=D, requires_grad=True)
     assert L.vector_norm(x, 0, dim=1).tolist() == [2.0, 1.0]
     L.vector_norm(x, 0).backward()
-    assert x.grad.tolist() == [[0.0] * 3] * 2
+    assert x.grad is None
+    r = engine.norm(x, 0)
+    assert r.grad_fn.name() == "LinalgVectorNormBackward0"
+    (r + x.sum()).backward()            # another path still reaches x
+    assert x.grad.tolist() == [[1.0] * 3] * 2
+
+
+def test_norm_double_backward_is_self_times_the_masked_quotient():
+    """PyTorch's 2-norm formula ``self * (grad / norm).masked_fill_(norm == 0, 0)``: a create_graph backward
+    shows MulBackward0 (tools/fuzz found WhereBackward0); values recorded from PyTorch 2.13."""
+    x = engine.tensor([0.125, 1.375, 0.25, 0.875], dtype=D, requires_grad=True)
+    (g,) = engine.autograd.grad(x.norm() * 1.5, x, create_graph=True)
+    assert g.grad_fn.name() == "MulBackward0"
+    g.backward(engine.arange(1, 5, dtype=D) / 4)
+    np.testing.assert_allclose(g.tolist(), [0.11338934190276817, 1.2472827609304498, 0.22677868380553634,
+                                            0.7937253933193773], rtol=1e-14)
+    np.testing.assert_allclose(x.grad.tolist(), [0.1529136267945902, -0.3589582595093348, 0.5326059373947167,
+                                                 0.39005933614552235], rtol=1e-13)
+    z = engine.zeros(2, dtype=D, requires_grad=True)
+    z.norm().backward()
+    assert z.grad.tolist() == [0.0, 0.0]
 
 
 def test_vector_norm_inf_shares_gradient_among_ties_and_zero_norm_gives_zero():

@@ -12,8 +12,8 @@ import builtins
 import numpy as np
 
 from ...backend import dtypes as _dtype
-from ...core.operators import _broadcast_check, _is_bool, _scalar_ok, mul, sub
-from ..arithmetic import div, eq
+from ...core.operators import _broadcast_check, _is_bool, _scalar_ok, sub
+from ..arithmetic import eq
 from .. import arithmetic
 from ..factories import full
 from .. import reductions
@@ -134,9 +134,13 @@ def heaviside(input, values):
     return apply(_O["heaviside"], [input, values])
 
 
+_LERP_SIGNATURES = ("Tensor input, Tensor end, Tensor weight, *, Tensor out = None",
+                    "Tensor input, Tensor end, Number weight, *, Tensor out = None")
+
+
 def _lerp_check(input, end, weight):
-    _need_tensor("lerp", input)
-    _need_tensor("lerp", end, "end", 2)
+    if not (isinstance(input, Tensor) and isinstance(end, Tensor) and isinstance(weight, (Tensor, int, float))):
+        raise invalid_combination("lerp", (input, end, weight), _LERP_SIGNATURES)
     if end.dtype is not input.dtype:
         raise RuntimeError(f"expected dtype {_cname(input.dtype)} for `end` but got dtype {_cname(end.dtype)}")
     if isinstance(weight, Tensor) and weight.dtype is not input.dtype:
@@ -324,11 +328,21 @@ def fmod(input, other):
 def remainder(input, other):
     """Python's modulo (``%``): the result takes the sign of ``other``. RemainderBackward1 (a tensor
     ``other``, keeping both for its gradient ``-floor(input / other)``) or RemainderBackward0 (a number).
-    A number ``input`` is composed as ``input - floor(input / other) * other``."""
+    A number ``input`` has no derivative in PyTorch: a NotImplemented node whose backward raises."""
     if not isinstance(input, Tensor):
+        if not isinstance(other, Tensor):
+            raise TypeError(f"remainder() received an invalid combination of arguments - got ({type(input).__name__}, "
+                            f"{type(other).__name__}), but expected one of:\n"
+                            " * (Tensor input, Tensor other, *, Tensor out = None)\n"
+                            " * (Number self, Tensor other)\n"
+                            "      didn't match because some of the arguments have invalid types: "
+                            f"(!{type(input).__name__}!, !{type(other).__name__}!)\n"
+                            " * (Tensor input, Number other, *, Tensor out = None)\n")
         if isinstance(input, builtins.bool):   # True % t is 1 % t, as in PyTorch
             input = int(input)
-        return sub(input, mul(div(input, other, rounding_mode="floor"), other))
+        _zero_divisor(input, other)
+        dt = _dtype.result_type([input, other])
+        return apply(_O["remainder_number_self"], [other if dt is other.dtype else other.to(dt)], {"self": input})
     return _modulo("remainder", input, other)
 
 

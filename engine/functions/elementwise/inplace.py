@@ -179,10 +179,12 @@ def _abs_check(self):
 
 
 def _unary_inplace(name):
+    row = name + "_inplace" if name in ("asinh", "acosh", "atanh") else name   # no derivative in place
+
     def f(self):
         if name == "frac" and not self.dtype.is_floating_point:
             raise NotImplementedError(f"\"frac_cpu\" not implemented for '{_short(self.dtype)}'")
-        return _inplace(name, self, [self])
+        return _inplace(row, self, [self])
     f.__name__ = name + "_"
     return f
 

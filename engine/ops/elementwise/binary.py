@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+from ...backend import dtypes as _dtype
 from ...core.table import op
 from .unary import _isnan, _zeros
 
@@ -17,7 +18,22 @@ _LN2 = math.log(2.0)
 
 
 # ---- elementwise binary ---------------------------------------------------------------------------
+_BOOL_SUB = ("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, "
+             "use the `~` or `logical_not()` operator instead.")
+_BOOL_NEG = ("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use "
+             "the `~` or `logical_not()` operator instead.")
+
+
+def _is_bool(s, k):
+    """Whether input ``k`` of the node was a bool tensor (a saved copy was promoted); a compiled graph's
+    node keeps no input metadata, and is not checked."""
+    meta = getattr(s._node, "_in_meta", None)
+    return meta is not None and meta[k] is not None and meta[k][1] is _dtype.bool_
+
+
 def _atan2_bwd(F, g, s):
+    if s.needs[1] and _is_bool(s, 0):
+        raise RuntimeError(_BOOL_NEG)       # other's gradient is -grad * self / (...): PyTorch negates a bool
     a, b = s.self, s.other
     d = a * a + b * b
     r = F.where(F.eq(d, 0.0), 0.0, g / d)     # as PyTorch: a zero gradient at the origin, not 0/0
@@ -29,9 +45,16 @@ op("atan2", "Atan2Backward0", ("self", "other"), lambda xp, a, b: xp.atan2(a, b)
 op("hypot", "HypotBackward0", ("self", "other"), lambda xp, a, b: xp.hypot(a, b),
    lambda F, g, s: (g * s.self / s.result if s.needs[0] else None, g * s.other / s.result if s.needs[1] else None),
    save={"other": ("other",), "self": ("self",), "result": ()})
-op("logaddexp", "LogaddexpBackward0", ("self", "other"), lambda xp, a, b: xp.logaddexp(a, b),
-   lambda F, g, s: (g / (1.0 + F.exp(s.other - s.self)) if s.needs[0] else None,
-                    g / (1.0 + F.exp(s.self - s.other)) if s.needs[1] else None),
+
+
+def _logaddexp_bwd(F, g, s):
+    if _is_bool(s, 0) or _is_bool(s, 1):
+        raise RuntimeError(_BOOL_SUB)       # PyTorch's formula subtracts the inputs
+    return (g / (1.0 + F.exp(s.other - s.self)) if s.needs[0] else None,
+            g / (1.0 + F.exp(s.self - s.other)) if s.needs[1] else None)
+
+
+op("logaddexp", "LogaddexpBackward0", ("self", "other"), lambda xp, a, b: xp.logaddexp(a, b), _logaddexp_bwd,
    save={"other": (), "self": ()})
 
 
@@ -191,9 +214,14 @@ def _logaddexp2_fwd(xp, a, b):
     return xp.where(a == b, a + 1.0, out)
 
 
-op("logaddexp2", "Logaddexp2Backward0", ("self", "other"), _logaddexp2_fwd,
-   lambda F, g, s: (g / (1.0 + F.exp((s.other - s.self) * _LN2)) if s.needs[0] else None,
-                    g / (1.0 + F.exp((s.self - s.other) * _LN2)) if s.needs[1] else None),
+def _logaddexp2_bwd(F, g, s):
+    if _is_bool(s, 0) or _is_bool(s, 1):
+        raise RuntimeError(_BOOL_SUB)
+    return (g / (1.0 + F.exp((s.other - s.self) * _LN2)) if s.needs[0] else None,
+            g / (1.0 + F.exp((s.self - s.other) * _LN2)) if s.needs[1] else None)
+
+
+op("logaddexp2", "Logaddexp2Backward0", ("self", "other"), _logaddexp2_fwd, _logaddexp2_bwd,
    save={"other": (), "self": ()})
 
 
@@ -269,6 +297,9 @@ op("remainder", "RemainderBackward1", ("self", "other"), _remainder_fwd,
    save={"other": ("other",), "self": ("other",)})
 op("remainder_number", "RemainderBackward0", ("self",), lambda xp, a, other: _remainder_fwd(xp, a, other),
    lambda F, g, s: (g,))
+# a number ``self``: PyTorch's remainder(Scalar, Tensor) has no derivative (a NotImplemented node)
+op("remainder_number_self", "NotImplemented", ("other",),
+   lambda xp, b, self: _remainder_fwd(xp, xp.asarray(self, dtype=b.dtype), b), _not_implemented("remainder"))
 
 
 # ---- rsub: other - alpha * self ----------------------------------------------------------------------

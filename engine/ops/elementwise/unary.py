@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import math
 
-from ...core.table import op
+from ...core.dispatch import apply
+from ...core.table import OPS, op
 from ..grad_rows import grad_of
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
@@ -61,6 +62,19 @@ for _name, (_node, _fwd, _d) in _UNARY.items():
     op(_name, _node, ("self",), _fwd, _unary_bwd(_d), save={"self": ()}, float_op=True)
 for _name, (_node, _fwd, _d) in _UNARY_DIV.items():
     op(_name, _node, ("self",), _fwd, _unary_div_bwd(_d), save={"self": ()}, float_op=True)
+
+
+# ---- asinh_, acosh_, atanh_: PyTorch has no derivative for the in-place forms -------------------------
+# Their node is AsinhBackward1 (...) and the backward through it raises PyTorch's NotImplementedError.
+def _no_inplace_derivative(name):
+    def bwd(F, g, s):
+        raise NotImplementedError(f"the derivative for 'inplace version of {name}' is not implemented.")
+    return bwd
+
+
+for _name in ("asinh", "acosh", "atanh"):
+    _node, _fwd = (_UNARY.get(_name) or _UNARY_DIV[_name])[:2]
+    op(_name + "_inplace", _node[:-1] + "1", ("self",), _fwd, _no_inplace_derivative(_name), float_op=True)
 
 
 def _sinc_fwd(xp, a):
@@ -214,3 +228,13 @@ def _sigmoid_bwd_bwd(F, gg, s):
 op("sigmoid_backward", "SigmoidBackwardBackward0", ("grad_output", "output"),
    lambda xp, g, y: g * y * (1.0 - y), _sigmoid_bwd_bwd, save={"grad_output": ("output",), "output": ()})
 grad_of("sigmoid_backward", [("sigmoid", "self", ("result",))])
+
+
+# ---- abs: PyTorch's formula is ``grad * self.sgn()`` ----------------------------------------------------
+# The core's row computes it on arrays as a where (the same values: sgn is 0 at NaN); a recorded backward
+# (create_graph=True) builds PyTorch's graph, MulBackward0 over SgnBackward0 (NOTE [ Backward rows ] 3).
+def _abs_recorded_bwd(F, g, s):
+    return (g * apply(OPS["sgn"], [s.self]),)
+
+
+OPS["abs"].grad_bwd = _abs_recorded_bwd

@@ -11,6 +11,10 @@ NOTE [ Interpolation matrices ]
    same index when sizes are equal); nearest-exact floor((dst + 0.5) * scale); linear
    (dst + 0.5) * scale - 0.5 clamped at 0, or dst * (in - 1) / (out - 1) with
    align_corners. scale is in / out, or 1 / scale_factor when a scale factor was given.
+4. Bicubic is a matrix too, with four taps per output (rule 1's "two" becomes four):
+   the source position as linear's but not clamped at 0, taps floor(src) - 1 .. floor(src) + 2
+   clamped to the axis, weighted by Keys' cubic kernel with a = -0.75 (PyTorch's). Its node is
+   UpsampleBicubic2DBackward0, which also keeps nothing but sizes and scales.
 """
 from __future__ import annotations
 
@@ -25,6 +29,8 @@ from ...core.table import op
 @functools.lru_cache(maxsize=256)
 def axis_matrix(n_in: int, n_out: int, mode: str, align_corners: bool, scale, dtype: str) -> np.ndarray:
     """Rule 3's matrix (n_out x n_in) for one axis, in ``dtype``."""
+    if mode == "bicubic":
+        return cubic_matrix(n_in, n_out, align_corners, scale).astype(dtype)
     a = np.zeros((n_out, n_in), dtype=np.float64)
     dst = np.arange(n_out)
     if mode in ("nearest", "nearest-exact"):
@@ -47,6 +53,32 @@ def axis_matrix(n_in: int, n_out: int, mode: str, align_corners: bool, scale, dt
     np.add.at(a, (dst, i0), 1.0 - l1)
     np.add.at(a, (dst, i1), l1)
     return a.astype(dtype)
+
+
+_A = -0.75   # PyTorch's cubic convolution coefficient
+
+
+def cubic_matrix(n_in: int, n_out: int, align_corners: bool, scale) -> np.ndarray:
+    """Rule 4's (n_out x n_in) float64 matrix of PyTorch's bicubic resize along one axis."""
+    dst = np.arange(n_out, dtype=np.float64)
+    if align_corners:
+        src = dst * ((n_in - 1) / (n_out - 1) if n_out > 1 else 0.0)
+    else:
+        src = (1.0 / scale if scale else n_in / n_out) * (dst + 0.5) - 0.5
+    base = np.floor(src)
+    t = src - base
+
+    def near(x):      # |x| <= 1
+        return ((_A + 2) * x - (_A + 3)) * x * x + 1
+
+    def far(x):       # 1 < |x| < 2
+        return ((_A * x - 5 * _A) * x + 8 * _A) * x - 4 * _A
+
+    a = np.zeros((n_out, n_in))
+    rows = np.arange(n_out)
+    for k, w in enumerate((far(t + 1), near(t), near(1 - t), far(2 - t))):
+        np.add.at(a, (rows, np.clip(base.astype(np.int64) - 1 + k, 0, n_in - 1)), w)
+    return a
 
 
 def _mats(xp, like, geom):
@@ -83,5 +115,6 @@ for _name, _node in (("upsample_nearest1d", "UpsampleNearest1DBackward0"),
                      ("upsample_nearest_exact1d", "UpsampleNearestExact1DBackward0"),
                      ("upsample_nearest_exact2d", "UpsampleNearestExact2DBackward0"),
                      ("upsample_linear1d", "UpsampleLinear1DBackward0"),
-                     ("upsample_bilinear2d", "UpsampleBilinear2DBackward0")):
+                     ("upsample_bilinear2d", "UpsampleBilinear2DBackward0"),
+                     ("upsample_bicubic2d", "UpsampleBicubic2DBackward0")):
     op(_name, _node, ("self",), _upsample_fwd, _upsample_bwd, promote=False, float_op=True)

@@ -14,10 +14,11 @@ from .scan import _along
 
 
 def _norm_bwd(F, g, s):
-    """x / |x| times the incoming gradient; 0 where the norm is 0 (as PyTorch, not 0/0)."""
+    """PyTorch's ``self * (grad / norm).masked_fill_(norm == 0, 0)``: 0 where the norm is 0 (not 0/0), and
+    a recorded backward's node is MulBackward0, as PyTorch's."""
     res, g = _keep(F, s.result, s, s.shapes[0]), _keep(F, g, s, s.shapes[0])
     zero = F.eq(res, 0.0)
-    return (F.where(zero, 0.0, g * s.self / F.where(zero, 1.0, res)),)
+    return (s.self * F.where(zero, 0.0, g / F.where(zero, 1.0, res)),)
 
 
 op("norm", "LinalgVectorNormBackward0", ("self",), lambda xp, a, dim=None, keepdim=False:
