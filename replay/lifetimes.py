@@ -148,10 +148,15 @@ def _unseen(meta, pre) -> list:
         for b, d, cat in pre.values():
             if d == dev:
                 seen[cat] = seen.get(cat, 0) + b
-        for cat, b in (m.get("by_category") or {}).items():
-            rest = b - seen.get(cat, 0)
-            if rest > 0:
-                out.append(Lifetime(0, rest, dev, 0, category=cat, before_recording=True, unseen=True))
+        rest = {cat: b - seen.get(cat, 0) for cat, b in (m.get("by_category") or {}).items()}
+        for cat, b in seen.items():
+            rest.setdefault(cat, -b)
+        over = -sum(v for v in rest.values() if v < 0)   # storages the events file under another category
+        for cat, v in rest.items():                      # (an input seen as "other"): counted once, not twice
+            take = min(max(v, 0), over)
+            over -= take
+            if v - take > 0:
+                out.append(Lifetime(0, v - take, dev, 0, category=cat, before_recording=True, unseen=True))
     return out
 
 
