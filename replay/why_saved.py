@@ -32,7 +32,9 @@ def formula(op) -> str:
         src = " ".join(inspect.getsource(op.bwd).split())
     except (OSError, TypeError):
         return "(its backward is written in Python code, not one formula)"
-    start = src.find("lambda")
+    start = src.find("lambda F")                # a backward formula takes (F, g, s); the forward (xp, ...)
+    if start < 0:
+        start = src.find("lambda")
     if start < 0:
         return src.rstrip(",")
     depth = 0

@@ -183,6 +183,7 @@ class GlassgradApp(App):
                 s.action_output(True)
                 self.notify(f"{name} failed at {where}: {err['type']}: {err['message']}. "
                             "The Output panel (o) has the traceback.", severity="error", timeout=15)
+                s.open_at_failure()           # NOTE [ A failed backward ] in replay/failure.py
         self._pending.clear()
         self._drain_timer.stop()
 

@@ -373,6 +373,18 @@ class TraceScreen(Screen):
             if not self.query_one("#inspector").display:
                 self.notify("This step is about the selected node: press i to inspect it.", timeout=4)
 
+    def open_at_failure(self) -> None:
+        """A run whose backward raised: the cursor on the node it failed in, that node selected and
+        the changed saved tensor named (replay/failure.py)."""
+        from replay.failure import failed_backward
+        f = failed_backward(self.model.events)
+        if f is None:
+            return
+        self.index = f.at
+        if f.node is not None and f.node in self.model.nodes:
+            self.selected = f.node
+        self.notify(f.words(), severity="error", timeout=15)
+
     async def action_answer(self, n: int) -> None:
         """Answer the current lesson step's question with choice n; the step plays when none is left."""
         if self.lesson_run is None:

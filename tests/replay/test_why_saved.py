@@ -41,3 +41,9 @@ def test_the_formula_is_the_lambda_alone():
     from replay.why_saved import formula, rows_for
     f = formula(rows_for("TanhBackward0")[0])
     assert f == "lambda F, g, s: (g * (1.0 - s.result * s.result),)"
+
+
+def test_a_row_written_on_one_line_gives_its_backward_not_its_forward():
+    from replay.why_saved import formula, rows_for
+    f = formula(rows_for("ExpBackward0")[0])
+    assert f.startswith("lambda F, g, s:") and "s.result" in f
