@@ -18,6 +18,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from . import graph_overview
+
 from replay.model import TraceModel
 from replay.words import nbytes, shape
 
@@ -93,6 +95,14 @@ class GraphView(ScrollView, can_focus=True):
     selected: reactive[int | None] = reactive(None)
     current: reactive[int | None] = reactive(None)   # the node the event at the cursor is about
     keep_freed: reactive[bool] = reactive(False)       # f: draw dead nodes greyed, not leave them out
+    overview: reactive[bool] = reactive(False)         # v: the whole graph scaled into the panel (graph_overview.py)
+
+    def watch_overview(self) -> None:
+        self._ov = None
+        self.refresh()
+
+    def _style_name(self, nid) -> str:
+        return box_style(self.model, nid, self.index, self.selected, self.current)
 
     class NodeClicked(Message):
         def __init__(self, node_id: int) -> None:
@@ -204,6 +214,12 @@ class GraphView(ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         self._ensure_layout()
         lay = self._lay
+        if self.overview and lay is not None and lay.rects:
+            w, h = self.size.width, self.size.height
+            key = (self._key, self.index, self.selected, self.current, w, h, tuple(self.scroll_offset))
+            if getattr(self, "_ov", None) is None or self._ov[0] != key:
+                self._ov = (key, graph_overview.grid(self, w, h), graph_overview.frame(self, w, h))
+            return graph_overview.render_line(self, y, w, h, self._ov[1], self._ov[2])
         sx, sy = self.scroll_offset
         width = self.size.width
         row = y + sy
@@ -276,6 +292,12 @@ class GraphView(ScrollView, can_focus=True):
             return
         off = event.get_content_offset(self)
         if off is None:
+            return
+        if self.overview:                            # NOTE [ Graph overview ] rule 3
+            x, y = graph_overview.point(self, off.x, off.y, self.size.width, self.size.height)
+            vw, vh = self.scrollable_content_region.size
+            self.overview = False
+            self.scroll_to(max(0, x - vw // 2), max(0, y - vh // 2), animate=False, force=True)
             return
         x = off.x + int(self.scroll_offset.x)
         y = off.y + int(self.scroll_offset.y)

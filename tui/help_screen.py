@@ -24,6 +24,7 @@ KEYS = [
     ("enter", "inspect the node this event is about"),
     ("i", "lesson text <-> inspector (on small screens)"),
     ("z", "memory chart: this lesson step <-> the whole run"),
+    ("v", "graph overview: the whole graph, a ■ per node, the normal view framed; click to go there"),
     ("m", "memory panel: chart → lifetimes → holders → allocator (NOTE [ Memory views ])"),
     ("a e", "mark the start / end of a window at the cursor (or drag across the chart with the mouse)"),
     ("W  x", "next preset window (step, forward, backward, recompute, optimizer step) / clear the window"),

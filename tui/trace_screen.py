@@ -61,6 +61,7 @@ class TraceScreen(Screen):
         Binding("escape", "deselect", "Deselect", show=False),
         Binding("o", "output", "Output"),
         Binding("m", "memory_mode", "Memory view", show=False),
+        Binding("v", "overview", "Graph overview", show=False),
         Binding("a", "window_mark('start')", "Window start", show=False),
         Binding("e", "window_mark('end')", "Window end", show=False),
         Binding("W", "window_preset", "Window preset", show=False),
@@ -392,6 +393,12 @@ class TraceScreen(Screen):
         nv = self.query_one("#narrative", Narrative)
         if await nv.answer(n) and not nv.pending(self.step):
             self.go_to_step(self.step)
+
+    def action_overview(self) -> None:
+        g = self.query_one("#graph", GraphView)
+        g.overview = not g.overview
+        self.notify("Graph overview: every node as ■, the normal view framed; click to go there (v: back)"
+                    if g.overview else "Graph: the normal view", timeout=3)
 
     def action_memory_mode(self) -> None:
         self.memory_mode = memory_modes.next_mode(self.memory_mode)
