@@ -1,14 +1,20 @@
 """Tensor methods and operators, bound to the functions in ``engine.functional``."""
 from __future__ import annotations
 
+import warnings
+
 from .backend import dtypes as _dtype
 from .memory import oom as _oom
 from . import functional as E
 from .backend.device import as_device, namespace_for
+from .core.dispatch import apply
+from .core.grad_mode import is_grad_enabled
 from .core.inplace import write
+from .core.table import OPS
 from .core.tensor import Tensor
 from .autograd.function import Function
 from .functions.methods import bind_methods as _bind_family_methods
+from .functions.indexing import copy_checks as _copy_checks
 from . import special as _special
 
 
@@ -68,7 +74,7 @@ Tensor.log_softmax = _log_softmax
 # operators
 # __add__, __sub__, __mul__ (and add, sub, mul) are bound in engine/core/operators.py
 Tensor.__truediv__ = lambda self, other: E.div(self, other)
-Tensor.__rtruediv__ = lambda self, other: E.div(other, self)
+Tensor.__rtruediv__ = lambda self, other: E.reciprocal(self) * other   # PyTorch's __rdiv__: MulBackward0
 Tensor.__mod__ = lambda self, other: E.remainder(self, other)
 Tensor.__rmod__ = lambda self, other: E.remainder(other, self)
 Tensor.__pow__ = lambda self, other: E.pow(self, other)
@@ -88,7 +94,26 @@ Tensor.__setitem__ = lambda self, key, value: E._setitem(self, key, value)
 Tensor.__hash__ = lambda self: id(self)
 
 Tensor.T = property(lambda self: E.permute(self, tuple(reversed(range(self.ndim)))))
-Tensor.mT = property(lambda self: E.transpose(self, -2, -1))
+
+
+_ZERO_D = {"mT": "This function is the identity in these cases.", "mH": "Consider using x.conj()."}
+
+
+def _matrix_transpose(name):
+    """``x.mT``/``x.mH`` (real tensors: the same): the last two dims swapped; a 1-D tensor is PyTorch's error,
+    a 0-D tensor is returned itself, with PyTorch's deprecation warning."""
+    def get(self):
+        if self.ndim == 0:
+            warnings.warn(f"Tensor.{name} is deprecated on 0-D tensors. {_ZERO_D[name]}", UserWarning, stacklevel=2)
+            return self
+        if self.ndim == 1:
+            raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of matrices. Got 1-D tensor.")
+        return E.transpose(self, -2, -1)
+    return get
+
+
+Tensor.mT = property(_matrix_transpose("mT"))
+Tensor.mH = property(_matrix_transpose("mH"))
 
 
 # ---- in-place variants ---------------------------------------------------------------------
@@ -124,17 +149,26 @@ def _clamp_(self, min=None, max=None):
 
 
 def _zero_(self):
-    return E._inplace("fill", self, value=0)
+    """ZeroBackward0, as PyTorch names ``zero_``'s node (its input gets a zero gradient)."""
+    return apply(OPS["fill"], [self], {"value": 0}, inplace=self, node_name="ZeroBackward0")
 
 
 def _fill_(self, value):
-    return E._inplace("fill", self, value=value.item() if isinstance(value, Tensor) else value)
+    """PyTorch's fill_.Scalar (FillBackward2) or fill_.Tensor (FillBackward3: a 0-d ``value`` that requires
+    grad takes the sum of the gradient, as a copy of it broadcast)."""
+    if not isinstance(value, Tensor):
+        return apply(OPS["fill"], [self], {"value": value}, inplace=self, node_name="FillBackward2")
+    if value.ndim != 0:
+        raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions.")
+    if value.requires_grad and is_grad_enabled():
+        return apply(OPS["copy"], [self, value], inplace=self, node_name="FillBackward3")
+    return apply(OPS["fill"], [self], {"value": value.item()}, inplace=self, node_name="FillBackward3")
 
 
 def _copy_(self, src, non_blocking=False):
     if src.device != self.device:
         src = src.to(self.device)
-    E._broadcast_check(self, src)
+    _copy_checks(self, src)   # PyTorch's refusals, in its order
     return E._inplace("copy", self, src)
 
 

@@ -14,7 +14,7 @@ from .arithmetic import lt
 from .build import diagonal
 from .indexing import _check_bounds, _getitem, _normalize_index, _setitem_shape_check, gather, where
 from .views import broadcast_shapes, expand, reshape
-from ..core.dispatch import apply
+from ..core.dispatch import apply, broadcast_mismatch
 from ..core.table import OPS as _O, SLOT as _SLOT
 from ..core.tensor import Tensor, _wrap_dim
 from .shape import select
@@ -33,6 +33,12 @@ def _shape_str(shape) -> str:
 # 2. Backward: self's gradient is zero where something was written (ScatterBackward0/1 keep
 #    ``index``); src's is the gradient read back at those places (a gather).
 # 3. Repeated targets: the last write wins on NumPy; PyTorch leaves the order unspecified.
+# 4. src larger than index: PyTorch's formula gives src a gradient of index's shape, which its
+#    engine refuses (``Function ScatterAddBackward0 returned an invalid gradient at index 1``)
+#    unless src's shape expands to index's (``_src_grad`` in index_dim.py). scatter_reduce's
+#    amax/amin/prod formula compares the whole src, broadcast, with index-shaped values: a
+#    broadcast error where they do not broadcast, else a gradient of src's shape, nonzero even
+#    where src was never read (prod divides the gathered product by each src element).
 def _scatter_checks(self, dim, index, src):
     d = _wrap_dim(dim, self.ndim)
     if index.dtype is not _dtype.int64:
@@ -85,7 +91,9 @@ def _long_index(fn, index, word="a long tensor"):
         raise RuntimeError(f"{fn}(): Expected {word} for index, but got {got}")
 
 
-def _flat_bounds(index, n):
+def _flat_bounds(index, n, empty=None):
+    if index.numel() and not n and empty:
+        raise IndexError(empty)
     if index.numel():
         host = _host(index).reshape(-1)
         bad = host[(host >= n) | (host < -n)]
@@ -98,7 +106,7 @@ def take(input, index):
     shape. TakeBackward0 keeps self and index."""
     _need_tensor("take", input)
     _long_index("take", index)
-    _flat_bounds(index, input.numel())
+    _flat_bounds(index, input.numel(), "take(): tried to take from an empty tensor")
     return apply(_O["take"], [input, index])
 
 
@@ -120,11 +128,19 @@ def take_along_dim(input, indices, dim=None):
     indices = where(lt(indices, 0), add(indices, n), indices)   # negative ones count from the end
     own = list(input.shape)
     own[d] = indices.shape[d]
-    idx = expand(indices, tuple(broadcast_shapes(tuple(own), tuple(indices.shape))))
+    idx = expand(indices, _infer_size(own, indices.shape))
     other = list(indices.shape)
     other[d] = input.shape[d]
-    src = expand(input, tuple(broadcast_shapes(tuple(other), tuple(input.shape))))
+    src = expand(input, _infer_size(other, input.shape))
     return gather(src, d, idx)
+
+
+def _infer_size(a, b):
+    """The broadcast of shapes ``a`` and ``b`` (PyTorch's ``infer_size`` and its words)."""
+    msg = broadcast_mismatch(tuple(a), tuple(b))
+    if msg:
+        raise RuntimeError(msg)
+    return tuple(broadcast_shapes(tuple(a), tuple(b)))
 
 
 # ---- indexed writes ---------------------------------------------------------------------------------
@@ -192,7 +208,7 @@ def _put(input, index, source, accumulate, inplace):
     if source.numel() != index.numel():
         raise IndexError(f"put_(): Expected source and index to have the same number of elements, but got "
                          f"source.numel() = {source.numel()}, index.numel() = {index.numel()}")
-    _flat_bounds(index, input.numel())
+    _flat_bounds(index, input.numel(), "put_(): Tried to put elements into an empty tensor")
     return apply(_O["put"], [input, index, source], {"accumulate": builtins.bool(accumulate)},
                  inplace=input if inplace else None)
 

@@ -11,6 +11,12 @@ NOTE [ Index along a dim ]
    ``alpha`` for index_add; a 0-d fill value gets the sum over the filled places (each
    once, however often ``index`` repeats it).
 4. index_add and index_copy reject negative indices as PyTorch does; index_fill wraps them.
+   index_add into a 0-d or 1-D self, or with ``alpha`` other than 1, raises ``IndexError: index
+   out of range in self`` (else the ``index 5 is out of bounds`` RuntimeError); into
+   an empty self of two or more dims it checks nothing (and source's gradient is zeros, or
+   index_select's error when the dim itself is empty). index_fill along an empty dim raises
+   the ``setStorage`` error of PyTorch's restrided view; into other empty tensors it checks
+   nothing.
 """
 from __future__ import annotations
 
@@ -35,6 +41,13 @@ def _bounds(index, n, dim, negative_ok=False, prefix="", exc=RuntimeError):
     bad = host[(host >= n) | (host < (-n if negative_ok else 0))]
     if bad.size:
         raise exc(f"{prefix}index {int(bad[0])} is out of bounds for dimension {dim} with size {n}")
+
+
+def _flat_range(index, n):
+    if index.numel():
+        host = _host(index).reshape(-1)
+        if ((host < 0) | (host >= n)).any():
+            raise IndexError("index out of range in self")
 
 
 def _vector(index):
@@ -131,7 +144,10 @@ def _index_add(input, dim, index, source, alpha, inplace):
                                                  for k in range(input.ndim) if k != d):
         raise RuntimeError("source tensor shape must match self tensor shape, excluding the specified dimension. "
                            f"Got self.shape = {list(input.shape)} source.shape = {list(source.shape)}")
-    _bounds(index, input.shape[d] if input.ndim else 1, d)
+    if input.ndim <= 1 or (alpha != 1 and index.numel() and input.numel()):
+        _flat_range(index, input.shape[d] if input.ndim else 1)
+    elif index.numel() and input.numel():   # PyTorch checks nothing else (NOTE [ Index along a dim ] 4)
+        _bounds(index, input.shape[d], d)
     if not input.dtype.is_floating_point and alpha != 1:
         alpha = int(alpha)
     if input.ndim == 0:
@@ -161,13 +177,30 @@ def _index_fill(input, dim, index, value, inplace):
         raise RuntimeError("Index has to be a vector/scalar")
     index = _vector(index)
     n = input.shape[d] if input.ndim else 1
-    _bounds(index, n, d, negative_ok=True, exc=IndexError)
+    if not input.numel():   # NOTE [ Index along a dim ] 4
+        if n == 0 and index.numel():
+            _restrided_error(input, d, index.numel())
+    else:
+        _bounds(index, n, d, negative_ok=True, exc=IndexError)
     if input.ndim == 0:
         return _index_fill(input.reshape(1), 0, index, value, False).reshape(()) if not inplace else \
             input.copy_(_index_fill(input.reshape(1), 0, index, value, False).reshape(()))
     if isinstance(value, Tensor):
         return _run("index_fill_tensor", [input, index, value], {"dim": d}, inplace)
     return _run("index_fill", [input, index], {"dim": d, "number": value}, inplace)
+
+
+def _restrided_error(input, d, count):
+    """PyTorch's error when index_fill restrides an empty self to ``count`` slices along ``d``."""
+    sizes, strides, step = list(input.shape), [0] * input.ndim, 1
+    for k in reversed(range(input.ndim)):   # a contiguous tensor's strides (an empty dim counts as 1)
+        strides[k] = step
+        step *= builtins.max(sizes[k], 1)
+    sizes[d], strides[d] = count, 0
+    need = (1 + builtins.sum((n - 1) * st for n, st in zip(sizes, strides))) * input.element_size()
+    raise RuntimeError(f"setStorage: sizes {sizes}, strides {strides}, storage offset 0, and itemsize "
+                       f"{input.element_size()} requiring a storage size of {need} are out of bounds for storage "
+                       f"of size 0")
 
 
 def index_copy(input, dim, index, source):

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..backend import dtypes as _dtype
 from ..core.dispatch import apply, broadcast_mismatch
+from ..core.inplace import SHARED_MEMORY, multi_view_error
 from ..core.operators import _scalar_ok, _shape_str
 from ..core.primitives import _rebuild_index
 from ..core.table import OPS as _O, SLOT as _SLOT
@@ -75,7 +76,11 @@ def index_select(input, dim, index):
     n = input.shape[d] if input.ndim else 1
     host = index.detach().numpy(force=True)
     bad = host[(host < 0) | (host >= n)]
-    if bad.size:
+    if input.ndim > 1 and host.size and not input.numel() and n == 0:
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
+    if bad.size:   # PyTorch's CPU kernel: its dim-1 and empty-self paths say the second, its loop the first
+        if input.ndim <= 1 or (d != 1 and input.numel()):
+            raise IndexError("index out of range in self")
         raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(bad[0])} axis_dim={n}")
     return apply(_O["index_select_dim"], [input, index], {"dim": d})
 
@@ -144,6 +149,19 @@ def _normalize_index(x, key):
     return tuple(parts), tensors
 
 
+def _zero_dim_key(x, key):
+    """PyTorch's own errors for a lone int or slice key into a 0-d tensor (a tuple says ``too many indices``)."""
+    if x.ndim or isinstance(key, (tuple, builtins.bool, np.bool_)):
+        return
+    if isinstance(key, (int, np.integer)):
+        if key == 0:
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
+                             "in C++ to convert a 0-dim tensor to a number")
+        raise IndexError(f"index {int(key)} is out of bounds for dimension 0 with size 0")
+    if isinstance(key, slice):
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+
+
 def _check_bounds(x, parts, tensors=()):
     dim = 0
     # a bool index takes as many dims as it has (a 0-d one none: it adds a dim of size 1 or 0)
@@ -194,6 +212,7 @@ def _is_whole(x, key, parts) -> bool:
 
 
 def _getitem(x, key):
+    _zero_dim_key(x, key)
     parts, tensors = _normalize_index(x, key)
     _check_bounds(x, parts, tensors)
     if not tensors:
@@ -273,6 +292,7 @@ def _split_basic(x, parts, tensors):
 def _setitem(x, key, value):
     if key is False or (isinstance(key, tuple) and builtins.any(k is False for k in key)):
         return      # PyTorch writes nothing and records nothing (NOTE [ Which node a write makes ] 1)
+    _zero_dim_key(x, key)
     parts, tensors = _normalize_index(x, key)
     _check_bounds(x, parts, tensors)
     if x._requires_grad and x.grad_fn is None and _grad_enabled() and builtins.any(
@@ -281,6 +301,11 @@ def _setitem(x, key, value):
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
     if tensors and x._requires_grad and x.grad_fn is None and _grad_enabled():
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    if not tensors and _shares_memory(x):   # NOTE [ Which node a write makes ] 5
+        view = _getitem(x, key)
+        if _shares_memory(view):
+            raise RuntimeError(SHARED_MEMORY)
+        return _setitem(view, Ellipsis, value)
     _check_index_tensors(x, parts, tensors)
     name = _setitem_node(x, parts, tensors, value)
     if tensors and builtins.any(isinstance(p, int) for p in parts):
@@ -294,6 +319,27 @@ def _setitem(x, key, value):
         _setitem_shape_check(x, parts, tensors, value)
         value = _drop_leading_ones(value, len(_region_shape(x, parts, tensors)))
     apply(_O["setitem"], [x, value] + tensors, {"template": parts}, inplace=x, node_name=name)
+
+
+def copy_checks(self, src):
+    """``self.copy_(src)``'s refusals in PyTorch's order: an output of a node with several view
+    outputs first (NOTE [ Several outputs ] 4), then shapes that do not broadcast, then a broadcast
+    shape other than ``self``'s."""
+    if _grad_enabled() and self.grad_fn is not None and getattr(self.grad_fn, "multi_view", False):
+        raise RuntimeError(multi_view_error(self))
+    sa, sb = tuple(self.shape), tuple(src.shape)
+    msg = broadcast_mismatch(sa, sb)
+    if msg:
+        raise RuntimeError(msg)
+    if len(sb) > len(sa) or builtins.any(b != 1 and b != a for a, b in zip(sa[len(sa) - len(sb):], sb)):
+        both = (1,) * (len(sa) - len(sb)) + sb if len(sb) <= len(sa) else sb
+        shape = [builtins.max(a, b) for a, b in zip((1,) * (len(both) - len(sa)) + sa, both)]
+        raise RuntimeError(f"output with shape {_shape_str(sa)} doesn't match the broadcast shape {_shape_str(shape)}")
+
+
+def _shares_memory(x) -> bool:
+    """Whether two elements of ``x`` are one memory location (an empty tensor has none)."""
+    return x.numel() > 0 and builtins.any(st == 0 and n > 1 for n, st in zip(x.shape, x.stride()))
 
 
 def _drop_leading_ones(value, ndim):
@@ -315,6 +361,11 @@ def _drop_leading_ones(value, ndim):
 # 3. otherwise index tensors make it index_put_: IndexPutBackward0;
 # 4. otherwise the key is all of ``y``: copy_ (CopyBackwards) when the value has ``y``'s shape or more
 #    than 0 dims, fill_ (FillBackward3) when it is a number or a 0-d tensor and ``y`` is not 0-d.
+# 5. Rule 2's view is where PyTorch writes: into a ``y`` whose elements share memory (an ``expand``),
+#    a key without index tensors whose view shares none (``y[0]`` of ``x[:1].expand(3)``) is written
+#    as ``y[key][...] = value``, so the base's CopySlices covers that view only and its backward
+#    computes; a view that still shares memory (``y[...]``, ``y[1:]``) is refused at once, as
+#    PyTorch's copy_ refuses it (``y.fill_``/``zero_`` are not setitem: NOTE [ In-place on a view ]).
 def _setitem_node(x, parts, tensors, value):
     if builtins.any(t.ndim == 0 for t in tensors):
         return "CopySlices"                 # rule 2: a bool scalar

@@ -116,7 +116,6 @@ def idx():   # made inside the namespace a test runs in
 
 FD = {
     "scatter_add": lambda x, s: engine.scatter_add(x, 0, idx(), s),
-    "scatter_add_src_larger": lambda x, s: engine.scatter_add(x, 1, engine.tensor([[3], [0]]), s),
     "index_add": lambda x, s: engine.index_add(x, 0, engine.tensor([2, 2]), s, alpha=-1.5),
     "index_add_dim1": lambda x, s: engine.index_add(x, 1, engine.tensor([1, 3]), s.t()[:3]),
     "index_copy": lambda x, s: engine.index_copy(x, 0, engine.tensor([2, 0]), s),
@@ -211,7 +210,6 @@ def test_scatter_reduce_integer_mean_floors_and_nan_propagates():
 
 SR_FD = {f"{r}_{inc}": (lambda r, inc: lambda x, s: engine.scatter_reduce(x, 0, idx(), s, r, include_self=inc))(r, inc)
          for r in ("sum", "prod", "mean", "amax", "amin") for inc in (True, False)}
-SR_FD["src_larger"] = lambda x, s: engine.scatter_reduce(x, 1, engine.tensor([[3], [0]]), s, "prod")
 SR_FD["prod_lone_zero"] = lambda x, s: engine.scatter_reduce(
     x, 0, idx(), s * engine.tensor([[1.0, 1.0, 1.0, 1.0], [0.0, 1.0, 1.0, 1.0]], dtype=D), "prod")
 FD.update({"scatter_reduce_" + k: v for k, v in SR_FD.items()})
@@ -446,3 +444,133 @@ def test_exercise_index_ops_runs_every_row():
     with engine.record() as tr:
         exercise_index_ops()
     assert rows and rows <= {e["op"] for e in tr.of_kind("op")}
+
+
+# ---- the fuzzer's disagreements (issue #16), messages and values recorded from PyTorch 2.13 ----------------
+SRC_X = [[1.0, 2.0, 0.5, 4.0], [5.0, -1.0, 3.0, 2.0], [0.25, 1.0, 2.0, 2.0]]
+SRC_S = [[2.0, 3.0, 0.5, 1.5], [3.0, 0.75, 6.0, 2.0]]
+SRC_LARGER = {   # scatter_reduce(x, 1, [[3], [0]], s, r): (out, x.grad, s.grad) for the cotangent arange(1, 13)
+    "prod": ([[1.0, 2.0, 0.5, 8.0], [15.0, -1.0, 3.0, 2.0], [0.25, 1.0, 2.0, 2.0]],
+             [[1.0, 2.0, 3.0, 8.0], [15.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]],
+             [[16.0, 10.666666666666666, 64.0, 21.333333333333332], [25.0, 100.0, 12.5, 37.5]]),
+    "amax": ([[1.0, 2.0, 0.5, 4.0], [5.0, -1.0, 3.0, 2.0], [0.25, 1.0, 2.0, 2.0]],
+             [[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]],
+             [[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]]),
+    "amin": ([[1.0, 2.0, 0.5, 2.0], [3.0, -1.0, 3.0, 2.0], [0.25, 1.0, 2.0, 2.0]],
+             [[1.0, 2.0, 3.0, 0.0], [0.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]],
+             [[4.0, 0.0, 0.0, 0.0], [5.0, 0.0, 0.0, 0.0]]),
+}
+
+
+def _src_larger(reduce, x_grad=True, index=((3,), (0,))):
+    x = engine.tensor(SRC_X, dtype=D, requires_grad=x_grad)
+    s = engine.tensor(SRC_S, dtype=D, requires_grad=True)
+    i = engine.tensor(list(index))
+    out = {"add": lambda: engine.scatter_add(x, 1, i, s), "scatter": lambda: engine.scatter(x, 1, i, s)}.get(
+        reduce, lambda: engine.scatter_reduce(x, 1, i, s, reduce))()
+    return x, s, out
+
+
+@pytest.mark.parametrize("reduce, node", [("add", "ScatterAddBackward0"), ("scatter", "ScatterBackward0"),
+                                          ("sum", "ScatterReduceBackward0"), ("mean", "ScatterReduceBackward0")])
+def test_a_src_larger_than_index_is_refused_in_backward_as_pytorch(reduce, node):
+    """PyTorch's formula gives src a gradient of index's shape, which its engine refuses (NOTE [ Scatter ] 4)."""
+    _, s, out = _src_larger(reduce)
+    assert out.grad_fn.name() == node
+    with pytest.raises(RuntimeError) as e:
+        out.sum().backward()
+    assert str(e.value) == (f"Function {node} returned an invalid gradient at index 1 - got [2, 1] but expected "
+                            f"shape compatible with [2, 4]")
+    x2 = engine.tensor(SRC_X, dtype=D, requires_grad=True)
+    out = engine.scatter_add(x2, 1, engine.tensor([[3], [0]]), s.detach())
+    out.sum().backward()                     # no gradient for src: nothing to refuse
+    assert x2.grad.tolist() == [[1.0] * 4] * 3
+
+
+@pytest.mark.parametrize("reduce", sorted(SRC_LARGER))
+def test_scatter_reduce_amax_amin_prod_with_a_larger_src_broadcast_as_pytorch(reduce):
+    x, s, out = _src_larger(reduce)
+    out.backward(engine.arange(1.0, 13.0, dtype=D).reshape(3, 4))
+    for got, want in zip((out, x.grad, s.grad), SRC_LARGER[reduce]):
+        np.testing.assert_allclose(got.detach().numpy(), np.array(want), rtol=1e-15, atol=0)
+    x, s, out = _src_larger(reduce, x_grad=False, index=((3, 0),))   # [1, 2] against src's [2, 4]
+    with pytest.raises(RuntimeError) as e:
+        out.sum().backward()
+    assert str(e.value) == "The size of tensor a (4) must match the size of tensor b (2) at non-singleton dimension 1"
+
+
+def test_scatter_reduce_mean_keeps_float32():
+    out = engine.tensor([1.0, -2.0]).scatter_reduce(0, engine.tensor([0, 0]), engine.tensor([3.0, 4.0]), reduce="mean")
+    assert out.dtype is engine.float32 and out.tolist() == pytest.approx([8.0 / 3.0, -2.0])
+
+
+def test_take_along_dim_shapes_that_do_not_broadcast_in_pytorchs_words():
+    x = engine.zeros(3, 4, 1)
+    with pytest.raises(RuntimeError) as e:
+        engine.take_along_dim(x, engine.tensor([[[0], [0]]]), dim=2)
+    assert str(e.value) == "The size of tensor a (4) must match the size of tensor b (2) at non-singleton dimension 1"
+    with pytest.raises(RuntimeError) as e:
+        engine.take_along_dim(engine.zeros(2, 3), engine.zeros(4, 1, dtype=engine.int64), dim=1)
+    assert str(e.value) == "The size of tensor a (2) must match the size of tensor b (4) at non-singleton dimension 0"
+
+
+INDEX_EDGES = [   # (call, exception, message or output shape), recorded from PyTorch 2.13
+    (lambda: engine.zeros(2, 3).index_add(0, engine.tensor([5]), engine.ones(1, 3)), RuntimeError,
+     "index 5 is out of bounds for dimension 0 with size 2"),
+    (lambda: engine.zeros(3, 2).index_add(0, engine.tensor([5, 1]), engine.ones(2, 2), alpha=2), IndexError,
+     "index out of range in self"),
+    (lambda: engine.zeros(3, 2).index_add(1, engine.tensor([5]), engine.ones(3, 1)), RuntimeError,
+     "index 5 is out of bounds for dimension 1 with size 2"),
+    (lambda: engine.zeros(2).index_add(0, engine.tensor([-1]), engine.ones(1)), IndexError,
+     "index out of range in self"),
+    (lambda: engine.zeros(0).index_add(0, engine.tensor([0]), engine.ones(1)), IndexError,
+     "index out of range in self"),
+    (lambda: engine.zeros(()).index_add(0, engine.tensor([1]), engine.ones(())), IndexError,
+     "index out of range in self"),
+    (lambda: engine.zeros(0, 3, 4).index_add(1, engine.tensor([5, 0, 0]), engine.zeros(0, 3, 4)), None, [0, 3, 4]),
+    (lambda: engine.zeros(3, 0).index_add(1, engine.tensor([0, 0, 0]), engine.ones(3, 3)), None, [3, 0]),
+    (lambda: engine.zeros(2, 3).index_fill(0, engine.tensor([5]), 1.0), IndexError,
+     "index 5 is out of bounds for dimension 0 with size 2"),
+    (lambda: engine.zeros(0, 3).index_fill(1, engine.tensor([5]), 1.0), None, [0, 3]),
+    (lambda: engine.zeros(2, 0).index_fill(0, engine.tensor([0]), 1.0), None, [2, 0]),
+    (lambda: engine.zeros(0, 3).index_fill(0, engine.tensor([0]), 1.0), RuntimeError,
+     ("setStorage: sizes [1, 3], strides [0, 1], storage offset 0, and itemsize 4 requiring a storage size of 12 are "
+      "out of bounds for storage of size 0")),
+    (lambda: engine.zeros(2, 0, dtype=D).index_fill(1, engine.tensor([0, 0, 0]), 1.0), RuntimeError,
+     ("setStorage: sizes [2, 3], strides [1, 0], storage offset 0, and itemsize 8 requiring a storage size of 16 are "
+      "out of bounds for storage of size 0")),
+    (lambda: engine.take(engine.zeros(0), engine.tensor([0])), IndexError, "take(): tried to take from an empty tensor"),
+    (lambda: engine.take(engine.zeros(0, 2), engine.tensor([], dtype=engine.int64)), None, [0]),
+    (lambda: engine.zeros(0).put(engine.tensor([0]), engine.tensor([1.0])), IndexError,
+     "put_(): Tried to put elements into an empty tensor"),
+    (lambda: engine.zeros(2).put_(engine.tensor([5]), engine.tensor([1.0])), IndexError,
+     "out of range: tried to access index 5 on a tensor of 2 elements."),
+    (lambda: engine.zeros(2, 0, 3).index_fill(1, engine.tensor(0), 1.0), RuntimeError,
+     ("setStorage: sizes [2, 1, 3], strides [3, 0, 1], storage offset 0, and itemsize 4 requiring a storage size of 24 "
+      "are out of bounds for storage of size 0")),
+]
+
+
+@pytest.mark.parametrize("k", range(len(INDEX_EDGES)))
+def test_index_add_and_index_fill_out_of_range_and_into_empty_tensors_as_pytorch(k):
+    fn, exc, want = INDEX_EDGES[k]
+    if exc is None:
+        assert list(fn().shape) == want
+        return
+    with pytest.raises(exc) as e:
+        fn()
+    assert str(e.value).strip("'") == want
+
+
+def test_index_add_into_an_empty_tensor_keeps_its_node_and_gives_pytorchs_gradients():
+    x = engine.zeros(0, 3, 4, dtype=D, requires_grad=True)
+    s = engine.ones(0, 3, 4, dtype=D, requires_grad=True)
+    out = x.index_add(1, engine.tensor([5, 0, 0]), s, alpha=2)
+    assert out.grad_fn.name() == "IndexAddBackward0"
+    out.backward(engine.zeros(0, 3, 4, dtype=D))
+    assert list(x.grad.shape) == [0, 3, 4] and list(s.grad.shape) == [0, 3, 4]
+    x = engine.zeros(3, 0, dtype=D, requires_grad=True)
+    out = x.index_add(-1, engine.tensor([0, 0, 0]), engine.ones(3, 3, dtype=D, requires_grad=True), alpha=2)
+    with pytest.raises(RuntimeError) as e:   # PyTorch's backward reads the source's gradient with index_select
+        out.backward(engine.zeros(3, 0, dtype=D))
+    assert str(e.value) == "index_select(): self indexing axis dim should be positive"

@@ -354,3 +354,36 @@ def test_loss_values_dtypes_and_shapes_are_pytorchs(code, value, dtype, shape):
         assert math.isnan(got)
     else:
         np.testing.assert_allclose(np.array(got), np.array(value), rtol=1e-6)
+
+
+@pytest.mark.parametrize("reduction, value", [("mean", "nan"), ("sum", "-0.0")])
+@pytest.mark.parametrize("smoothing", [0.0, 0.2])
+def test_cross_entropy_with_probabilities_over_an_empty_batch(reduction, value, smoothing):
+    """As PyTorch: the mean is ``-(sum().fill_(nan))`` (NegBackward0) and backward gives an empty gradient
+    (it raised ZeroDivisionError from the backward formula; found by tools/fuzz)."""
+    x = engine.zeros(0, 3, dtype=engine.float64, requires_grad=True)
+    loss = F.cross_entropy(x, engine.zeros(0, 3, dtype=engine.float64), label_smoothing=smoothing,
+                           reduction=reduction)
+    loss.backward()
+    assert str(loss.item()) == value and loss.grad_fn.name() == "NegBackward0" and tuple(x.grad.shape) == (0, 3)
+
+
+@pytest.mark.parametrize("xd, td, reduction, weight", [
+    ("float32", "float64", "mean", False), ("float64", "float32", "sum", False), ("float64", "float32", "none", False),
+    ("float64", "int64", "mean", False), ("float64", "float32", "mean", True)])
+def test_huber_loss_of_two_dtypes_computes_and_refuses_the_backward_as_pytorch(xd, td, reduction, weight):
+    """PyTorch writes the loss in the input's dtype and its backward kernel refuses the pair:
+    ``Found dtype Double but expected Float`` (found by tools/fuzz)."""
+    names = {"float32": "Float", "float64": "Double", "int64": "Long"}
+    x = engine.tensor([1.0, -0.5], dtype=getattr(engine, xd), requires_grad=True)
+    t = engine.tensor([0, 2], dtype=getattr(engine, td))
+    kw = {"weight": engine.ones(2, dtype=x.dtype)} if weight else {}
+    loss = F.huber_loss(x, t, reduction=reduction, **kw)
+    assert loss.dtype is x.dtype and loss.sum().item() == pytest.approx(
+        {"mean": 1.25, "sum": 2.5, "none": 2.5}[reduction])
+    with pytest.raises(RuntimeError) as e:
+        loss.sum().backward()
+    assert str(e.value) == f"Found dtype {names[td]} but expected {names[xd]}"
+    same = F.huber_loss(x, t.to(x.dtype), reduction=reduction)
+    same.sum().backward()
+    assert x.grad.tolist() == pytest.approx({"mean": [0.5, -0.5], "sum": [1.0, -1.0], "none": [1.0, -1.0]}[reduction])

@@ -302,3 +302,31 @@ def exercise_pool_more_ops():
     F.adaptive_max_pool3d(x, (2, 3, 2))
     F.adaptive_avg_pool3d(x, (3, 2, 2))
     F.fractional_max_pool2d(x[0], 2, output_size=(3, 3))
+
+
+@pytest.mark.parametrize("code, message", [   # recorded from PyTorch 2.13 (found by tools/fuzz)
+    ("F.max_pool1d(engine.zeros(1, 1, 1), 2, stride=1, ceil_mode=True)", "max_pool1d() Invalid computed output size: 0"),
+    ("F.max_pool1d(engine.zeros(1, 1, 1, requires_grad=True), 2, stride=1, ceil_mode=True)",
+     "max_pool1d() Invalid computed output size: 0"),
+    ("F.max_pool1d(engine.zeros(3, 1), 3, stride=1)", "max_pool1d() Invalid computed output size: -1"),
+    ("F.max_pool1d(engine.zeros(3, 1), 3, stride=1, padding=1, dilation=2)",
+     "max_pool1d() Invalid computed output size: -1"),
+    ("F.max_pool1d(engine.zeros(3, 4), 2, stride=0)", "max_pool1d() stride must be greater than zero, but got 0"),
+    ("F.max_pool1d(engine.zeros(3, 4), 2, padding=-1)", "max_pool1d() padding must be non-negative, but got -1"),
+    ("F.max_pool1d(engine.zeros(3, 4), 2, padding=2)",
+     "max_pool1d() padding should be at most half of kernel size, but got padding=2 and kernel_size=2"),
+    ("F.max_pool1d(engine.zeros(3, 4), 2, dilation=0)", "max_pool1d() dilation must be greater than zero, but got 0"),
+    ("F.max_pool1d(engine.zeros(3, 4), 0)", "max_pool1d() kernel_size must be greater than zero, but got 0"),
+    # with indices max_pool1d is max_pool2d, whose message shows a negative size as it is
+    ("F.max_pool1d(engine.zeros(3, 1), 3, stride=1, return_indices=True)",
+     "Given input size: (3x1x1). Calculated output size: (3x1x-1). Output size is too small"),
+    ("F.avg_pool1d(engine.zeros(3, 1), 3, stride=1)",
+     "Given input size: (3x1x1). Calculated output size: (3x1x-1). Output size is too small"),
+    ("F.max_pool2d(engine.zeros(1, 5, 1), (2, 3), stride=1)",
+     "Given input size: (1x5x1). Calculated output size: (1x4x-1). Output size is too small"),
+])
+def test_max_pool1d_checks_are_its_own(code, message):
+    with pytest.raises(RuntimeError) as e:
+        eval(code, {"engine": engine, "F": F})
+    assert str(e.value) == message
+    assert F.max_pool1d(engine.zeros(3, 2), 5, stride=1, padding=2).shape == (3, 2)

@@ -5,6 +5,7 @@ Rows in engine/ops/nn/loss.py; the rest composed from ops as PyTorch composes
 them (so the graph shows PyTorch's nodes)."""
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -196,6 +197,8 @@ def _cross_entropy_probs(input, target, weight, ignore_index, reduction, ls, cla
         prod = E.mul(prod, _class_view(weight, input.ndim, class_dim))
     if reduction == "none":
         return E.neg(E.sum(prod, class_dim))
+    if reduction == "mean" and not input.numel():   # PyTorch's -(sum().fill_(nan)): an empty gradient
+        return E.neg(E.sum(prod).fill_(math.nan))
     total = E.neg(E.sum(prod))
     if reduction == "sum":
         return total
@@ -353,13 +356,16 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """``0.5 d^2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``; ``weight`` scales each element."""
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    attrs = {"delta": delta}
     if target.dtype is not input.dtype and input.dtype.is_floating_point:
-        target = target.to(input.dtype)      # PyTorch writes the loss in the input's dtype
+        # PyTorch writes the loss in the input's dtype, and its backward kernel refuses the pair
+        attrs["refusal"] = f"Found dtype {_type_name(target.dtype)} but expected {_type_name(input.dtype)}"
+        target = target.to(input.dtype)
     input, target = _shapes(input, target)
     if weight is None:
         reduction = _reduction(None, None, reduction)
-        return apply(OPS["huber_loss"], [input, target], {"reduction": REDUCTION_ENUM[reduction], "delta": delta})
-    loss = apply(OPS["huber_loss"], [input, target], {"reduction": 0, "delta": delta})
+        return apply(OPS["huber_loss"], [input, target], {"reduction": REDUCTION_ENUM[reduction], **attrs})
+    loss = apply(OPS["huber_loss"], [input, target], {"reduction": 0, **attrs})
     return _weighted(loss, weight, input, reduction, False)
 
 

@@ -49,8 +49,8 @@ def _geometry(fn, input, kernel_size, stride, padding, dilation, ceil_mode):
     oh = out_size(h, kh, sh, ph, dh, ceil_mode)
     ow = out_size(w, kw, sw, pw, dw, ceil_mode)
     if oh < 1 or ow < 1:
-        raise RuntimeError(f"Given input size: ({c}x{h}x{w}). Calculated output size: ({c}x{max(oh, 0)}x"
-                           f"{max(ow, 0)}). Output size is too small")
+        raise RuntimeError(f"Given input size: ({c}x{h}x{w}). Calculated output size: ({c}x{oh}x{ow}). "
+                           f"Output size is too small")
     return Pool2d(h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow)
 
 
@@ -171,11 +171,28 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     """max_pool2d over (N, C, 1, L) with window (1, k), as PyTorch composes it."""
     k = _one(kernel_size)
     s = k if stride is None or (not isinstance(stride, int) and len(tuple(stride)) == 0) else _one(stride)
-    out = max_pool2d(_pool1d_input("max_pool1d", input), (1, k), (1, s), (0, _one(padding)), (1, _one(dilation)),
-                     ceil_mode, return_indices)
+    x = _pool1d_input("max_pool1d", input)
+    if not return_indices:
+        _max_pool1d_checks(input, k, s, _one(padding), _one(dilation), ceil_mode)
+    out = max_pool2d(x, (1, k), (1, s), (0, _one(padding)), (1, _one(dilation)), ceil_mode, return_indices)
     if return_indices:
         return E.squeeze(out[0], -2), E.squeeze(out[1], -2)
     return E.squeeze(out, -2)
+
+
+def _max_pool1d_checks(input, k, s, p, d, ceil_mode):
+    """PyTorch's own checks of max_pool1d without indices, in its order (with indices it is max_pool2d's)."""
+    for ok, what in ((k > 0, f"kernel_size must be greater than zero, but got {k}"),
+                     (s > 0, f"stride must be greater than zero, but got {s}"),
+                     (p >= 0, f"padding must be non-negative, but got {p}"),
+                     (p <= k // 2, (f"padding should be at most half of kernel size, but got padding={p} and "
+                                    f"kernel_size={k}")),
+                     (d > 0, f"dilation must be greater than zero, but got {d}")):
+        if not ok:
+            raise RuntimeError(f"max_pool1d() {what}")
+    n = out_size(input.shape[-1], k, s, p, d, ceil_mode)
+    if n <= 0:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {n}")
 
 
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,

@@ -281,7 +281,7 @@ def _smooth_l1_fwd(xp, a, b, reduction=1, beta=1.0):
     return _reduced(xp, xp.where(ad < beta, d * d * (0.5 / beta), ad - 0.5 * beta), reduction)
 
 
-def _huber_fwd(xp, a, b, reduction=1, delta=1.0):
+def _huber_fwd(xp, a, b, reduction=1, delta=1.0, refusal=None):
     d = a - b
     ad = xp.abs(d)
     return _reduced(xp, xp.where(ad < delta, d * d * 0.5, (ad - 0.5 * delta) * delta), reduction)
@@ -298,8 +298,13 @@ def _piecewise_bwd(F, g, s, edge, inner, outer):
 
 op("smooth_l1_loss", "SmoothL1LossBackward0", ("self", "target"), _smooth_l1_fwd,
    lambda F, g, s: _piecewise_bwd(F, g, s, s.beta, 1.0 / s.beta, 1.0), save={"self": (), "target": ()})
-op("huber_loss", "HuberLossBackward0", ("self", "target"), _huber_fwd,
-   lambda F, g, s: _piecewise_bwd(F, g, s, s.delta, 1.0, s.delta), save={"self": (), "target": ()})
+def _huber_bwd(F, g, s):
+    if s.refusal:   # a target of another dtype: PyTorch's backward kernel refuses it (its forward casts it)
+        raise RuntimeError(s.refusal)
+    return _piecewise_bwd(F, g, s, s.delta, 1.0, s.delta)
+
+
+op("huber_loss", "HuberLossBackward0", ("self", "target"), _huber_fwd, _huber_bwd, save={"self": (), "target": ()})
 
 
 # ---- soft_margin_loss, multi_margin_loss, multilabel_margin_loss ---------------------------------------

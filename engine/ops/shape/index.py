@@ -13,7 +13,13 @@ import numpy as np
 
 from ...core.fns import ArrayFns
 from ...core.primitives import _rebuild_index
-from .index_dim import _Iota, _scatter_reduce_bwd, _scatter_reduce_fwd, _where
+from .index_dim import (
+    _Iota,
+    _scatter_reduce_bwd,
+    _scatter_reduce_fwd,
+    _src_grad,
+    _where,
+)
 from .views import _contiguous, _full, op
 
 
@@ -35,10 +41,7 @@ def _scatter_src_bwd(F, g, s):
     gself = F.fill_index(g, where, 0.0) if s.needs[0] else None
     gsrc = None
     if s.needs[2]:
-        gsrc = F.index(g, where)
-        ishape, sshape = tuple(F.shape(s.index)), tuple(s.shapes[2])
-        if ishape != sshape:   # src larger than index: its other elements were never read
-            gsrc = F.scatter_add(sshape, tuple(slice(0, n) for n in ishape), gsrc, gsrc)
+        gsrc = _src_grad(F, "ScatterBackward0", F.index(g, where), tuple(F.shape(s.index)), tuple(s.shapes[2]))
     return gself, None, gsrc
 
 

@@ -4,6 +4,7 @@ a dim (NOTE [ Index along a dim ] in engine/functions/index.py; NOTE [ Scatter ]
 from __future__ import annotations
 
 from ...core import fns
+from ...core.dispatch import broadcast_mismatch
 from ...core.table import op
 
 
@@ -30,6 +31,18 @@ class _Iota:
         return self.xp.reshape(self.xp.arange(n, dtype=self.xp.int64), tuple(shape))
 
 
+def _src_grad(F, node, gsrc, ishape, sshape):
+    """src's gradient read at ``index`` (index's shape) taken to src's shape as PyTorch's engine takes
+    it (NOTE [ Scatter ] 4): refused unless src's shape expands to index's (then it sums back: zeros)."""
+    if ishape == sshape:
+        return gsrc
+    if len(ishape) != len(sshape) or any(s != i and s != 1 for i, s in zip(ishape, sshape)):
+        raise RuntimeError(f"Function {node} returned an invalid gradient at index 1 - got "
+                           f"[{', '.join(map(str, ishape))}] but expected shape compatible with "
+                           f"[{', '.join(map(str, sshape))}]")
+    return F.scatter_add(sshape, tuple(slice(0, n) for n in ishape), gsrc, gsrc)
+
+
 def _along(index, dim):
     """The advanced index that picks slices ``index[i]`` along ``dim`` (everything else whole)."""
     return (slice(None),) * dim + (index,)
@@ -47,9 +60,7 @@ def _scatter_add_bwd(F, g, s):
     gsrc = None
     if s.needs[2]:   # the gradient read back where each src element went (a gather)
         gsrc = F.index(g, _where(F, s.index, s.dim, len(s.shapes[0])))
-        ishape, sshape = tuple(F.shape(s.index)), tuple(s.shapes[2])
-        if ishape != sshape:   # src larger than index: its other elements were never read
-            gsrc = F.scatter_add(sshape, tuple(slice(0, n) for n in ishape), gsrc, gsrc)
+        gsrc = _src_grad(F, "ScatterAddBackward0", gsrc, tuple(F.shape(s.index)), tuple(s.shapes[2]))
     return (g if s.needs[0] else None), None, gsrc
 
 
@@ -60,6 +71,8 @@ op("scatter_add", "ScatterAddBackward0", ("self", "index", "src"), _scatter_add_
 # ---- index_add: out.index_select(dim, index) += alpha * source (repeats add up) --------------------
 def _index_add_fwd(xp, a, index, source, dim, alpha=1, source_dim=None):
     from ...backend.gaps import index_put_add
+    if not a.size:   # PyTorch checks no index into an empty tensor of two or more dims
+        return xp.asarray(a, copy=True)
     vals = source * alpha if alpha != 1 else source
     if vals.dtype != a.dtype:
         vals = xp.astype(vals, a.dtype)
@@ -69,6 +82,13 @@ def _index_add_fwd(xp, a, index, source, dim, alpha=1, source_dim=None):
 def _index_add_bwd(F, g, s):
     gsrc = None
     if s.needs[2]:
+        shape = list(F.shape(g))
+        count = F.shape(s.index)[0]
+        if shape[s.dim] == 0 and count:
+            raise RuntimeError("index_select(): self indexing axis dim should be positive")
+        if 0 in shape:   # index_select reads nothing from an empty gradient (nor checks the index)
+            shape[s.dim] = count
+            return (g if s.needs[0] else None), None, F.zeros(shape, g)
         gsrc = F.index(g, _along(s.index, s.dim))
         gsrc = gsrc * s.alpha if s.alpha != 1 else gsrc
     return (g if s.needs[0] else None), None, gsrc
@@ -82,11 +102,15 @@ op("index_add", "IndexAddBackward0", ("self", "index", "source"), _index_add_fwd
 def _index_fill_fwd(xp, a, index, value=None, dim=0, number=None):
     from ...backend.gaps import index_fill
     v = xp.asarray(number, dtype=a.dtype) if value is None else xp.astype(value, a.dtype)
+    if not a.size:   # nothing to fill (PyTorch checks no index here)
+        return xp.asarray(a, copy=True)
     return index_fill(xp, xp.asarray(a, copy=True), _along(index, dim), v)
 
 
 def _index_fill_bwd(F, g, s):
     where = _along(s.index, s.dim)
+    if 0 in F.shape(g):   # an empty self: nothing was filled
+        return (g if s.needs[0] else None), None, *((F.sum(g),) if len(s.needs) > 2 else ())
     gself = F.fill_index(g, where, 0.0) if s.needs[0] else None
     if len(s.needs) < 3:
         return gself, None
@@ -152,7 +176,7 @@ def _scatter_reduce_fwd(xp, a, index, src, dim, reduce, include_self=True):
         count = np.full(h.shape, 1 if include_self else 0, dtype=np.int64)
         np.add.at(count, where, 1)
         count[count == 0] = 1
-        h = h / count if h.dtype.kind == "f" else np.floor_divide(h, count)
+        h = h / count.astype(h.dtype) if h.dtype.kind == "f" else np.floor_divide(h, count)   # float32 stays float32
     return _backend.from_numpy(xp, np.ascontiguousarray(h))
 
 
@@ -160,12 +184,17 @@ def _scatter_reduce_bwd(F, g, s):
     nd = len(s.shapes[0])
     where = _where(F, s.index, s.dim, nd)
     ishape, sshape = tuple(F.shape(s.index)), tuple(s.shapes[2])
-    src = F.index(s.src, tuple(slice(0, n) for n in ishape)) if ishape != sshape else s.src
+    if s.reduce not in ("sum", "mean"):   # PyTorch's formula compares src with the gathered result
+        msg = broadcast_mismatch(sshape, ishape)
+        if msg:
+            raise RuntimeError(msg)
+    src = s.src   # src's shape: amax/amin/prod compare it, broadcast, with index-shaped values (as PyTorch)
 
     def gather(t):
         return F.index(t, where)
 
-    def scatter_sum(v):
+    def scatter_sum(v):   # only v's first index-shaped block is scattered
+        v = F.index(v, tuple(slice(0, n) for n in ishape)) if tuple(F.shape(v)) != ishape else v
         return F.scatter_add(s.shapes[0], where, v, v)
 
     def reduce_again(x, y):
@@ -193,9 +222,10 @@ def _scatter_reduce_bwd(F, g, s):
         gself, gsrc = self_is * shared, src_is * gather(shared)
     if not s.include_self:
         gself = F.fill_index(gself, where, 0.0)
-    if ishape != sshape:   # src larger than index: its other elements were never read
-        gsrc = F.scatter_add(sshape, tuple(slice(0, n) for n in ishape), gsrc, gsrc)
-    return (gself if s.needs[0] else None), None, (gsrc if s.needs[2] else None)
+    if not s.needs[2]:
+        return (gself if s.needs[0] else None), None, None
+    return (gself if s.needs[0] else None), None, _src_grad(F, "ScatterReduceBackward0", gsrc, tuple(F.shape(gsrc)),
+                                                           sshape)
 
 
 scatter_reduce_array = _scatter_reduce_fwd   # F.scatter_reduce on arrays (engine/core/fns.py)
