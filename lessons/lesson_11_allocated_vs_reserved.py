@@ -137,7 +137,9 @@ since no segment existed, a {reserved_h} **small-pool** segment was reserved
 ({active} B) and `memory_reserved()` the segment; glassgrad's
 `torch.memory.memory_allocated()` counts the exact bytes of live storages
 (like PyTorch's `requested_bytes`), and `memory_stats()` gives the model's
-block and segment figures beside it.""",
+block and segment figures beside it.
+
+Read the code: `engine/memory/allocator.py`, NOTE [ Caching allocator model ] rules 1-3.""",
             code=one_float,
             focus=Focus("narrative", "end"),
             questions=(
@@ -173,7 +175,9 @@ block that is big enough: {where}, and splits off the unused end (rule 5):
 
 Reserved is still {reserved_h} in {n_segments} segment: no driver call at
 all. This reuse is why the caching allocator is fast, and why freed memory
-does not show up as free on `nvidia-smi`.""",
+does not show up as free on `nvidia-smi`.
+
+Read the code: `engine/memory/allocator.py`, NOTE [ Caching allocator model ] rules 4-5.""",
             code=split_and_reuse,
             focus=Focus("narrative", "end"),
             questions=(
@@ -206,7 +210,9 @@ A 5 MiB request cannot use any single hole, so it takes a new segment:
 
 Reserved is now {reserved_h}. This is fragmentation: memory that is free but
 in the wrong shape. It is how a run can fail with "out of memory" while
-`memory_reserved() - memory_allocated()` is large.""",
+`memory_reserved() - memory_allocated()` is large.
+
+Read the code: `engine/memory/allocator.py`, NOTE [ Caching allocator model ] rules 2, 3 and 6.""",
             code=fragmented,
             focus=Focus("narrative", "end"),
             questions=(
@@ -235,7 +241,9 @@ holes, because {live} tensors still live in them:
 ```
 
 `empty_cache()` does not make your program use less memory; it only lets
-other programs (or `nvidia-smi`) see the cached part as free.""",
+other programs (or `nvidia-smi`) see the cached part as free.
+
+Read the code: `engine/memory/allocator.py`, NOTE [ Caching allocator model ] rule 7.""",
             code=give_back,
             focus=Focus("narrative", "end"),
             questions=(
@@ -264,7 +272,9 @@ is gone, and the segment is still reserved:
 A GPU monitor would show the reserved figure plus the CUDA context (a few
 hundred MiB that no allocator counts). On a GPU, `torch.memory.memory_stats()`
 also reports CuPy's real pool (`cupy.used_bytes`, `cupy.total_bytes`) beside
-the model; this machine has a GPU: {has_gpu}.""",
+the model; this machine has a GPU: {has_gpu}.
+
+Read the code: `engine/memory/allocator.py`, NOTE [ Caching allocator model ], fed by every storage the engine makes (`engine/core/storage.py`).""",
             code=real_step,
             facts=replay_step,
             focus=Focus("memory", "peak"),

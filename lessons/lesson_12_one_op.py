@@ -185,7 +185,9 @@ In PyTorch the same line goes to `THPVariable_mul`, a C++ function listed in
 the `PyMethodDef` table `variable_methods` of the `torch._C.TensorBase` type
 (the `THPVariable` struct wraps the C++ tensor); a `PythonArgParser` reads the
 arguments, the dispatcher's autograd kernel makes the node, and a vectorised
-C++ loop multiplies. The stations are the same; only the language differs.""",
+C++ loop multiplies. The stations are the same; only the language differs.
+
+Read the code: `engine/core/operators.py` (the binding), `engine/core/dispatch.py`, NOTE [ Dispatch ].""",
             code=the_path,
             focus=Focus("log", "last op op == 'mul'"),
             checks=(
@@ -209,7 +211,9 @@ The multiplication itself is {kernel_pct} % of `a * b`: on tiny tensors the
 work is bookkeeping, and every layer of step 1 is Python. PyTorch does the
 same bookkeeping in C++, in about 1.4 µs; with 1,000-element tensors the
 kernel would dominate in both. (With no recorder, `events.active` is False and
-no event is built.)""",
+no event is built.)
+
+Read the code: `engine/core/dispatch.py`, NOTE [ Dispatch ]; `engine/events.py`, NOTE [ Recording costs nothing when off ].""",
             code=time_per_layer,
             focus=Focus("log", "last op op == 'mul'"),
             checks=(
@@ -231,7 +235,9 @@ The `save` lines are why the same op keeps different bytes: `a * b` with both
 requiring grad saved {ev_both} ({b_both} B); `a * b.detach()` saved only
 {ev_only_a} ({b_only_a} B), because nothing needs `b`'s gradient and so
 nobody reads `self`. PyTorch generates its `MulBackward0` from the same kind
-of row (`self: mul_tensor_backward(grad, other, self.scalar_type())`).""",
+of row (`self: mul_tensor_backward(grad, other, self.scalar_type())`).
+
+Read the code: `engine/core/table.py` (the row's fields), `engine/core/fns.py`, NOTE [ One formula, two currencies ]; `engine/core/graph.py`, NOTE [ Saved tensors ].""",
             code=the_row,
             facts=row_facts,
             focus=Focus("graph", "last op op == 'mul'"),
@@ -256,7 +262,9 @@ elements in.
 counter, which views share with their base: `h.add_(1)` took both from
 {before} to {after}, and v now reads {v_vals}. PyTorch keeps the same three
 (a `StorageImpl`, the `TensorImpl`'s sizes/strides/offset, and its
-`AutogradMeta`). Here: NOTE [ Version counters ] in engine/core/tensor.py.""",
+`AutogradMeta`). Here: NOTE [ Version counters ] in engine/core/tensor.py.
+
+Read the code: `engine/core/tensor.py`, NOTE [ Version counters ]; `engine/core/storage.py`.""",
             code=three_parts,
             facts=parts_facts,
             focus=Focus("log", "first version"),

@@ -275,7 +275,9 @@ gets the gradient of the output and returns one gradient per input.
 `Cube.apply(x)` added a **{node}** node that keeps {n_saved} tensor
 ({saved_b} B, shape {saved_shape}). Its gradient {grad} matches a central
 difference {fd}. In the engine: `BackwardCFunction` in
-engine/autograd/function.py (PyTorch: `THPFunction` in C++).""",
+engine/autograd/function.py (PyTorch: `THPFunction` in C++).
+
+Read the code: `engine/autograd/function.py` (`Function.apply`, `BackwardCFunction`); `engine/core/graph.py`, NOTE [ Saved tensors ].""",
             code=first_function,
             facts=first_facts,
             focus=Focus("graph", "first op op == 'Cube'"),
@@ -295,7 +297,9 @@ engine/autograd/function.py (PyTorch: `THPFunction` in C++).""",
 is a constant. `backward` checked it and computed {computed} (x's gradient,
 not w's), returning `None` for `w`. So `x.grad` is {x_grad} and `w.grad` is
 {w_grad}. On a big weight the skipped product is real time saved. The flags
-are set in `Function.apply` (engine/autograd/function.py).""",
+are set in `Function.apply` (engine/autograd/function.py).
+
+Read the code: `engine/autograd/function.py` (`ctx.needs_input_grad` is set in `Function.apply`).""",
             code=needs_input_grad,
             focus=Focus("graph", "first op op == 'Scale'"),
             checks=(
@@ -318,7 +322,9 @@ NOTE [ Version counters ] in engine/core/tensor.py).
 `SortWithIndex` returns values and indices; `ctx.mark_non_differentiable`
 makes the indices plain integers (`requires_grad` {index_rg}) while the values
 keep a gradient (`requires_grad` {values_rg}). The indices {index} route the
-gradient back: `a.grad` is {a_grad}.""",
+gradient back: `a.grad` is {a_grad}.
+
+Read the code: `engine/autograd/function.py` (`mark_dirty`, `mark_non_differentiable`); `engine/core/tensor.py`, NOTE [ Version counters ].""",
             code=dirty_and_non_differentiable,
             facts=dirty_facts,
             focus=Focus("log", "first version"),
@@ -344,7 +350,9 @@ finite differences in float64. The right one passes ({ok}); a slip
 > {caught}
 
 Run gradcheck on every Function you write (how it works: NOTE [ Gradcheck ]
-in engine/autograd/gradcheck.py).""",
+in engine/autograd/gradcheck.py).
+
+Read the code: `engine/autograd/gradcheck.py`, NOTE [ Gradcheck ].""",
             code=numpy_routine,
             focus=Focus("log", "end"),
             checks=(
@@ -365,7 +373,9 @@ keeps the same four, plus each Python number (`0.5`, `0.044715`...) as an
 `x`: {fused_saved:,} B, and recomputes the tanh in backward. The gradients
 agree (largest difference {max_diff:.2e}). This is what PyTorch's own fused
 kernels do (`GeluBackward0` keeps only its input), and what checkpointing does
-for a whole block (lesson 5).""",
+for a whole block (lesson 5).
+
+Read the code: `engine/core/graph.py`, NOTE [ Saved tensors ]; `engine/core/dispatch.py`, NOTE [ Dispatch ] rule 4.""",
             code=fused_saves_less,
             facts=fused_facts,
             focus=Focus("memory", "first op op == 'GeluFused'"),
@@ -390,7 +400,9 @@ next layers' nodes would keep are now on disk. Backward read them back, and
 the gradients are identical (largest difference {max_diff}). `torch.autograd.graph.save_on_cpu()` is the same idea with
 `pack = t.cpu()`: on a GPU it moves activations to host memory (on the CPU
 it has nothing to move). Where the pack runs: NOTE [ Saved tensors ] in
-engine/core/graph.py.""",
+engine/core/graph.py.
+
+Read the code: `engine/core/graph.py`, NOTE [ Saved tensors ] (the pack and unpack hooks).""",
             code=pack_to_disk,
             facts=disk_facts,
             focus=Focus("log", "first pack hooked == True"),

@@ -131,7 +131,9 @@ as Python runs them ("define-by-run"). So the same `f` built two graphs:
 The loop's and the branch's conditions are ops too: {n_made} nodes were made
 in this step and {n_died} of them died at once (`h.abs().sum() < 10` builds
 `AbsBackward0` and `SumBackward0`, and nothing keeps them once Python has the
-boolean). Where a node is made: NOTE [ Dispatch ] in engine/core/dispatch.py.""",
+boolean). Where a node is made: NOTE [ Dispatch ] in engine/core/dispatch.py.
+
+Read the code: `engine/core/dispatch.py`, NOTE [ Dispatch ]; `engine/core/graph.py`, NOTE [ Node death ].""",
             code=two_graphs,
             facts=two_graphs_facts,
             focus=Focus("graph", "end"),
@@ -151,7 +153,9 @@ boolean). Where a node is made: NOTE [ Dispatch ] in engine/core/dispatch.py."""
 derivative of the path it took: `f(a) = sin(8a)` gives `8 cos(8a)` =
 {ga}; `f(b) = cos(4b)` gives `-4 sin(4b)` = {gb}. No branch that did not
 run leaves a trace. The walk: NOTE [ Backward execution ] in
-engine/core/backward.py.""",
+engine/core/backward.py.
+
+Read the code: `engine/core/backward.py`, NOTE [ Backward execution ].""",
             code=backward_follows,
             focus=Focus("graph", "first execute"),
             checks=(
@@ -165,7 +169,9 @@ engine/core/backward.py.""",
 A leaf's `.grad` is an accumulator: the first backward wrote {first}, a
 second one **added** to it: {second}. That is why training loops call
 `zero_grad()`. `torch.autograd.grad(y, x)` returns the gradient instead
-({returned}) and leaves `x.grad` as it was ({after}).""",
+({returned}) and leaves `x.grad` as it was ({after}).
+
+Read the code: `engine/core/backward.py`, NOTE [ Backward execution ] (AccumulateGrad adds into `.grad`; `autograd.grad` returns instead).""",
             code=grad_vs_dot_grad,
             focus=Focus("log", "last accumulate"),
             checks=(
@@ -195,7 +201,9 @@ TorchDynamo finds the same break differently: it reads the function's
 bytecode and splits it into a graph before the break, Python for the
 condition, and a graph after. glassgrad's capture runs the function once and
 stops at the first value read (NOTE [ Graph capture ] rule 6 in
-engine/compiler/capture.py).""",
+engine/compiler/capture.py).
+
+Read the code: `engine/compiler/capture.py`, NOTE [ Graph capture ] rule 6; `engine/compiler/runtime.py`, NOTE [ Compiled call ] rule 4.""",
             code=compile_breaks,
             focus=Focus("log", "end"),
             checks=(
@@ -217,7 +225,9 @@ graphs, {n_traced} traces in the log). Each trace goes through the stages
 {stages} (lesson 7 shows each). After capturing the graph, the first trace
 spent {times}; in all, the first call took {first_ms} ms and the cached one
 {cached_ms} ms. Guards and the cache: NOTE [ Compiled call ] in
-engine/compiler/runtime.py.""",
+engine/compiler/runtime.py.
+
+Read the code: `engine/compiler/runtime.py`, NOTE [ Compiled call ] rules 1-2.""",
             code=guards,
             facts=stage_facts,
             focus=Focus("log", "last compile_stage stage == 'graph'"),

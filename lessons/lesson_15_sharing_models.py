@@ -159,7 +159,9 @@ trusted, before running anything:
 With `trust_repo=True` the file runs: the entry points are {entries}, and
 `hub.help` returns the docstring: "{doc}". (PyTorch asks this only before
 downloading from GitHub; glassgrad asks for local directories too. NOTE [ Hub
-directories and trust ] in engine/hub.py.)""",
+directories and trust ] in engine/hub.py.)
+
+Read the code: `engine/hub.py`, NOTE [ Hub directories and trust ].""",
             code=a_hub_is_code,
             focus=Focus("log", "end"),
             checks=(
@@ -178,7 +180,9 @@ directories and trust ] in engine/hub.py.)""",
 without `pretrained` the same code gives random weights ({differs}: the
 outputs differ). Before calling anything, `dependencies` is checked:
 
-> {missing}""",
+> {missing}
+
+Read the code: `engine/hub.py`, NOTE [ Hub directories and trust ] rule 1; `engine/serialization/unpickler.py`, NOTE [ Loading without running code ].""",
             code=load_from_hub,
             focus=Focus("log", "first load"),
             checks=(
@@ -200,7 +204,9 @@ names are {globals}, none of them your model's class. That is why you need
 the class (here, the hub's code) to use the weights, and why model viewers
 cannot draw a model from a state_dict. PyTorch's legacy format (before 1.6)
 could pickle a whole module and stored its class's source text beside it, to
-warn when the code changed; the zip format keeps none.""",
+warn when the code changed; the zip format keeps none.
+
+Read the code: `engine/serialization/pickler.py`, NOTE [ Writing data.pkl by hand ].""",
             code=what_a_checkpoint_holds,
             focus=Focus("log", "first save"),
             checks=(
@@ -230,7 +236,9 @@ allows a short list of names and refuses the rest before calling anything:
 > {refused}
 
 So a checkpoint from a stranger can give you wrong numbers, but cannot run
-code, while a hub directory from a stranger can do anything you can.""",
+code, while a hub directory from a stranger can do anything you can.
+
+Read the code: `engine/serialization/unpickler.py`, NOTE [ Loading without running code ]; `engine/serialization/modules.py`, NOTE [ Saving a whole module ].""",
             code=checkpoint_without_its_code,
             focus=Focus("log", "first load"),
             checks=(
