@@ -152,7 +152,12 @@ the gradient into `x.grad`. That chain of {n_nodes} op nodes is the graph.
 Each node keeps what its backward formula needs: sin' = cos, so
 SinBackward0 keeps its input `{sin_saved_name}` ({sin_saved}); cos' = -sin,
 so CosBackward0 keeps *its* input, the output of sin ({cos_saved}).
-Those bytes stay alive until backward runs.""",
+Those bytes stay alive until backward runs.
+
+Read the code: `engine/core/dispatch.py`, NOTE [ Dispatch ] 4 and 6 (when
+a node is made, and its one edge per differentiable argument); what a node
+keeps: `engine/core/graph.py`, NOTE [ Saved tensors ] 1; the `sin` and
+`cos` rows, their formulas and what they save, in `engine/core/primitives.py`.""",
             code=forward,
             facts=forward_facts,
             focus=Focus("graph", "last op"),
@@ -174,7 +179,10 @@ this order: **{order}**. Then AccumulateGrad wrote `x.grad`
 The gradient is exactly the chain rule, d/dx cos(sin x) = -sin(sin x)·cos x:
 the largest difference from that formula is {max_error:.2e}.
 
-Watch the graph panel: nodes light up one by one as the engine runs them.""",
+Watch the graph panel: nodes light up one by one as the engine runs them.
+
+Read the code: `engine/core/backward.py`, NOTE [ Backward execution ] 1, 2
+and 6.""",
             code=backward,
             facts=backward_facts,
             focus=Focus("graph", "first execute"),
@@ -204,7 +212,12 @@ This is why **activation** memory peaks at the end of forward (event
 when every saved activation is alive at once. The **live-bytes** peak, all
 categories together (key `p`), is a different figure: here it is in
 {live_peak_phase}, at event #{live_peak_at}. Step through the `release`
-events in the log and watch the memory panel drop.""",
+events in the log and watch the memory panel drop.
+
+Read the code: `engine/core/backward.py`, NOTE [ Backward execution ] 4;
+`engine/core/graph.py`, NOTE [ Saved tensors ] 2 and 4; when a storage
+counts as activation and when its bytes go: `engine/core/storage.py`,
+NOTE [ Storage lifetime and categories ] 2 and 3.""",
             code=free_as_you_go,
             facts=free_facts,
             focus=Focus("memory", "first release"),
@@ -231,7 +244,9 @@ rounding of the difference quotient swamps the comparison.
 
 gradcheck is ordinary code on the engine: the graph panel shows the graphs
 its nudged evaluations built (autograd stays on for them, as in PyTorch),
-and the log shows the backward passes it ran for the analytical side.""",
+and the log shows the backward passes it ran for the analytical side.
+
+Read the code: `engine/autograd/gradcheck.py`, NOTE [ Gradcheck ] 1 to 4.""",
             code=check_with_differences,
             focus=Focus("log", "end"),
             checks=(Check("finite differences and autograd agree on d f(x)[0] / d x[0] ({difference:.1e})",

@@ -143,7 +143,14 @@ gradient, so only `mat1` is kept there.
 The saved references add up to {saved_refs:,} B, but activation memory is
 **{activation:,} B**: each ReLU output ({relu_bytes:,} B) is *one* storage,
 kept both by ReluBackward0 and by the next layer's AddmmBackward0, and the
-weights are parameters, not activations.""",
+weights are parameters, not activations.
+
+Read the code: each row's `save` table in `engine/core/primitives.py`
+(`relu` keeps its result; `addmm` keeps `mat1` when `mat2` needs a gradient
+and `mat2` when `mat1` does); `engine/core/dispatch.py`, NOTE [ Dispatch ] 4;
+`engine/core/graph.py`, NOTE [ Saved tensors ] 1 and 2; why a storage saved
+twice counts once: `engine/core/storage.py`, NOTE [ Storage lifetime and
+categories ] 1 and 3.""",
             code=forward,
             facts=forward_facts,
             focus=Focus("graph", "last op"),
@@ -175,7 +182,12 @@ peak** (every category summed, what `max_memory_allocated` reports): event
 #{peak_at}, in **{peak_phase}**: {peak_bytes} live, of which {peak_grad}
 are gradients and {peak_act} activations. Key `P` puts it on the
 **activation peak**: event #{act_peak_at}, the end of forward,
-{act_peak_bytes:,} B, where every activation is alive at once.""",
+{act_peak_bytes:,} B, where every activation is alive at once.
+
+Read the code: `engine/core/backward.py`, NOTE [ Backward execution ] 4, 6
+and 7; `engine/core/graph.py`, NOTE [ Saved tensors ] 4; the counters
+behind `max_memory_allocated`: `engine/memory/state.py`, NOTE [ Deferred
+counters ] 1.""",
             code=backward,
             facts=backward_facts,
             focus=Focus("memory", "first release"),
@@ -202,7 +214,10 @@ The saved tensors are gone, so the graph cannot run again. Calling
 > {message}
 
 That is PyTorch's own message: the engine refuses rather than compute a
-wrong gradient from missing values.""",
+wrong gradient from missing values.
+
+Read the code: `engine/core/graph.py`, NOTE [ Saved tensors ] 4 (the
+message is `_BACKWARD_TWICE` there).""",
             code=second_backward,
             focus=Focus("log", "end"),
             checks=(Check("the error says: {first_words}",
@@ -217,7 +232,10 @@ can run ({n_backward} backward passes here; the second released
 {released_second} saved tensors). Gradients **accumulate**: after two passes,
 `weight.grad` is twice the first one (largest difference {doubled_error:.1e}).
 You pay for it in memory: {kept_bytes:,} B of activations stayed alive between the
-two passes, instead of 0 B.""",
+two passes, instead of 0 B.
+
+Read the code: `engine/core/backward.py`, NOTE [ Backward execution ] 4 and
+6; `engine/core/graph.py`, NOTE [ Saved tensors ] 4.""",
             code=retain,
             facts=retain_facts,
             focus=Focus("memory", "last backward_begin"),

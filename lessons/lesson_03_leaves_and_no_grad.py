@@ -118,7 +118,11 @@ when one of its inputs requires grad: `c = a * b` has `grad_fn`
 {d_grad_fn}: no node was made at all.
 
 MulBackward0 saved only **{c_saves}**: the gradient of `a` is `grad * b`,
-and `b` needs no gradient, so `a` itself is not kept.""",
+and `b` needs no gradient, so `a` itself is not kept.
+
+Read the code: `is_leaf` and `requires_grad` in `engine/core/tensor.py`;
+`engine/core/dispatch.py`, NOTE [ Dispatch ] 4; the `mul` row's `save`
+table in `engine/core/primitives.py`.""",
             code=leaves,
             facts=leaves_facts,
             focus=Focus("graph", "first op"),
@@ -135,7 +139,10 @@ and `b` needs no gradient, so `a` itself is not kept.""",
 Inside `with torch.no_grad():` ops still run, but record no node and save
 nothing, even on `a`: `e.requires_grad` is {e_requires_grad} and `f.grad_fn`
 is {f_grad_fn}. Use it for evaluation and for updating weights by hand: the
-memory that backward would need is never kept.""",
+memory that backward would need is never kept.
+
+Read the code: `no_grad` in `engine/core/grad_mode.py`;
+`engine/core/dispatch.py`, NOTE [ Dispatch ] 4.""",
             code=no_grad,
             focus=Focus("log", "first op"),
             checks=(
@@ -150,7 +157,11 @@ memory that backward would need is never kept.""",
 `z = y.detach()` is a new tensor that **shares y's storage**: after
 `z[0] = 100.0`, `y[0]` reads {seen_in_y}. But z has no history: `z.requires_grad` is {z_requires_grad}
 and it is a leaf ({z_leaf}). `y` still has its {y_grad_fn}. Gradients
-cannot flow through `z`; detach is how you cut a graph on purpose.""",
+cannot flow through `z`; detach is how you cut a graph on purpose.
+
+Read the code: `detach` in `engine/core/tensor.py`, NOTE [ Version
+counters ] 2; `engine/core/storage.py`, NOTE [ Storage lifetime and
+categories ] 1.""",
             code=detach,
             focus=Focus("inspector", "first op op == 'sin'"),
             checks=(
@@ -171,7 +182,11 @@ and marked freed). memory_allocated() went from {with_graph:,} B to {after_del:,
 activation memory ends at {end_act:,} B.
 
 A graph you keep by accident (say, `total_loss += loss` without `.item()`)
-keeps all its activations alive the same way.""",
+keeps all its activations alive the same way.
+
+Read the code: `engine/core/graph.py`, NOTE [ Node death ] and NOTE [ Saved
+tensors ] 5; `engine/core/storage.py`, NOTE [ Storage lifetime and
+categories ] 2 and 3.""",
             code=graph_lifetime,
             facts=lifetime_facts,
             focus=Focus("memory", "last category old == 'activation'"),
@@ -190,7 +205,10 @@ keeps all its activations alive the same way.""",
 before it is added into `a.grad`; a returned tensor replaces the gradient.
 The hook ran {calls} time(s) and doubled 2a, so `a.grad` is {grad}
 (for a = [1, 2, 3]). In the event log the `hook` event comes right before
-`accumulate`.""",
+`accumulate`.
+
+Read the code: `register_hook` in `engine/core/hooks.py`;
+`engine/core/backward.py`, NOTE [ Backward execution ] 3 and 6.""",
             code=hooks,
             focus=Focus("log", "first hook"),
             checks=(

@@ -89,7 +89,11 @@ An in-place op (`add_`, `mul_`, `relu_`, `x[i] = v`...) writes into the
 tensor's existing storage instead of allocating a new one. Each one adds 1 to
 the storage's **version counter**: `a._version` went {start} → {after_add}
 → {after_mul} ({bumps}), and `a` is now {a}. No new memory was allocated
-for the results.""",
+for the results.
+
+Read the code: `engine/core/tensor.py`, NOTE [ Version counters ] 1 and 2;
+`engine/core/dispatch.py`, NOTE [ Dispatch ] 5; the bump itself,
+`bump_version` in `engine/core/inplace.py`.""",
             code=versions,
             facts=version_facts,
             focus=Focus("log", "first version"),
@@ -109,7 +113,10 @@ saved `y`, it compares versions and refuses:
 > {message}
 
 The node remembers the version of everything it saves; any mismatch at
-unpack time is this error.""",
+unpack time is this error.
+
+Read the code: `engine/core/graph.py`, NOTE [ Saved tensors ] 2;
+`engine/core/tensor.py`, NOTE [ Version counters ] 1.""",
             code=the_error,
             focus=Focus("log", "first version"),
             checks=(Check("backward raised PyTorch's in-place error", _message),
@@ -122,7 +129,10 @@ unpack time is this error.""",
 ExpBackward0 computes the gradient as `grad * result`. With the right
 result the gradient is **{right}**; from the modified one it would have been
 **{wrong}**, off by up to {off_by}, and nothing would have told you. The
-version check turns a silently wrong gradient into an error.""",
+version check turns a silently wrong gradient into an error.
+
+Read the code: the `exp` row in `engine/core/primitives.py` (its backward
+is `grad * result`); `engine/core/graph.py`, NOTE [ Saved tensors ] 2.""",
             code=why,
             focus=Focus("graph", "first execute"),
             checks=(Check("the two gradients differ by exactly 1 (= what add_ added)",
@@ -136,7 +146,11 @@ in place: backward works and `x.grad` is {grad} (2 where x > 0). The result
 lives in h's own storage (memory_allocated grew by {grew_by} B across
 `relu_`, where `h = h.relu()` would have kept a second 16 B tensor):
 in-place ops save memory when they are safe, and the version counter
-tells you when they are not.""",
+tells you when they are not.
+
+Read the code: the `mul` row in `engine/core/primitives.py`;
+`engine/core/dispatch.py`, NOTE [ Dispatch ] 2, 4 and 5; the write into
+the target's own array: `_write_inplace` in `engine/core/inplace.py`.""",
             code=safe_inplace,
             focus=Focus("memory", "first op op == 'relu'"),
             checks=(Check("x.grad is {expected}", lambda r: r.values["grad"] == r.values["expected"]),
@@ -154,7 +168,10 @@ through it is caught:
 > {caught}
 
 To change values outside autograd use `with torch.no_grad():` or `detach()`:
-the counter still sees those changes. `.data` hides them.""",
+the counter still sees those changes. `.data` hides them.
+
+Read the code: `data` and `detach` in `engine/core/tensor.py`, NOTE
+[ Version counters ] 2 and 3.""",
             code=data_slips_past,
             focus=Focus("log", "first version"),
             checks=(Check("backward through .data raised nothing and y stayed at version 0",

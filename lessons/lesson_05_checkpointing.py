@@ -121,7 +121,12 @@ at **{act_peak_plain:,} B** at the end of {act_peak_phase} (event
 #{act_peak_at}, key `P`); the whole step's live bytes (activations,
 gradients, temporaries) peak **{peak_plain:,} B** above where it started
 (`torch.memory.max_memory_allocated()`), in {live_peak_phase} (event
-#{live_peak_at}, the cursor, key `p`).""",
+#{live_peak_at}, the cursor, key `p`).
+
+Read the code: `engine/core/graph.py`, NOTE [ Saved tensors ] 1 and 2;
+`engine/core/storage.py`, NOTE [ Storage lifetime and categories ] 3; the
+counters behind `max_memory_allocated`: `engine/memory/state.py`, NOTE
+[ Deferred counters ] 1.""",
             code=plain,
             facts=plain_facts,
             focus=Focus("memory", "peak"),
@@ -156,7 +161,11 @@ gradients are needed. The step peaks {peak_ckpt:,} B above its start, against
 {peak_plain:,} B: **{saved_pct}% less**, for one extra forward.
 
 The gradient is the same as without checkpointing: largest difference
-{max_grad_diff}.""",
+{max_grad_diff}.
+
+Read the code: `engine/utils/checkpoint/_nonreentrant.py`, NOTE
+[ Non-reentrant checkpoint ] 1 to 5; the hooks it stands on:
+`engine/core/graph.py`, NOTE [ Saved tensors ] 3 and 6.""",
             code=checkpointed,
             facts=ckpt_facts,
             focus=Focus("graph", "first backward_begin"),
@@ -194,7 +203,12 @@ recomputed values with the forward ones and stops:
 
 PyTorch's default check only compares shapes, so there the step would go on
 with a gradient off by up to **{wrong_pct}%** of its largest entry (computed
-here with `determinism_check="none"`).""",
+here with `determinism_check="none"`).
+
+Read the code: `engine/utils/checkpoint/_rng.py`, NOTE [ Checkpoint RNG ] 1
+and 2; the comparison that stops the step:
+`engine/utils/checkpoint/_common.py`, NOTE [ Checkpoint determinism
+check ] 1 to 3.""",
             code=no_rng_replay,
             focus=Focus("log", "last recompute_begin"),
             checks=(

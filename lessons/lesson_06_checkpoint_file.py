@@ -274,7 +274,12 @@ PyTorch, so real PyTorch can load this file with
 
 The **records panel** shows the file as the `save` event recorded it: the
 same records, then each storage with the tensors that view it:
-{panel_storages}.""",
+{panel_storages}.
+
+Read the code: `engine/serialization/archive.py`, NOTE [ The checkpoint zip
+layout ] 1 and 2; what the records panel reads:
+`engine/serialization/trace_fields.py`, NOTE [ Records in save and load
+events ] 1 to 3.""",
             code=save_a_model,
             facts=save_facts,
             focus=Focus("records", "first save"),
@@ -319,7 +324,11 @@ The whole program names only these globals: {globals}. It has
 {bias_record_bytes} raw bytes, 4 little-endian float32 numbers:
 {bias_from_file}, which is exactly the model's `0.bias` {bias_in_model}.
 The records panel still shows `tiny.pt`: `data.pkl` is its first record
-({pkl_in_trace} bytes) and `data/1` holds `0.bias`.""",
+({pkl_in_trace} bytes) and `data/1` holds `0.bias`.
+
+Read the code: `engine/serialization/pickler.py`, NOTE [ Writing data.pkl
+by hand ] 1 to 3; `engine/serialization/restore.py`, NOTE [ Restoring
+storages ] 1.""",
             code=read_data_pkl,
             facts=pkl_facts,
             focus=Focus("records", "start"),
@@ -355,7 +364,11 @@ base: `base[8:12]` is now {base_8_to_12}.
 In the records panel, the save of `both.pt` has {both_records} storage record
 of {both_numel:,} float32 numbers, viewed by {both_views}. The load read
 {load_read} of the file's {load_records} records (not {unread}) and rebuilt
-that record as storage {load_storage_id}, viewed again by {load_views}.""",
+that record as storage {load_storage_id}, viewed again by {load_views}.
+
+Read the code: `engine/serialization/pickler.py`, NOTE [ Writing data.pkl
+by hand ] 3 and 5; `engine/serialization/restore.py`, NOTE [ Restoring
+storages ] 1 and 3.""",
             code=sharing,
             facts=sharing_facts,
             focus=Focus("records", "first load"),
@@ -388,7 +401,10 @@ its tag says. On this machine that gives:
 a dict maps only the tags it lists; a callable gets each storage (already on
 the CPU) together with its tag, and returns what to use. Here: {devices}. The
 callable saw the tags {seen}. The records panel shows that last load: each of
-its {panel_n} storages has the tag {tags_text} and was rebuilt on {devices_text}.""",
+its {panel_n} storages has the tag {tags_text} and was rebuilt on {devices_text}.
+
+Read the code: `engine/serialization/restore.py`, NOTE [ Restoring
+storages ] 2.""",
             code=map_location,
             facts=map_facts,
             focus=Focus("records", "last load"),
@@ -426,7 +442,10 @@ runs:
 
 PyTorch's `torch.load(..., weights_only=True)` works on the same idea, and it
 has been the default since PyTorch 2.6. In PyTorch, pass `weights_only=False`
-only for files whose author you trust.""",
+only for files whose author you trust.
+
+Read the code: `engine/serialization/unpickler.py`, NOTE [ Loading without
+running code ] 1 to 3.""",
             code=a_hostile_file,
             focus=Focus("log", "end"),
             checks=(

@@ -99,7 +99,10 @@ LESSON = Lesson(
 allocates its result and leaves a node. Backward needs `h = x @ w` (sin's
 input, {sin_saved:,} B kept by SinBackward0) and `sin(h)` (cos's input,
 {cos_saved:,} B kept by CosBackward0): after the forward the graph holds
-{eager_kept:,} B (with the 4 B output).""",
+{eager_kept:,} B (with the 4 B output).
+
+Read the code: `engine/core/dispatch.py`, NOTE [ Dispatch ] 3 and 4;
+`engine/core/graph.py`, NOTE [ Saved tensors ] 1.""",
             code=eager,
             facts=eager_facts,
             focus=Focus("graph", "first op op == 'cos'"),
@@ -127,7 +130,13 @@ actually ran: an `if` on a tensor's value is baked in for that call, and a
 print happens at capture time, not in the graph.
 
 The stages that follow show up in the event log as `compile_stage` events.
-The result's grad_fn is a single `{grad_fn}`.""",
+The result's grad_fn is a single `{grad_fn}`.
+
+Read the code: `engine/compiler/capture.py`, NOTE [ Graph capture ] 1, 2
+and 6; the hook it runs under: `engine/core/hooks.py`, NOTE [ Op hooks ] 1
+and 3; how the graph is printed: `engine/compiler/graph.py`, NOTE [ Graph
+IR ] 1; the single node: `engine/compiler/runtime.py`, NOTE [ Compiled
+call ] 2.""",
             code=capture,
             focus=Focus("log", "first compile_stage stage == 'graph'"),
             checks=(Check("the call went through graph, joint, partition and fusion",
@@ -147,7 +156,11 @@ after the forward (`tangents_1` is the incoming gradient):
 ```python
 {joint}```
 
-Backward executed as one node, `CompiledFunctionBackward`.""",
+Backward executed as one node, `CompiledFunctionBackward`.
+
+Read the code: `engine/compiler/joint.py`, NOTE [ Joint graph ] 1, 2 and 5;
+the formulas it traces: `engine/core/fns.py`, NOTE [ One formula, two
+currencies ] 1.""",
             code=joint,
             focus=Focus("graph", "first execute name == 'CompiledFunctionBackward'"),
             checks=(Check("backward ran the compiled node",
@@ -169,7 +182,11 @@ forward kept {compiled_kept:,} B (eager: {eager_kept:,} B). The backward
 graph starts by recomputing:
 
 ```python
-{backward_code}```""",
+{backward_code}```
+
+Read the code: `engine/compiler/partition.py`, NOTE [ Min-cut
+partitioner ] 1 to 3; what the compiled forward keeps:
+`engine/compiler/runtime.py`, NOTE [ Compiled call ] 2 and 3.""",
             code=partition,
             focus=Focus("memory", "first op op == 'CompiledFunction'"),
             checks=(Check("saved: {saved}", lambda r: r.values["saved"] == "x, w, mm"),
@@ -187,7 +204,9 @@ call replaces several dispatches. Each line calls the same kernel eager
 runs (on a GPU, Inductor would write one Triton kernel instead):
 
 ```python
-{kernels}```""",
+{kernels}```
+
+Read the code: `engine/compiler/fusion.py`, NOTE [ Fusion ] 1 to 3.""",
             code=fusion,
             focus=Focus("narrative", "end"),
             checks=(Check("{n_kernels} fused kernels", lambda r: r.values["n_kernels"] == 2),
@@ -200,7 +219,10 @@ runs (on a GPU, Inductor would write one Triton kernel instead):
 The compiled function gives {y} (eager: {y_eager}) and the same gradients:
 the largest difference is {dx:.1e} for x and {dw:.1e} for w. A call with a
 new shape (x of 2 rows instead of 16) does not fit the first graph's guards, so it is
-traced again: {graphs} graphs are cached now.""",
+traced again: {graphs} graphs are cached now.
+
+Read the code: `engine/compiler/runtime.py`, NOTE [ Compiled call ] 1;
+`engine/compiler/fusion.py`, NOTE [ Fusion ] 2.""",
             code=same_numbers,
             focus=Focus("log", "first compile_stage"),
             checks=(Check("same output", lambda r: r.values["dy"] < 1e-3),

@@ -206,7 +206,13 @@ snapshot's stack traces, or use `torch.profiler` with `profile_memory=True`.
 
 In the memory panel each storage is allocated as a plain tensor (category
 `input`) and becomes a `parameter` when `nn.Linear` wraps it in
-`nn.Parameter`: {n_made} category changes, {made_bytes:,} B.""",
+`nn.Parameter`: {n_made} category changes, {made_bytes:,} B.
+
+Read the code: `engine/core/storage.py`, NOTE [ Storage lifetime and
+categories ] 3; the storage becoming a `parameter`: `Parameter` in
+`engine/nn/parameter.py`; the per-category figures: `memory_stats` in
+`engine/memory/__init__.py` and `engine/memory/state.py`, NOTE [ Deferred
+counters ] 1.""",
             code=parameters,
             facts=parameter_facts,
             focus=Focus("memory", "last category new == 'parameter'"),
@@ -236,7 +242,11 @@ end of {act_peak_phase}. The step's **live-bytes** peak (the cursor, key `p`,
 event #{peak_at}) is not: it is in **{peak_phase}**: activations are down to {peak_act} B, but {peak_grad:,} B of
 gradients are already there and {peak_other:,} B of temporaries (the
 gradient flowing back, the first layer's weight gradient being made) are
-alive with them.""",
+alive with them.
+
+Read the code: `engine/core/graph.py`, NOTE [ Saved tensors ] 2;
+`engine/core/backward.py`, NOTE [ Backward execution ] 4, 6 and 7;
+`engine/core/storage.py`, NOTE [ Storage lifetime and categories ] 3.""",
             code=forward_backward,
             facts=forward_backward_facts,
             focus=Focus("memory", "peak"),
@@ -273,7 +283,10 @@ tensor as before: {same_tensor}).
 `p.grad` is None ({grad_is_none}) and {n_freed} frees give back
 {freed_bytes:,} B, so gradient memory is **{freed_to} B** until the next
 backward. The next backward makes them again; the memory in between is free
-for the forward's activations.""",
+for the forward's activations.
+
+Read the code: `zero_grad` in `engine/optim/optimizer.py`;
+`engine/core/storage.py`, NOTE [ Storage lifetime and categories ] 2.""",
             code=zero_grads,
             facts=zero_grad_facts,
             focus=Focus("memory", "last free category == 'gradient'"),
@@ -296,7 +309,10 @@ SGD with `momentum=0.9` remembers a running direction, one buffer per
 parameter. It is made lazily: right after the optimizer is built there is
 {before_step} B of state; after the first `step()` there are {n_buffers}
 buffers, **{momentum:,} B**, as many bytes as the parameters
-({param_bytes:,} B).""",
+({param_bytes:,} B).
+
+Read the code: `engine/optim/optimizer.py`, NOTE [ Optimizer steps ] 1 to
+3; the lazy `momentum_buffer` in `engine/optim/sgd.py`.""",
             code=sgd_state,
             focus=Focus("memory", "first alloc category == 'optimizer'"),
             checks=(
@@ -318,7 +334,11 @@ not a Python int: shape {step_shape}, {step_dtype}, {step_bytes} B.
 
 So the state is 2 × {param_bytes:,} + {n_tensors} × {step_bytes} =
 **{adam:,} B**, twice the parameters plus {n_tensors} small tensors
-({small} of the {n_state} state storages in the trace are 4 B).""",
+({small} of the {n_state} state storages in the trace are 4 B).
+
+Read the code: `engine/optim/optimizer.py`, NOTE [ Optimizer steps ] 3;
+the state `exp_avg`, `exp_avg_sq` and `step` in `engine/optim/adam.py`
+(`AdamW` is there too).""",
             code=adam_state,
             facts=adam_facts,
             focus=Focus("log", "last optimizer_step"),
@@ -358,7 +378,12 @@ peaks {peak_1024:,} B (the cursor), now early in backward, while both ReLU
 outputs ({activation_big:,} B) are still alive and only {gradient_big:,} B of
 gradients exist: the batch's memory is {batch_big:,} B against the
 model's {model_big:,} B, and **{top_big}** is the largest kind. Parameters and optimizer state are the same bytes as
-before. Activation memory scales with the batch; the rest with the model.""".replace("{row:,}", f"{ROW_ACT:,}"),
+before. Activation memory scales with the batch; the rest with the model.
+
+Read the code: `engine/core/storage.py`, NOTE [ Storage lifetime and
+categories ] 3; `engine/core/backward.py`, NOTE [ Backward execution ] 4
+and 7; `engine/memory/state.py`, NOTE [ Deferred counters ] 1 and 2;
+`engine/optim/optimizer.py`, NOTE [ Optimizer steps ] 3.""".replace("{row:,}", f"{ROW_ACT:,}"),
             code=whole_step,
             facts=whole_step_facts,
             focus=Focus("memory", "peak"),

@@ -44,7 +44,7 @@ def a_hub_is_code(s):
         torch.hub.list(s.hub)                    # not trusted yet: refused before any code runs
         refused = "no error"
     except Exception as err:
-        refused = f"{type(err).__name__}: {str(err).split('. ')[0]}"
+        refused = f"{type(err).__name__}: {str(err).split('. ')[0]}".replace(s.hub, "<the hub directory>")
     entries = torch.hub.list(s.hub, trust_repo=True)     # now hubconf.py runs
     doc = torch.hub.help(s.hub, "tiny_mlp")
     return {"refused": refused, "entries": entries, "doc": doc.strip()}

@@ -81,3 +81,10 @@ def test_lesson_8_says_the_memory_categories_are_glassgrads():
 def test_lesson_7_says_how_capture_differs_from_dynamo():
     text = next(s.narrative for s in lessons.get(7).steps if s.title == "Capture: the graph")
     assert "TorchDynamo" in text and "bytecode" in text and "graph break" in text
+
+
+@pytest.mark.parametrize("name", lessons.module_names())
+def test_every_step_names_the_engine_code_it_shows(name):
+    """Issue #19: each step's "Read the code:" paragraph names engine files and NOTEs that exist."""
+    from lessons._reading_path import missing_notes
+    assert missing_notes(lessons.get(name)) == []

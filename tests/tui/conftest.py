@@ -47,7 +47,7 @@ def lesson_run(fixed_ids, monkeypatch):
     return _run_lesson
 
 
-TMP_NAME = re.compile(re.escape(tempfile.gettempdir()) + r"/tmp\w+")
+TMP_NAME = re.compile(re.escape(tempfile.gettempdir()) + r"/(?:tmp|glassgrad-[\w-]+?-)[\w]+")   # mkdtemp names
 
 
 @pytest.fixture(scope="session")
