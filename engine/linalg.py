@@ -74,7 +74,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
         x = x.to(dtype)
     dims = None if dim is None else tuple(sorted({_wrap_dim(d, x.ndim) for d in ((dim,) if isinstance(dim, int)
                                                                                  else dim)}))
-    if dims == ():
+    if dims == () or x.ndim == 0:       # a 0-d tensor's dim 0 is the tensor itself (NOTE [ A 0-d tensor's one dim ])
         dims = None
     reduced = x.numel() if dims is None else math.prod(x.shape[d] for d in dims)
     if reduced == 0 and (ord < 0 or ord == math.inf):

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import builtins
 import collections
-import math
 import numbers
 
 from .. import return_types
@@ -120,9 +119,7 @@ AminmaxResult = _result_type("aminmax", ["min", "max"])
 def _median(name, result, input, dim, keepdim):
     _no_bool("median_cpu" if dim is None else "median_out", input)
     if dim is None:
-        if input.numel() == 0:
-            return full((), math.nan, dtype=input.dtype, device=input.device)
-        return apply(_O[name], [input])
+        return apply(_O[name], [input])         # an empty input: nan, with its node (as PyTorch)
     d = _wrap_dim(dim, input.ndim)
     if input.ndim and input.shape[d] == 0:
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")

@@ -140,3 +140,29 @@ def test_diff_of_order_zero_is_a_copy():
     assert y.grad_fn.name() == "CopyBackwards" and y.tolist() == [1.0, 2.0]
     y.sum().backward()
     assert x.grad.tolist() == [1.0, 1.0]
+
+
+def test_median_of_an_empty_tensor_is_nan_with_an_empty_gradient():
+    """PyTorch 2.13: tensor(nan, grad_fn=<MedianBackward0>), and x.grad is an empty tensor."""
+    import warnings
+    for name, node in (("median", "MedianBackward0"), ("nanmedian", "NanmedianBackward0")):
+        x = torch.zeros(1, 0, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = getattr(x, name)()
+            r.backward()
+        assert r.isnan().item() and r.grad_fn.name() == node and tuple(x.grad.shape) == (1, 0)
+
+
+def test_layer_norm_over_an_empty_shape_has_an_empty_gradient():
+    x = torch.zeros(2, 0, requires_grad=True)
+    torch.nn.functional.layer_norm(x, [0]).sum().backward()
+    assert tuple(x.grad.shape) == (2, 0)
+
+
+def test_a_p_norm_of_a_0d_tensor_along_dim_0():
+    """PyTorch 2.13: tensor(0.75) and a gradient of -1 for x = -0.75, p = 3."""
+    x = torch.tensor(-0.75, dtype=torch.float64, requires_grad=True)
+    r = x.norm(dim=0, p=3)
+    r.backward()
+    assert abs(r.item() - 0.75) < 1e-12 and abs(x.grad.item() + 1.0) < 1e-12

@@ -65,9 +65,9 @@ def _bn_bwd(F, g, s):
     if s.training:
         mean, invstd = s.result1, s.result2
         if F.differentiable:  # create_graph: mean and invstd depend on x (NOTE [ One formula, two currencies ] 4)
-            mean = F.sum(x, axis=axes) * (1.0 / n)
+            mean = F.sum(x, axis=axes) * (1.0 / max(n, 1))
             d = x - F.reshape(mean, cshape)
-            invstd = 1.0 / F.sqrt(F.sum(d * d, axis=axes) * (1.0 / n) + s.eps)
+            invstd = 1.0 / F.sqrt(F.sum(d * d, axis=axes) * (1.0 / max(n, 1)) + s.eps)
     else:
         mean, invstd = s.running_mean, 1.0 / F.sqrt(s.running_var + s.eps)
     xhat = (x - F.reshape(mean, cshape)) * F.reshape(invstd, cshape)
@@ -75,8 +75,8 @@ def _bn_bwd(F, g, s):
     if s.needs[0]:
         gxhat = g * F.reshape(w, cshape) if w is not None else g
         if s.training:
-            m1 = F.sum(gxhat, axis=axes, keepdims=True) * (1.0 / n)
-            m2 = F.sum(gxhat * xhat, axis=axes, keepdims=True) * (1.0 / n)
+            m1 = F.sum(gxhat, axis=axes, keepdims=True) * (1.0 / max(n, 1))
+            m2 = F.sum(gxhat * xhat, axis=axes, keepdims=True) * (1.0 / max(n, 1))
             gx = F.reshape(invstd, cshape) * (gxhat - m1 - xhat * m2)
         else:
             gx = gxhat * F.reshape(invstd, cshape)
@@ -181,14 +181,14 @@ def _ln_bwd(F, g, s):
     n = _count(shape, axes)
     mean, rstd = s.result1, s.result2
     if F.differentiable:  # create_graph: mean and rstd depend on x, so rebuild them from it
-        mean = F.sum(x, axis=axes, keepdims=True) * (1.0 / n)
-        rstd = 1.0 / F.sqrt(F.sum((x - mean) * (x - mean), axis=axes, keepdims=True) * (1.0 / n) + s.eps)
+        mean = F.sum(x, axis=axes, keepdims=True) * (1.0 / max(n, 1))
+        rstd = 1.0 / F.sqrt(F.sum((x - mean) * (x - mean), axis=axes, keepdims=True) * (1.0 / max(n, 1)) + s.eps)
     xhat = (x - mean) * rstd
     gx = None
     if s.needs[0]:
         gxhat = g * w if w is not None else g
-        m1 = F.sum(gxhat, axis=axes, keepdims=True) * (1.0 / n)
-        m2 = F.sum(gxhat * xhat, axis=axes, keepdims=True) * (1.0 / n)
+        m1 = F.sum(gxhat, axis=axes, keepdims=True) * (1.0 / max(n, 1))
+        m2 = F.sum(gxhat * xhat, axis=axes, keepdims=True) * (1.0 / max(n, 1))
         gx = rstd * (gxhat - m1 - xhat * m2)
     gw = g * xhat if s.needs[1] else None
     gb = g if s.needs[2] else None
@@ -223,7 +223,7 @@ def _ln_bwd_bwd(F, gg, s):
     n = _count(shape, axes)
 
     def mean(t):
-        return F.sum(t, axis=axes, keepdims=True) * (1.0 / n)
+        return F.sum(t, axis=axes, keepdims=True) * (1.0 / max(n, 1))
 
     mu, r = s.result1, s.result2
     if F.differentiable:  # NOTE [ One formula, two currencies ] 4

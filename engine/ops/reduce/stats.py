@@ -125,6 +125,8 @@ op("nansum", "NansumBackward0", ("self",), _nansum_fwd,
 
 def _median_all_fwd(xp, a, ignore_nan=False):
     flat = xp.reshape(a, (-1,))
+    if flat.shape[0] == 0:                       # PyTorch: nan, and an empty gradient in backward
+        return xp.full((), xp.nan, dtype=a.dtype)
     return _select_sorted(xp, flat, 0, ignore_nan, keepdim=False)[0]
 
 
