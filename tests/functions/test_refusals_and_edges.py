@@ -166,3 +166,23 @@ def test_a_p_norm_of_a_0d_tensor_along_dim_0():
     r = x.norm(dim=0, p=3)
     r.backward()
     assert abs(r.item() - 0.75) < 1e-12 and abs(x.grad.item() + 1.0) < 1e-12
+
+
+def test_var_and_std_gradients_with_no_degrees_of_freedom_left_are_pytorchs():
+    """PyTorch 2.13 (recorded): with correction >= n the gradient is NaN where x equals the mean and
+    inf elsewhere for var; NaN for std; var_mean adds the mean's part."""
+    import math
+    import warnings
+    expect = {("var", 1, 2): [math.nan], ("var", 2, 2): [math.inf, math.inf], ("var", 2, 3): [math.inf, math.inf],
+              ("std", 2, 2): [math.nan, math.nan], ("var", 2, 1): [-1.0, 1.0]}
+    for (f, n, corr), want in expect.items():
+        x = torch.arange(1.0, n + 1, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            getattr(torch, f)(x, correction=corr).backward()
+        got = x.grad.tolist()
+        assert all((math.isnan(a) and math.isnan(b)) or a == b for a, b in zip(got, want)), (f, n, corr, got)
+    x = torch.arange(1.0, 3.0, requires_grad=True)
+    v, m = torch.var_mean(x, correction=1)
+    (v + m).backward()
+    assert x.grad.tolist() == [-0.5, 1.5]

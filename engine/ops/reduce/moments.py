@@ -6,7 +6,7 @@ gradient is the spread's part plus the mean's part, ``g_mean / n`` spread over t
 """
 from __future__ import annotations
 
-from ...core.primitives import _count, _dof_inverse, _inverse_count, _keep, _mean_fwd, _var_fwd
+from ...core.primitives import _count, _dof_scale, _inverse_count, _keep, _mean_fwd, _var_fwd
 from ...core.table import op
 
 
@@ -26,7 +26,7 @@ def _centered(F, s):
     """(x - mean(x)) * 2 / (n - correction): d var / dx."""
     x, shape = s.self, s.shapes[0]
     mean = F.sum(x, axis=s.dim, keepdims=True) * _inverse_count(shape, s.dim)
-    return (x - mean) * (2.0 * _dof_inverse(_count(shape, s.dim), s.correction))
+    return _dof_scale(F, x - mean, _count(shape, s.dim), s.correction)
 
 
 def _with_mean_part(F, s, part, g_mean):
