@@ -387,3 +387,16 @@ def test_huber_loss_of_two_dtypes_computes_and_refuses_the_backward_as_pytorch(x
     same = F.huber_loss(x, t.to(x.dtype), reduction=reduction)
     same.sum().backward()
     assert x.grad.tolist() == pytest.approx({"mean": [0.5, -0.5], "sum": [1.0, -1.0], "none": [1.0, -1.0]}[reduction])
+
+
+def test_embedding_max_norm_renormalises_the_rows_it_reads_in_place():
+    """PyTorch 2.13 (recorded): rows over max_norm are scaled to it in weight itself (version 1), rows
+    not read stay, and the gradient counts each use."""
+    F = engine.nn.functional
+    w = engine.tensor([[3.0, 4.0], [0.3, 0.4], [6.0, 8.0]], requires_grad=True)
+    y = F.embedding(engine.tensor([0, 1, 0]), w, max_norm=1.0)
+    y.sum().backward()
+    assert [[round(v, 5) for v in r] for r in w.tolist()] == [[0.6, 0.8], [0.3, 0.4], [6.0, 8.0]]
+    assert w.grad.tolist() == [[2.0, 2.0], [1.0, 1.0], [0.0, 0.0]] and w._version == 1
+    e = engine.nn.Embedding(3, 2, max_norm=1.0)
+    assert e(engine.tensor([2])).norm().item() <= 1.0 + 1e-6

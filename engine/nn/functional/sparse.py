@@ -22,6 +22,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
             raise IndexError("index out of range in self")
     if padding_idx is not None and padding_idx < 0:
         padding_idx += weight.shape[0]
+    if max_norm is not None:          # PyTorch's embedding_renorm_ on weight.detach(): rows scaled in place
+        _renorm(weight, input, max_norm, norm_type)
     return apply(OPS["embedding"], [input, weight], {"padding_idx": padding_idx})
 
 
