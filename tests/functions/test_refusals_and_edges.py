@@ -186,3 +186,15 @@ def test_var_and_std_gradients_with_no_degrees_of_freedom_left_are_pytorchs():
     v, m = torch.var_mean(x, correction=1)
     (v + m).backward()
     assert x.grad.tolist() == [-0.5, 1.5]
+
+
+def test_a_matmul_with_one_inner_element_keeps_the_sign_of_zero():
+    """PyTorch 2.13 (recorded): 0 * -0.375 is -0.0 in x @ W with K = 1, so sqrt's gradient there is
+    -inf and x.grad reads [inf, nan, nan]."""
+    x = torch.tensor([[0.0], [1.5], [0.75]], requires_grad=True)
+    w = torch.tensor([[0.25, 0.5, -0.375]], requires_grad=True)
+    h = x @ w
+    assert math.copysign(1.0, h[0, 2].item()) == -1.0
+    (h.sqrt().sum() + x.mean()).backward()
+    g = x.grad.flatten().tolist()
+    assert g[0] == math.inf and math.isnan(g[1]) and math.isnan(g[2])
