@@ -89,6 +89,7 @@ def forward_facts(run):
 def backward_rerun(s):
     s.y.sum().backward()                         # the engine calls Watched.backward(ctx, ones)
     returned = Watched.returned
+    Watched.ctx = Watched.returned = None        # the class keeps nothing once the lesson has read it
     grads = [s.pre.weight.grad.clone(), s.block[0].weight.grad.clone()]
 
     s.pre.zero_grad(), s.block.zero_grad()       # the same step without checkpoint, same dropout mask
