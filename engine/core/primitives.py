@@ -223,17 +223,19 @@ def _var_fwd(xp, a, dim=None, correction=1, keepdim=False):
     return xp.sum(d * d, axis=dim, keepdims=keepdim) * (1.0 / (n - correction) if n > correction else math.inf)
 
 
-def _dof_scale(F, d, n, correction):
-    """2 (x - mean) / (n - correction) in the backward formulas; with no degrees of freedom left
-    (correction >= n) PyTorch 2.13 gives NaN where x equals the mean and inf elsewhere."""
-    return d * (2.0 / (n - correction)) if n > correction else F.where(F.eq(d, 0.0), math.nan, math.inf)
+def _dof_scale(F, d, n, correction, dim):
+    """2 (x - mean) / (n - correction) in the backward formulas (inf at n == correction, negative past
+    it); with no degrees of freedom left over all dims, PyTorch 2.13 gives NaN where x is the mean, else inf."""
+    if n > correction or dim is not None:
+        return d * (2.0 / (n - correction) if n != correction else math.inf)
+    return F.where(F.eq(d, 0.0), math.nan, math.inf)
 
 
 def _var_bwd(F, g, s):
     x = s.self
     n = _count(s.shapes[0], s.dim)
     mean = F.sum(x, axis=s.dim, keepdims=True) * _inverse_count(s.shapes[0], s.dim)
-    return (_keep(F, g, s, s.shapes[0]) * _dof_scale(F, x - mean, n, s.correction),)
+    return (_keep(F, g, s, s.shapes[0]) * _dof_scale(F, x - mean, n, s.correction, s.dim),)
 
 
 op("var", "VarBackward0", ("self",), _var_fwd, _var_bwd, save={"self": ()}, promote=False)
@@ -246,7 +248,7 @@ def _std_bwd(F, g, s):
     x = s.self
     n = _count(s.shapes[0], s.dim)
     mean = F.sum(x, axis=s.dim, keepdims=True) * _inverse_count(s.shapes[0], s.dim)
-    return (gv * _dof_scale(F, x - mean, n, s.correction),)
+    return (gv * _dof_scale(F, x - mean, n, s.correction, s.dim),)
 
 
 op("std", "StdBackward0", ("self",), lambda xp, a, dim=None, correction=1, keepdim=False:

@@ -198,3 +198,14 @@ def test_a_matmul_with_one_inner_element_keeps_the_sign_of_zero():
     (h.sqrt().sum() + x.mean()).backward()
     g = x.grad.flatten().tolist()
     assert g[0] == math.inf and math.isnan(g[1]) and math.isnan(g[2])
+
+
+def test_var_along_a_dim_with_no_degrees_of_freedom_keeps_the_dim_formula():
+    """PyTorch 2.13 (recorded): along a dim the formula stays 2 (x - mean) / (n - correction), inf at
+    n == correction and negative past it; only the all-dims reduction gives NaN/inf."""
+    t = torch.tensor([[1.0, 2.0]], dtype=torch.float64, requires_grad=True)
+    t.var(dim=-1, correction=3).sum().backward()
+    assert t.grad.tolist() == [[1.0, -1.0]]
+    t = torch.tensor([[1.0, 2.0]], dtype=torch.float64, requires_grad=True)
+    t.var(dim=-1, correction=2).sum().backward()
+    assert t.grad.tolist() == [[-math.inf, math.inf]]

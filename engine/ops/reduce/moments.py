@@ -26,7 +26,7 @@ def _centered(F, s):
     """(x - mean(x)) * 2 / (n - correction): d var / dx."""
     x, shape = s.self, s.shapes[0]
     mean = F.sum(x, axis=s.dim, keepdims=True) * _inverse_count(shape, s.dim)
-    return _dof_scale(F, x - mean, _count(shape, s.dim), s.correction)
+    return _dof_scale(F, x - mean, _count(shape, s.dim), s.correction, s.dim)
 
 
 def _with_mean_part(F, s, part, g_mean):
