@@ -28,7 +28,8 @@ KEYS = [
     ("m", "memory panel: chart → lifetimes → holders → allocator (NOTE [ Memory views ])"),
     ("a e", "mark the start / end of a window at the cursor (or drag across the chart with the mouse)"),
     ("W  x", "next preset window (step, forward, backward, recompute, optimizer step) / clear the window"),
-    ("b s c", "holders view: rows by module, op, line or module phases / sort / category filter"),
+    ("b s c", "holders view: rows by module, op, line or module phases / sort / category filter;"
+              " enter marks the row's bands (▸) and selects the node that made them"),
     ("↑ ↓  enter", "lifetimes view: select a band / tell its story"),
     ("1-9", "lesson: answer the step's question; the step then plays and says why"),
     ("f", "graph: show freed nodes greyed (✝ freed) <-> only what is alive"),

@@ -3,6 +3,7 @@ replay/holders.py): rows by module, op or source line, sortable, filterable by c
 from __future__ import annotations
 
 from textual.binding import Binding
+from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import DataTable
 
@@ -92,6 +93,17 @@ class HoldersView(DataTable):
     def action_filter(self) -> None:
         self.category = FILTERS[(FILTERS.index(self.category) + 1) % len(FILTERS)]
         self.refill()
+
+    class RowChosen(Message):
+        """Enter on a row: its storages (NOTE [ Memory views ] rule 4)."""
+
+        def __init__(self, storages: list) -> None:
+            super().__init__()
+            self.storages = storages
+
+    def on_data_table_row_selected(self, event) -> None:
+        if self.by != "module phases":
+            self.post_message(self.RowChosen(self.storages_of_row()))
 
     def storages_of_row(self) -> list:
         if not self.holder_rows or not 0 <= self.cursor_row < len(self.holder_rows):

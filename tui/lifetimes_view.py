@@ -30,6 +30,7 @@ class LifetimesView(Widget, can_focus=True):
     window: reactive[tuple | None] = reactive(None)
     selected: reactive[int] = reactive(0)
     show_detail: reactive[bool] = reactive(False)
+    highlight: reactive[frozenset] = reactive(frozenset())   # storages a holders row chose (marked ▸)
 
     def __init__(self, model, **kw) -> None:
         super().__init__(**kw)
@@ -107,7 +108,8 @@ class LifetimesView(Widget, can_focus=True):
         cursor = self.get_component_rich_style("lifetimes--cursor")
         for lt in b.top:
             text.append("\n")
-            label = f"{nbytes(lt.bytes):>9} {(lt.made_by or 'made earlier')}"[:LABEL - 1].ljust(LABEL)
+            mark = "▸" if lt.storage in self.highlight else " "
+            label = f"{mark}{nbytes(lt.bytes):>8} {(lt.made_by or 'made earlier')}"[:LABEL - 1].ljust(LABEL)
             text.append(label, self.get_component_rich_style("lifetimes--selected") if lt is sel else None)
             for c in range(barw):
                 alive = lt.overlap(starts[c], max(ends[c], starts[c] + 1)) > 0

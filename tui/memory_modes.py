@@ -11,6 +11,8 @@ NOTE [ Memory views ]
    mouse chooses one too; ``x`` clears it. The chart and the lifetimes draw only the window,
    the holders table reads the window's peak.
 3. A trace about files keeps its records panel; the views return with the graph.
+4. Enter on a holders row marks its storages' bands in the lifetimes view (``▸`` before the label,
+   the largest selected) and selects the graph node that made (or saved) the largest of them.
 """
 from __future__ import annotations
 
@@ -90,6 +92,45 @@ def mark(screen, which: str, i: int):
     return (w.lo, w.hi)
 
 
+def show_holders_row(screen, storages: list) -> None:
+    """Rule 4: a holders row's storages lit in the lifetimes view (its largest one selected) and the
+    graph node that made or saved them selected."""
+    lv = screen.query_one("#lifetimes", LifetimesView)
+    lts = [lt for lt in lv.lifetimes() if lt.storage in set(storages)]
+    if not lts:
+        return
+    biggest = max(lts, key=lambda lt: lt.bytes)
+    lv.highlight = frozenset(storages)
+    top = lv.current_bands(max(1, lv.size.height - 2)).top
+    if biggest in top:
+        lv.selected = top.index(biggest)
+    node = None
+    for lt in sorted(lts, key=lambda lt: -lt.bytes):
+        node = _maker_node(screen.model.events, lt) or next(
+            (n for _, n, _, _ in lt.saved_by if n in screen.model.nodes), None)
+        if node in screen.model.nodes:
+            break
+    if node in screen.model.nodes:
+        screen.selected = node
+    from replay.words import nbytes
+    screen.notify(f"{len(lts)} storage{'s' if len(lts) != 1 else ''}, {nbytes(sum(lt.bytes for lt in lts))}: "
+                  "their bands are marked in the lifetimes view" + (", the node that made the largest is selected"
+                                                                  if node in screen.model.nodes else ""), timeout=4)
+
+
+def _maker_node(events, lt):
+    """The node whose op made the storage, or (made in backward) the node executing then."""
+    if lt.made_at is None:
+        return None
+    ev = events[lt.made_at]
+    if isinstance(ev.get("node"), dict):
+        return ev["node"].get("id")
+    for j in range(lt.made_at, -1, -1):
+        if events[j].get("kind") == "execute":
+            return events[j].get("node")
+    return None
+
+
 def next_preset(screen):
     """Rule 2's ``W``: the next preset window after the current one (wrapping)."""
     ps = presets(screen.model.events)
@@ -103,4 +144,5 @@ def next_preset(screen):
     return keys[k]
 
 
-__all__ = ["MODES", "MemoryView", "compose", "mark", "next_mode", "next_preset", "push_index", "set_window", "show"]
+__all__ = ["MODES", "MemoryView", "compose", "mark", "next_mode", "next_preset", "push_index", "set_window", "show",
+           "show_holders_row"]

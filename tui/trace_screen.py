@@ -422,6 +422,9 @@ class TraceScreen(Screen):
             memory_modes.set_window(self, self.window)
             self._memory_window()
 
+    def on_holders_view_row_chosen(self, message) -> None:
+        memory_modes.show_holders_row(self, message.storages)
+
     def on_memory_view_window_chosen(self, message) -> None:
         self.window = (message.lo, message.hi)
 

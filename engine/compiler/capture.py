@@ -2,7 +2,7 @@
 
 NOTE [ Graph capture ]
 1. ``capture(fn, args)`` runs ``fn`` for real on the example inputs with a hook on this
-   thread's op-hook stack (NOTE [ Op hooks ] in engine/core/dispatch.py). Every op the table
+   thread's op-hook stack (NOTE [ Op hooks ] in engine/core/hooks.py). Every op the table
    runs becomes a ``call_op`` node whose inputs are the nodes of the tensors it read.
 2. Tensor arguments become placeholders named after the function's parameters. A tensor
    that existed before the call but is not an argument (a module's parameter, a tensor

@@ -148,3 +148,35 @@ def test_the_inspector_says_why_a_slot_is_kept_and_what_values_the_output_held()
     assert "TanhBackward0 keeps 'result' (its own output) because any input's gradient reads it in backward" in text
     a = y.detach().numpy()
     assert f"values    min {a.min():.3g} max {a.max():.3g}" in text
+
+
+async def test_enter_on_a_holders_row_marks_its_bands_and_selects_the_node_that_made_them(mlp_trace):
+    import os
+
+    from textual.app import App
+
+    from tui.trace_screen import TraceScreen
+
+    model = TraceModel.from_trace(mlp_trace)
+
+    class Host(App):
+        CSS_PATH = os.path.join(os.path.dirname(__import__("tui").__file__), "glassgrad.tcss")
+
+        def on_mount(self):
+            self.push_screen(TraceScreen(model, title="mlp"))
+
+    async with Host().run_test(size=(120, 40)) as pilot:
+        s = pilot.app.screen
+        s.index = model.memory.peak_index
+        await pilot.press("m", "m")                        # the holders view
+        ho = s.query_one(HoldersView)
+        ho.focus()
+        await pilot.pause()
+        row = next(k for k, r in enumerate(ho.holder_rows) if r.name not in ("before recording",))
+        ho.move_cursor(row=row)
+        await pilot.press("enter")
+        await pilot.pause()
+        chosen = set(ho.holder_rows[row].storages)
+        lv = s.query_one(LifetimesView)
+        assert lv.highlight == frozenset(chosen)
+        assert s.selected is not None and s.selected in model.nodes
