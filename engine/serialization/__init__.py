@@ -31,6 +31,7 @@ from .files import read_object, read_path, remove_stale, temp_name
 from .formats import ALIGNMENT, FILE_VERSION, FORMAT_VERSION, LEGACY_MAGIC, MAX_FILE_VERSION, ZIP_MAGIC
 from .pickler import CheckpointPickler
 from .restore import Loader
+from .safe_globals import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals  # noqa: F401
 from .unpickler import AllowListUnpickler
 
 __all__ = ["save", "load", "inspect_archive"]

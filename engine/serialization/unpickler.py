@@ -23,6 +23,7 @@ import pickle
 import struct
 
 from . import modules as _modules
+from . import safe_globals as _safe
 
 WEIGHTS_ONLY_HEADER = (
     "Weights only load failed. glassgrad loads checkpoints with an allow-list unpickler that never runs "
@@ -59,6 +60,18 @@ class _CalleeError(Exception):
     def __init__(self, exc):
         super().__init__(exc)
         self.exc = exc
+
+
+class _Trusted:
+    """A global the program passed to add_safe_globals (NOTE [ Safe globals ])."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj):
+        self.obj = obj
+
+    def __repr__(self):
+        return f"{getattr(self.obj, '__module__', '?')}.{getattr(self.obj, '__qualname__', '?')}"
 
 
 class _ModuleClass:
@@ -127,6 +140,8 @@ class AllowListUnpickler:
 
     def _global(self, module: str, name: str):
         g = self.globals.get((module, name))
+        if g is None and _safe.lookup(module, name) is not None:     # NOTE [ Safe globals ]
+            return _Trusted(_safe.lookup(module, name))
         if g is None:
             cls = _modules.resolve(module, name)
             if cls is not None and self.allow_modules:
@@ -141,7 +156,9 @@ class AllowListUnpickler:
             why = (f"whose module {module} is blocked" if top not in ("torch", "collections")
                    else "which is not on glassgrad's allow-list")
             raise pickle.UnpicklingError(WEIGHTS_ONLY_HEADER + f"Unsupported global: GLOBAL {module}.{name} {why}. "
-                                         "Nothing from the file was run.")
+                                         "Nothing from the file was run. If your program trusts it, pass it to "
+                                         "torch.serialization.add_safe_globals([...]) or load inside "
+                                         "torch.serialization.safe_globals([...]).")
         return g.value if g.fn is None and g.value is not None else g
 
     # ---- the interpreter ------------------------------------------------------
@@ -253,11 +270,31 @@ class AllowListUnpickler:
             elif op == b"R":                       # REDUCE
                 args = self._pop()
                 fn = self._pop()
+                if isinstance(fn, _Trusted) and isinstance(args, tuple):    # NOTE [ Safe globals ] 1
+                    try:
+                        st.append(fn.obj(*args))
+                    except Exception as e:  # noqa: BLE001 - the trusted callee's own error
+                        raise _CalleeError(e) from None
+                    continue
                 if not isinstance(fn, Allowed) or fn.fn is None:
                     raise pickle.UnpicklingError(f"data.pkl calls {fn!r}, which is not an allowed callable")
                 if not isinstance(args, tuple):
                     raise pickle.UnpicklingError(f"data.pkl calls {fn!r} with arguments that are not a tuple")
                 st.append(fn.call(args))
+            elif op == b"\x81" and isinstance(st[-2] if len(st) >= 2 else None, _Trusted):   # NEWOBJ, a
+                args, cls = self._pop(), self._pop()                                          # trusted class
+                if not isinstance(cls.obj, type) or not isinstance(args, tuple):
+                    raise pickle.UnpicklingError(f"data.pkl makes a {cls!r}, which is not a class")
+                st.append(cls.obj.__new__(cls.obj, *args))
+            elif op == b"b" and len(st) >= 2 and _safe.lookup(*_modules.class_path(type(st[-2]))) is type(st[-2]):
+                state = self._pop()                                                           # BUILD of a
+                inst = st[-1]                                                                 # trusted class
+                if hasattr(inst, "__setstate__") and type(inst).__setstate__ is not object.__setstate__:
+                    inst.__setstate__(state)
+                elif isinstance(state, dict):
+                    inst.__dict__.update(state)
+                else:
+                    raise pickle.UnpicklingError(f"data.pkl gives a {type(inst).__name__} a state it cannot take")
             elif op == b"\x81":                    # NEWOBJ: only an allowed nn.Module class
                 args = self._pop()
                 cls = self._pop()
