@@ -52,6 +52,12 @@ from . import amp
 from .amp import autocast
 from .backend.settings import are_deterministic_algorithms_enabled, get_float32_matmul_precision, get_num_threads, is_deterministic_algorithms_warn_only_enabled, set_float32_matmul_precision, set_num_threads, use_deterministic_algorithms
 
+from . import out_args as _out_args
+for _name in _out_args.NAMES:                        # NOTE [ out= arguments ]: only the torch.* face
+    if _name in globals():
+        globals()[_name] = _out_args.with_out(globals()[_name], _name)
+del _name
+
 __version__ = "0.1.0"
 
 
