@@ -196,7 +196,7 @@ def test_special_values_match_pytorch():
 def test_special_names_are_the_engine_functions():
     S = engine.special
     assert S.gammaln is engine.lgamma and S.psi is S.digamma is engine.digamma and S.multigammaln is engine.mvlgamma
-    assert S.expit is engine.sigmoid and S.erfinv is engine.erfinv and S.logsumexp is engine.logsumexp
+    assert S.expit is engine.functional.sigmoid and engine.sigmoid.__wrapped__ is S.expit and S.erfinv is engine.erfinv and S.logsumexp is engine.logsumexp
     assert engine.erfc is S.erfc and engine.tensor([0.5]).i0().tolist() == S.i0(engine.tensor([0.5])).tolist()
 
 
