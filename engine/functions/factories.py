@@ -11,6 +11,7 @@ import numpy as np
 from ..backend import gaps as _backend, dtypes as _dtype
 from ..memory import oom as _oom
 from ..backend.device import as_device, namespace_for
+from ..core.grad_mode import no_grad
 from ..core.tensor import CANNOT_REQUIRE_GRAD, Tensor
 from ..random import generator_for
 from ..core.dispatch import apply
@@ -130,21 +131,29 @@ def _size_arg(name, size, kw):
 
 
 def into_out(result, out, name):
-    """PyTorch's ``out=``: the result written into ``out`` (resized when its shape differs), which is returned."""
+    """PyTorch's ``out=``: the result written into ``out`` (resized when its shape differs, with PyTorch's
+    warning when it held elements; cast when its dtype differs and the cast is allowed), which is
+    returned (NOTE [ out= arguments ] in engine/out_args.py)."""
     if out is None:
         return result
     if not isinstance(out, Tensor):
         raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
-    if out.dtype is not result.dtype:
-        raise RuntimeError(f"Expected out tensor to have dtype {result.dtype}, but got {out.dtype} instead")
-    from ..core.grad_mode import no_grad
+    if result.dtype is not out.dtype:
+        if result.dtype.is_floating_point and not out.dtype.is_floating_point:
+            raise RuntimeError(f"result type {_short(result.dtype)} can't be cast to the desired output type "
+                               f"{_short(out.dtype)}")
+        result = result.to(out.dtype)
     with no_grad():
         if tuple(out.shape) == tuple(result.shape):
             out.copy_(result)
         else:
+            if out.numel():
+                warnings.warn(f"An output with one or more elements was resized since it had shape {list(out.shape)}, "
+                              f"which does not match the required output shape {list(result.shape)}. This behavior "
+                              "is deprecated, and in a future PyTorch release outputs will not be resized unless "
+                              "they have zero elements.", UserWarning, stacklevel=4)
             out.data = result
     return out
-
 
 def _out_dtype(dtype, out):
     """The dtype a factory with ``out=`` makes: ``out``'s, or ``dtype`` when it agrees (PyTorch's check)."""

@@ -94,3 +94,18 @@ def right_answer_keys(lr, k: int) -> list:
         choices = a.question.choices or ("show the answer",)
         keys.append(str(choices.index(a.answer) + 1 if a.answer in choices else 1))
     return keys
+
+
+def host_screen(model, title: str = "trace"):
+    """An app showing ``model`` on a TraceScreen with glassgrad's styles (for Pilot tests of one screen)."""
+    from textual.app import App
+
+    from tui.trace_screen import TraceScreen
+
+    class Host(App):
+        CSS_PATH = os.path.join(os.path.dirname(__import__("tui").__file__), "glassgrad.tcss")
+
+        def on_mount(self):
+            self.push_screen(TraceScreen(model, title=title))
+
+    return Host()

@@ -1,12 +1,9 @@
 """A run whose backward raised opens at the node it failed in (NOTE [ A failed backward ])."""
-import os
-
 import pytest
-from textual.app import App
 
 import engine as torch
 from replay.model import TraceModel
-from tui.trace_screen import TraceScreen
+from tests.tui.conftest import host_screen
 
 
 async def test_the_screen_moves_to_the_failing_node_and_selects_it():
@@ -18,13 +15,8 @@ async def test_the_screen_moves_to_the_failing_node_and_selects_it():
             y.sum().backward()
     model = TraceModel.from_trace(tr)
 
-    class Host(App):
-        CSS_PATH = os.path.join(os.path.dirname(__import__("tui").__file__), "glassgrad.tcss")
 
-        def on_mount(self):
-            self.push_screen(TraceScreen(model, title="bad"))
-
-    async with Host().run_test(size=(120, 36)) as pilot:
+    async with host_screen(model, "bad").run_test(size=(120, 36)) as pilot:
         s = pilot.app.screen
         s.open_at_failure()
         await pilot.pause()

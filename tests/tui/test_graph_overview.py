@@ -1,13 +1,10 @@
 """The graph overview: every node as one mark, the normal view framed, a click goes there."""
-import os
-
-from textual.app import App
 
 import engine as torch
 from replay.model import TraceModel
+from tests.tui.conftest import host_screen
 from tui.graph_overview import grid
 from tui.graph_view import GraphView
-from tui.trace_screen import TraceScreen
 
 
 async def test_v_shows_every_node_scaled_and_a_click_centres_the_view_there():
@@ -18,13 +15,8 @@ async def test_v_shows_every_node_scaled_and_a_click_centres_the_view_there():
     model = TraceModel.from_trace(tr)
     assert y.grad_fn is not None
 
-    class Host(App):
-        CSS_PATH = os.path.join(os.path.dirname(__import__("tui").__file__), "glassgrad.tcss")
 
-        def on_mount(self):
-            self.push_screen(TraceScreen(model, title="deep"))
-
-    async with Host().run_test(size=(120, 36)) as pilot:
+    async with host_screen(model, "deep").run_test(size=(120, 36)) as pilot:
         s = pilot.app.screen
         s.index = len(model) - 1
         await pilot.press("v")

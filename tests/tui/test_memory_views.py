@@ -9,6 +9,7 @@ from replay.lifetimes import alive_at
 from replay.model import TraceModel
 from replay.segments import SegmentsAt, gap
 from replay.words import nbytes
+from tests.tui.conftest import host_screen
 from tui.allocator_view import AllocatorView
 from tui.holders_view import HoldersView
 from tui.lifetimes_view import LifetimesView
@@ -96,22 +97,14 @@ async def test_allocator_view_explains_the_gap_the_replayed_model_has(model):
 
 
 async def test_the_trace_screen_cycles_the_memory_views_and_shares_a_window(mlp_trace):
-    from textual.app import App
 
     from replay.windows import presets
     from tui.memory_view import MemoryView
-    from tui.trace_screen import TraceScreen
 
     model = TraceModel.from_trace(mlp_trace)
 
-    class Host(App):
-        CSS_PATH = __import__("os").path.join(__import__("os").path.dirname(__import__("tui").__file__),
-                                               "glassgrad.tcss")
 
-        def on_mount(self):
-            self.push_screen(TraceScreen(model, title="mlp"))
-
-    async with Host().run_test(size=(120, 40)) as pilot:
+    async with host_screen(model, "mlp").run_test(size=(120, 40)) as pilot:
         s = pilot.app.screen
         def shown():
             return [sel for sel in ("#memory", "#lifetimes", "#holders", "#allocator") if s.query_one(sel).display]
@@ -151,21 +144,13 @@ def test_the_inspector_says_why_a_slot_is_kept_and_what_values_the_output_held()
 
 
 async def test_enter_on_a_holders_row_marks_its_bands_and_selects_the_node_that_made_them(mlp_trace):
-    import os
 
-    from textual.app import App
 
-    from tui.trace_screen import TraceScreen
 
     model = TraceModel.from_trace(mlp_trace)
 
-    class Host(App):
-        CSS_PATH = os.path.join(os.path.dirname(__import__("tui").__file__), "glassgrad.tcss")
 
-        def on_mount(self):
-            self.push_screen(TraceScreen(model, title="mlp"))
-
-    async with Host().run_test(size=(120, 40)) as pilot:
+    async with host_screen(model, "mlp").run_test(size=(120, 40)) as pilot:
         s = pilot.app.screen
         s.index = model.memory.peak_index
         await pilot.press("m", "m")                        # the holders view
