@@ -61,8 +61,6 @@ del _name
 __version__ = "0.1.0"
 
 
-_UNSUPPORTED_DTYPES = ("float16", "half", "bfloat16", "uint8", "int8", "int16", "complex64", "complex128",
-                       "cfloat", "cdouble")
 
 def _lazy(name):
     import importlib
@@ -83,7 +81,5 @@ def __getattr__(name):
         return _lazy(name)
     if name == "compile":
         return _lazy("compiler").compile
-    if name in _UNSUPPORTED_DTYPES:
-        raise AttributeError(f"glassgrad has no dtype {name}: its dtypes are bool, int32, int64, float32 and float64")
     from .missing import missing
     raise missing("torch", name)   # NOTE [ Missing names ] in engine/missing.py

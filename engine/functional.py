@@ -64,6 +64,13 @@ int32 = int = _dtype.int32  # noqa: A001
 float32 = _dtype.float32
 float64 = double = _dtype.float64
 float = _dtype.float32  # noqa: A001
+uint8 = _dtype.uint8
+int8 = _dtype.int8
+int16 = short = _dtype.int16
+float16 = half = _dtype.float16
+bfloat16 = _dtype.bfloat16
+complex64 = cfloat = _dtype.complex64
+complex128 = cdouble = _dtype.complex128
 
 _O = OPS
 _fns.set_tensor_namespace(sys.modules[__name__])   # TensorFns calls these functions (core/fns.py rule 5)

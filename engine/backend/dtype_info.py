@@ -7,7 +7,7 @@ from . import dtypes as _dtype
 
 
 def _np(d) -> np.dtype:
-    return np.dtype("bool" if d is _dtype.bool_ else d.name)
+    return np.dtype(_dtype.to_array_dtype(np, d))
 
 
 class finfo:
@@ -18,7 +18,11 @@ class finfo:
         if not d.is_floating_point:
             raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
                             "'torch.finfo'")
-        f = np.finfo(_np(d))
+        if d is _dtype.bfloat16:
+            import ml_dtypes
+            f = ml_dtypes.finfo(ml_dtypes.bfloat16)
+        else:
+            f = np.finfo(_np(d))
         self.dtype = d.name
         self.bits = int(f.bits)
         self.eps, self.max, self.min = float(f.eps), float(f.max), float(f.min)

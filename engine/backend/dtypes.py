@@ -7,16 +7,15 @@ import threading
 class dtype:
     """A tensor element type (``engine.float32`` ...), named as in PyTorch."""
 
-    __slots__ = ("name", "itemsize", "is_floating_point", "is_complex", "is_signed", "_rank", "_kind")
+    __slots__ = ("name", "itemsize", "is_floating_point", "is_complex", "is_signed", "_kind")
 
-    def __init__(self, name: str, itemsize: int, kind: str, rank: int):
+    def __init__(self, name: str, itemsize: int, kind: str, signed: bool = True):
         self.name = name
         self.itemsize = itemsize
-        self._kind = kind  # "b", "i" or "f": PyTorch's promotion category
-        self._rank = rank
+        self._kind = kind  # "b", "i", "f" or "c": PyTorch's promotion category (NOTE [ Type promotion ])
         self.is_floating_point = kind == "f"
-        self.is_complex = False
-        self.is_signed = kind != "b"
+        self.is_complex = kind == "c"
+        self.is_signed = signed and kind != "b"
 
     def __repr__(self) -> str:
         return f"torch.{self.name}"
@@ -24,22 +23,47 @@ class dtype:
     def __reduce__(self):
         return (_by_name, (self.name,))
 
+    @property
+    def itemsize_bits(self) -> int:
+        return self.itemsize * 8
+
     def to_real(self):
-        return self
+        """The real dtype of a complex one (complex64 -> float32); a real dtype is itself."""
+        return _REAL.get(self, self)
+
+    def to_complex(self):
+        """The complex dtype whose parts are this float dtype (float32 -> complex64)."""
+        if self.is_complex:
+            return self
+        if self not in _COMPLEX:
+            raise RuntimeError(f"Unknown Complex ScalarType for {short_name(self)}")
+        return _COMPLEX[self]
 
 
-bool_ = dtype("bool", 1, "b", 0)
-int32 = dtype("int32", 4, "i", 1)   # kept where it is asked for; PyTorch's rules decide what ops give
-int64 = dtype("int64", 8, "i", 2)
-float32 = dtype("float32", 4, "f", 3)
-float64 = dtype("float64", 8, "f", 4)
+bool_ = dtype("bool", 1, "b")
+uint8 = dtype("uint8", 1, "i", signed=False)
+int8 = dtype("int8", 1, "i")
+int16 = dtype("int16", 2, "i")
+int32 = dtype("int32", 4, "i")
+int64 = dtype("int64", 8, "i")
+float16 = dtype("float16", 2, "f")
+bfloat16 = dtype("bfloat16", 2, "f")
+float32 = dtype("float32", 4, "f")
+float64 = dtype("float64", 8, "f")
+complex64 = dtype("complex64", 8, "c")
+complex128 = dtype("complex128", 16, "c")
 
-ALL = (bool_, int32, int64, float32, float64)
+ALL = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64, complex64, complex128)
 _NAMES = {d.name: d for d in ALL}
-_NAMES.update({"bool_": bool_, "int": int32, "long": int64, "float": float32, "double": float64})
+_NAMES.update({"bool_": bool_, "int": int32, "long": int64, "float": float32, "double": float64, "half": float16,
+               "short": int16, "cfloat": complex64, "cdouble": complex128})
+_REAL = {complex64: float32, complex128: float64}
+_COMPLEX = {float16: complex64, float32: complex64, float64: complex128}
 
 
-_SHORT = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool"}
+_SHORT = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool",
+          "float16": "Half", "bfloat16": "BFloat16", "int8": "Char", "uint8": "Byte", "int16": "Short",
+          "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
 
 
 def short_name(d: dtype) -> str:
@@ -66,20 +90,38 @@ def set_default_dtype(d: dtype) -> None:
     _state.default = d
 
 
+def _bfloat16_array_dtype(xp):
+    """NumPy has no bfloat16; ml_dtypes gives it one (PyTorch's CPU kernels compute it in float32 and
+    round, and so do ml_dtypes' ufuncs). CuPy has none at all."""
+    if "cupy" in getattr(xp, "__name__", ""):
+        raise TypeError("glassgrad has no bfloat16 on CUDA (CuPy has no such dtype): use torch.float16 there")
+    import ml_dtypes
+    return ml_dtypes.bfloat16
+
+
 def from_array_dtype(xp, adt) -> dtype:
     """The engine dtype of an array dtype (numpy/cupy/array_api_strict)."""
     for d in ALL:
-        if adt == to_array_dtype(xp, d):
+        if d is bfloat16:
+            if getattr(adt, "name", str(adt)) == "bfloat16":
+                return d
+            continue
+        if adt == getattr(xp, "bool" if d is bool_ else d.name, None):
             return d
     name = str(adt)
+    if "complex" in name:
+        return complex128 if "128" in name else complex64
     if "float" in name:
         return float64 if "64" in name else float32
     if "int" in name or "uint" in name:
         return int64
-    raise TypeError(f"unsupported array dtype {adt!r}; glassgrad supports bool, int32, int64, float32, float64")
+    raise TypeError(f"unsupported array dtype {adt!r}; glassgrad supports "
+                    + ", ".join(d.name for d in ALL))
 
 
 def to_array_dtype(xp, d: dtype):
+    if d is bfloat16:
+        return _bfloat16_array_dtype(xp)
     return getattr(xp, "bool" if d is bool_ else d.name)
 
 
@@ -90,15 +132,45 @@ def scalar_dtype(value) -> dtype:
         return int64
     if isinstance(value, float):
         return get_default_dtype()
+    if isinstance(value, complex):
+        return get_default_dtype().to_complex()
     raise TypeError(f"unsupported scalar type {type(value).__name__}")
 
 
 def promote_types(a: dtype, b: dtype) -> dtype:
-    """``torch.promote_types``: the larger of two dtypes."""
-    return a if a._rank >= b._rank else b
+    """``torch.promote_types``: the smallest dtype both ``a`` and ``b`` convert to (NOTE [ Type promotion ] 4)."""
+    if a is b:
+        return a
+    ka, kb = _KIND_RANK[a._kind], _KIND_RANK[b._kind]
+    if ka != kb:
+        hi, lo = (a, b) if ka > kb else (b, a)
+        if hi.is_complex and lo.is_floating_point and lo.itemsize > hi.itemsize // 2:
+            return lo.to_complex()          # float64 with complex64 -> complex128
+        return hi
+    if a._kind == "i" and (a is uint8 or b is uint8):
+        other = b if a is uint8 else a
+        return int16 if other is int8 else other   # uint8 with int8 needs int16
+    if {a, b} == {float16, bfloat16}:
+        return float32
+    return a if a.itemsize >= b.itemsize else b
 
 
-_KIND_RANK = {"b": 0, "i": 1, "f": 2}
+_KIND_RANK = {"b": 0, "i": 1, "f": 2, "c": 3}
+
+
+def _combine(higher, lower):
+    """PyTorch's ``combine_categories``: a lower-priority group counts only in a higher category."""
+    if higher is None:
+        return lower
+    if lower is None or higher.is_complex:
+        return higher
+    if lower.is_complex:
+        return higher.to_complex() if higher.is_floating_point else lower
+    if higher.is_floating_point:
+        return higher
+    if higher is bool_ or lower.is_floating_point:
+        return promote_types(higher, lower)
+    return higher
 
 
 def result_type(operands) -> dtype:
@@ -106,14 +178,21 @@ def result_type(operands) -> dtype:
 
     NOTE [ Type promotion ]
     1. Operands fall in three groups: tensors with dims, zero-dim tensors, Python scalars.
-    2. Within a group the largest dtype wins.
-    3. A lower-priority group only matters when its category (bool < int < float) is
-       higher than every higher-priority group's: then a zero-dim tensor gives its own
-       dtype, a Python float gives the default dtype, a Python int gives int64.
+    2. Within a group ``promote_types`` decides (rule 4).
+    3. A lower-priority group only matters when its category (bool < int < float < complex) is
+       higher than every higher-priority group's: then a zero-dim tensor gives its own dtype
+       (promoted with the higher group's: an int32 tensor and a float64 zero-dim tensor give
+       float64), a Python float gives the default dtype, a Python int gives int64, a Python
+       complex the default complex dtype; a complex lower group over a float higher group
+       gives the complex dtype of the higher group's float (float64 tensor * 1j is complex128).
+    4. ``promote_types``: bool joins anything; uint8 with int8 is int16 (neither holds the
+       other), other integers the wider; float16 with bfloat16 is float32; a float with a
+       complex the complex wide enough for both (float64 with complex64 is complex128);
+       across categories the higher one, else the wider.
     """
     dims = zeros = scal = None
     for o in operands:
-        if isinstance(o, (bool, int, float)):
+        if isinstance(o, (bool, int, float, complex)):
             d = scalar_dtype(o)
             scal = d if scal is None else promote_types(scal, d)
         elif hasattr(o, "dtype") and hasattr(o, "shape"):
@@ -125,8 +204,5 @@ def result_type(operands) -> dtype:
         else:
             d = scalar_dtype(o)
             scal = d if scal is None else promote_types(scal, d)
-    result = dims
-    for group in (zeros, scal):
-        if group is not None and (result is None or _KIND_RANK[group._kind] > _KIND_RANK[result._kind]):
-            result = group
+    result = _combine(dims, _combine(zeros, scal))
     return result if result is not None else get_default_dtype()

@@ -78,7 +78,7 @@ def _write_inplace(op, target: Tensor, out, grad_on: bool) -> Tensor:
     adt = _dtype.to_array_dtype(xp, target.dtype)
     if out.dtype != adt:
         src = Tensor._engine_dtype_of(xp, out.dtype)
-        if src._rank > target.dtype._rank and src._kind != target.dtype._kind:
+        if _dtype._KIND_RANK[src._kind] > _dtype._KIND_RANK[target.dtype._kind]:
             raise RuntimeError(f"result type {_short(src)} can't be cast to the desired output type "
                                f"{_short(target.dtype)}")
         out = xp.astype(out, adt)
