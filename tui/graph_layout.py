@@ -15,6 +15,12 @@ NOTE [ Layered layout on a character grid ]
 5. The layout depends only on which nodes are given: the view lays out the nodes
    that exist at the cursor (so the graph grows as forward runs, and stays put
    through backward) and draws each box with its state at the cursor.
+6. A ``Scale`` sets the box height, channel rows, gap and box widths: ``FULL`` boxes
+   (borders, two lines of text) or ``COMPACT`` one-row boxes over a one-row channel,
+   where an edge goes across in the single row between the layers.
+7. ``up=True`` mirrors the picture top to bottom, as ``glassgrad render`` draws it:
+   leaves on top, the loss at the bottom, the arrow head ▼ on the top border of
+   the node that consumes the input (forward's data flow; gradients flow up).
 """
 from __future__ import annotations
 
@@ -28,6 +34,24 @@ MIN_W, MAX_W = 12, 30     # 30: the longest grad_fn names (CompiledFunctionBackw
 U, D, L, R = 1, 2, 4, 8
 _CH = {U | D: "│", L | R: "─", D | R: "┌", D | L: "┐", U | R: "└", U | L: "┘", U | D | R: "├",
        U | D | L: "┤", D | L | R: "┬", U | L | R: "┴", U | D | L | R: "┼", U: "│", D: "│", L: "─", R: "─"}
+
+
+@dataclass(frozen=True)
+class Scale:
+    """Box and channel sizes of one zoom level (rule 6)."""
+    box_h: int = BOX_H
+    channel: int = CHANNEL
+    gap: int = GAP
+    min_w: int = MIN_W
+    max_w: int = MAX_W
+
+    @property
+    def ystep(self) -> int:
+        return self.box_h + self.channel
+
+
+FULL = Scale()
+COMPACT = Scale(box_h=1, channel=1, gap=1, min_w=3, max_w=16)
 
 
 @dataclass
@@ -54,22 +78,24 @@ class Layout:
 
     def node_at(self, x, y):
         for nid in self.rows.get(y, ()):
-            bx, by, bw, bh = self.rects[nid]
+            bx, _, bw, _ = self.rects[nid]
             if bx <= x < bx + bw:
                 return nid
         return None
 
 
-def box_width(label: str) -> int:
-    return max(MIN_W, min(MAX_W, len(label) + 2))
+def box_width(label: str, scale: Scale = FULL) -> int:
+    return max(scale.min_w, min(scale.max_w, len(label) + 2))
 
 
-def layout(nodes: dict, labels: dict | None = None) -> Layout:
+def layout(nodes: dict, labels: dict | None = None, scale: Scale = FULL, up: bool = False) -> Layout:
     """Lay out ``nodes`` {id: [child ids...]} (children = next_functions present in the dict).
 
     ``labels`` {id: text} sets box widths (default: the id as text). Node order in
-    the dict is the creation order.
+    the dict is the creation order. ``scale``: rule 6; ``up``: rule 7. Ids that are
+    tuples are reserved for the layout's own dummy nodes.
     """
+    BOX_H, CHANNEL, GAP = scale.box_h, scale.channel, scale.gap
     labels = labels or {}
     ids = list(nodes)
     idset = set(ids)
@@ -143,7 +169,7 @@ def layout(nodes: dict, labels: dict | None = None) -> Layout:
         sweep(range(nlayers - 2, -1, -1), downs)
 
     # 4. x positions
-    width_of = {v: (1 if isinstance(v, tuple) else box_width(labels.get(v, str(v)))) for v in all_layer}
+    width_of = {v: (1 if isinstance(v, tuple) else box_width(labels.get(v, str(v)), scale)) for v in all_layer}
     xs: dict = {}
     for li in range(nlayers):
         cursor = 0
@@ -186,8 +212,11 @@ def layout(nodes: dict, labels: dict | None = None) -> Layout:
         own = origin.get(a) or origin.get(b) or (a, b)
         xa, xb = out_port[a][b], in_port[b][a]
         ya = all_layer[a] * ystep + BOX_H  # first channel row
-        r0, r1, r2 = ya, ya + 1, ya + 2
-        _bits(out, xa, r0, U | D, own)
+        if CHANNEL == 1:                   # rule 6: across in the one row between the layers
+            r0 = r1 = r2 = ya
+        else:
+            r0, r1, r2 = ya, ya + 1, ya + 2
+            _bits(out, xa, r0, U | D, own)
         if xa == xb:
             _bits(out, xa, r1, U | D, own)
         else:
@@ -196,11 +225,32 @@ def layout(nodes: dict, labels: dict | None = None) -> Layout:
             _bits(out, xb, r1, D | (L if xb > xa else R), own)
             for x in range(lo + 1, hi):
                 _bits(out, x, r1, L | R, own)
-        _bits(out, xb, r2, U | D, own)
-        if not isinstance(b, tuple):
+        if CHANNEL != 1:
+            _bits(out, xb, r2, U | D, own)
+        if not isinstance(b, tuple) and not up:
             out.arrows[(xb, r2 + 1)] = own
+        if up and not isinstance(a, tuple):      # rule 7: the head on the consumer's (mirrored) top
+            out.arrows[(xa, ya - 1)] = own
     out.width = max((xs[v] + width_of[v] for v in all_layer), default=0) + 1
     out.height = max(nlayers * ystep - CHANNEL, 0)
+    return _mirror(out) if up else out
+
+
+def _mirror(lay: Layout) -> Layout:
+    """Rule 7: the same layout upside down (rows reversed, up and down swapped in every line)."""
+    last = lay.height - 1
+    out = Layout(width=lay.width, height=lay.height, layer_of=lay.layer_of)
+
+    def flip(bits):
+        return (bits & (L | R)) | (U if bits & D else 0) | (D if bits & U else 0)
+    out.edges = {(x, last - y): flip(b) for (x, y), b in lay.edges.items()}
+    out.cell_edges = {(x, last - y): [(flip(b), o) for b, o in v] for (x, y), v in lay.cell_edges.items()}
+    out.arrows = {(x, last - y): e for (x, y), e in lay.arrows.items()}
+    for nid, (x, y, w, h) in lay.rects.items():
+        y2 = last - (y + h - 1)
+        out.rects[nid] = (x, y2, w, h)
+        for yy in range(y2, y2 + h):
+            out.rows.setdefault(yy, []).append(nid)
     return out
 
 

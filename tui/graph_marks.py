@@ -50,11 +50,16 @@ MARKS = [
          "blue: the node you selected (enter or a click), shown in the inspector"),
     Mark("missing", "■", "graph--missing", "before recording",
          "grey italic, \"built before recording\": a node made before recording began (only its name is known)"),
+    Mark("group", "┏┓", "", "folded module",
+         "heavy border: a module group folded into one box (t / T): its instance and grad_fn nodes, the "
+         "bytes they saved beyond the parameters and how many backward ran; yellow while backward runs "
+         "a node inside"),
     Mark("badge", "saved N", "", "for backward",
          "the second line: what the node saved for backward and its bytes: \"saved\" held, \"packed\" "
          "held through a saved_tensors hook, \"freed\" released by backward, \"saves nothing\""),
-    Mark("edge", "▼", "graph--edge", "grad flow",
-         "lines and ▼: next_functions, from a node down to the nodes its gradient flows to (loss on top)"),
+    Mark("edge", "▼", "graph--edge", "data flow",
+         "lines and ▼: next_functions, from a node's inputs down into it, the way forward's data flows (leaves on "
+         "top, the loss at the bottom, as the pictures); its gradient flows back up them"),
 ]
 
 BY_KEY = {m.key: m for m in MARKS}
@@ -71,9 +76,10 @@ def node_marks(model, nid, i: int, style: str) -> set:
     return out
 
 
-def marks_in_view(model, i: int, ids, styles: dict) -> list:
-    """The marks the boxes ``ids`` show at step i, in ``MARKS`` order (``styles``: id -> component class)."""
-    seen: set = set()
+def marks_in_view(model, i: int, ids, styles: dict, extra=()) -> list:
+    """The marks the boxes ``ids`` show at step i, in ``MARKS`` order (``styles``: id -> component class;
+    ``extra``: keys of marks drawn besides, such as ``group``)."""
+    seen: set = set(extra)
     for nid in ids:
         seen |= node_marks(model, nid, i, styles[nid])
     if len(ids) > 1:

@@ -28,8 +28,7 @@ def grid(view, width: int, height: int) -> dict:
     lay = view._lay
     fx, fy = scale(lay, width, height)
     out = {}
-    for nid in view._recs:
-        x, y, w, h = lay.rects[nid]
+    for nid, (x, y, w, h) in lay.rects.items():
         cell = (min(width - 1, int((x + w / 2) / fx)), min(height - 1, int((y + h / 2) / fy)))
         style = view._style_name(nid)
         if cell not in out or RANK.get(style, 9) < RANK.get(out[cell], 9):

@@ -4,7 +4,9 @@ It draws the graph ``replay.model.TraceModel`` shows at the cursor (NOTE [ One t
 model ]), the same nodes in the same states as the Graphviz picture (``w``). Boxes appear
 as forward creates nodes, light up as backward executes them; the second line of a box
 tells what the node saved (and whether it was released or dropped by checkpointing).
-Scroll with the mouse wheel or the arrow keys when focused; click a box to inspect the node.
+Leaves are on top and the loss at the bottom, as the pictures draw it. Three zoom levels
+(NOTE [ Graph zoom ] in graph_zoom.py) and folded module groups (NOTE [ Folded module groups ]
+in graph_folds.py) fit a real model; drag or scroll to pan, click a box to inspect it.
 """
 from __future__ import annotations
 
@@ -18,13 +20,26 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from . import graph_overview
-
 from replay.model import TraceModel
 from replay.words import nbytes, shape
 
+from . import graph_overview
+from .graph_folds import GROUP, Folds, box_texts, instance, is_group, widest
 from .graph_layout import layout
 from .graph_marks import marks_in_view
+from .graph_zoom import (
+    BOXES,
+    LEVEL_WORDS,
+    NAMES,
+    PAN_X,
+    SCALES,
+    WHOLE,
+    cells,
+    compact_label,
+    fit,
+    fit_name,
+    level_after,
+)
 
 _SAVED_WORDS = {"none": "saves nothing", "kept": "saved {b}", "released": "freed {b}", "packed": "packed {b}",
                 "recomputed": "saved {b}"}
@@ -79,9 +94,9 @@ def box_style(model: TraceModel, nid, i: int, selected=None, current=None) -> st
 
 SINGLE = "┌─┐│└┘┬"   # corners, lines and the edge-out mark of a box; DOUBLE: a recomputed node's
 DOUBLE = "╔═╗║╚╝╤"
+HEAVY = "┏━┓┃┗┛┳"    # a folded module group (NOTE [ Folded module groups ] rule 3)
 MAX_NODES = 400   # more than this and the view lays out the part of the graph around the cursor
-
-
+UP = True         # leaves on top, the loss at the bottom, as the pictures (graph_layout rule 7)
 class GraphView(ScrollView, can_focus=True):
     """The graph panel (a Line API widget: only visible rows are drawn)."""
 
@@ -92,55 +107,103 @@ class GraphView(ScrollView, can_focus=True):
     }
 
     index: reactive[int] = reactive(0)
-    selected: reactive[int | None] = reactive(None)
+    selected: reactive[int | str | None] = reactive(None)   # a node id, or a folded group's id
     current: reactive[int | None] = reactive(None)   # the node the event at the cursor is about
     keep_freed: reactive[bool] = reactive(False)       # f: draw dead nodes greyed, not leave them out
     overview: reactive[bool] = reactive(False)         # v: the whole graph scaled into the panel (graph_overview.py)
+    zoom: reactive[int] = reactive(BOXES)              # NOTE [ Graph zoom ] in tui/graph_zoom.py
 
     def watch_overview(self) -> None:
         self._ov = None
         self.refresh()
 
-    def _style_name(self, nid) -> str:
-        return box_style(self.model, nid, self.index, self.selected, self.current)
-
     class NodeClicked(Message):
-        def __init__(self, node_id: int) -> None:
+        def __init__(self, node_id) -> None:
             super().__init__()
             self.node_id = node_id
 
     def __init__(self, model: TraceModel, **kw) -> None:
         super().__init__(**kw)
         self.model = model
+        self.folds = Folds(model)
         self._key = None
         self._lay = None
-        self._recs = {}
+        self._recs = {}          # node id -> record, of the nodes laid out
+        self._drawn = {}         # node id -> the box it is drawn in (itself, or its folded group)
+        self._members = {}       # folded group id -> its node ids
+        self._labels = {}        # box id -> its name at NAMES
+        self._cells = {}         # box id -> (col, row) at WHOLE
+        self._at = {}            # (col, row) -> box id at WHOLE
+        self._tot = {}
         self._pending_look = None
+        self._drag = None
+        self._dragged = False
 
     # -------------------------------------------------------------- layout
 
-    def _ensure_layout(self) -> None:
+    def _build(self, level: int):
+        """(layout, records, node -> box, group members, NAMES labels) of the nodes shown now at ``level``."""
         i = self.index
         ids = self.model.shown(i, self.keep_freed)   # the graph grows as forward runs, nodes leave as they die
-        key = (ids, i if len(ids) > MAX_NODES else None)
-        if key == self._key and self._lay is not None:
-            return
-        self._key = key
         order = sorted(ids, key=lambda n: self.model.nodes[n].created)
         if len(order) > MAX_NODES:  # a huge graph: the nodes created nearest the cursor
             order.sort(key=lambda n: abs(self.model.nodes[n].created - self.index))
             order = sorted(order[:MAX_NODES], key=lambda n: self.model.nodes[n].created)
-            self.border_subtitle = f"{MAX_NODES} of {len(ids)} nodes, nearest the cursor"
-        else:
-            self.border_subtitle = ""
         recs = {nid: self.model.nodes[nid] for nid in order}
-        graph = {nid: [c for c, _, _ in r.next if c is not None] for nid, r in recs.items()}
-        labels = {nid: _widest(r) for nid, r in recs.items()}
-        self._lay = layout(graph, labels)
-        self._recs = recs
-        self.virtual_size = Size(self._lay.width, self._lay.height)
+        folded = self.folds.drawn(i, self.keep_freed) if self.folds.folded else {}
+        drawn = {nid: folded.get(nid, nid) for nid in order}
+        graph: dict = {}
+        members: dict = {}
+        for nid in order:
+            d = drawn[nid]
+            graph.setdefault(d, [])
+            if d != nid:
+                members.setdefault(d, []).append(nid)
+        for nid, r in recs.items():     # NOTE [ Folded module groups ] rule 2
+            d = drawn[nid]
+            for c, _, _ in r.next:
+                dc = drawn.get(c)
+                if dc is not None and dc != d and dc not in graph[d]:
+                    graph[d].append(dc)
+        names = {}
+        for d in graph:
+            if is_group(d):
+                names[d] = instance(d)
+            else:
+                names[d] = compact_label(recs[d])
+        if level == BOXES:
+            labels = {d: (widest(d, sum(recs[n].kind == "fn" for n in members[d])) if is_group(d)
+                          else _widest(recs[d])) for d in graph}
+        else:
+            labels = names
+        return layout(graph, labels, SCALES[level], up=UP), recs, drawn, members, names, len(ids)
+
+    def _ensure_layout(self) -> None:
+        i = self.index
+        ids = self.model.shown(i, self.keep_freed)
+        whole = tuple(self.size) if self.zoom == WHOLE else None
+        key = (ids, i if len(ids) > MAX_NODES else None, self.zoom, frozenset(self.folds.folded), whole)
+        if key == self._key and self._lay is not None:
+            return
+        self._key = key
+        self._tot = {}
+        self._lay, self._recs, self._drawn, self._members, self._labels, n = self._build(self.zoom)
+        notes = [f"{MAX_NODES} of {n} nodes, nearest the cursor"] if n > MAX_NODES else []
+        if self.zoom == WHOLE:
+            w, h = self.size
+            self._cells = cells(self._lay, w, h) if w and h else {}
+            self._at = {c: d for d, c in self._cells.items()}
+            if w and h and len(self._cells) < len(self._lay.rects):
+                notes.append(f"{len(self._cells)} of {len(self._lay.rects)} boxes fit")
+            self.virtual_size = Size(w, h)
+        else:
+            self.virtual_size = Size(self._lay.width, self._lay.height)
+        if self.zoom != BOXES:
+            notes.append(f"zoom: {LEVEL_WORDS[self.zoom]}")
+        self.border_subtitle = " · ".join(notes)
 
     def watch_index(self, old: int, new: int) -> None:
+        self._tot = {}
         self._ensure_layout()
         self.refresh()
 
@@ -155,6 +218,13 @@ class GraphView(ScrollView, can_focus=True):
     def watch_current(self) -> None:
         self.refresh()
 
+    def watch_zoom(self) -> None:
+        """Lay out at the new level and keep the selected (else current) box in the middle (rule 4)."""
+        self._key = None
+        self._ensure_layout()
+        self.centre_on(self.selected if self.selected is not None else self.current)
+        self.refresh()
+
     def on_mount(self) -> None:
         self._ensure_layout()
 
@@ -164,17 +234,33 @@ class GraphView(ScrollView, can_focus=True):
         self._ensure_layout()
         self.refresh()
 
+    def box_of(self, nid):
+        """The box node ``nid`` is drawn in now (itself, or its folded group), or None."""
+        self._ensure_layout()
+        d = nid if is_group(nid) else self._drawn.get(nid)
+        return d if d is not None and d in self._lay.rects else None
+
+    def boxes_in_view(self) -> list:
+        """The boxes the panel shows now, whole or in part."""
+        self._ensure_layout()
+        if self.zoom == WHOLE:
+            return list(self._cells)
+        vw, vh = self.scrollable_content_region.size
+        view = Region(*self.scroll_offset, vw, vh)
+        return [d for d, r in self._lay.rects.items() if view.overlaps(Region(*r))]
+
     def look_at(self, nid, around=(), keep=None) -> None:
         """Centre the boxes ``around`` (a recompute's region), else node ``nid``, when they are not all
         on screen; when they do not fit, keep ``nid`` (else ``keep``) whole: NOTE [ Where the graph
         view looks ] rules 3-4 (in tui/event_focus.py)."""
         self._ensure_layout()
         lay = self._lay
-        if lay is None:
+        if lay is None or self.zoom == WHOLE:
             return
-        nid = nid if nid in self._recs and nid in lay.rects else keep
-        own = Region(*lay.rects[nid]) if nid in self._recs and nid in lay.rects else None
-        boxes = [Region(*lay.rects[n]) for n in around if n in self._recs and n in lay.rects]
+        box = self.box_of(nid) if nid is not None else None
+        box = box if box is not None else (self.box_of(keep) if keep is not None else None)
+        own = Region(*lay.rects[box]) if box is not None else None
+        boxes = [Region(*lay.rects[b]) for b in dict.fromkeys(self.box_of(n) for n in around) if b is not None]
         target = Region.from_union(boxes) if boxes else own
         if target is None:
             return
@@ -195,7 +281,63 @@ class GraphView(ScrollView, can_focus=True):
         y = min(max(y, anchor.bottom - vh), anchor.y)
         self.scroll_to(max(0, x), max(0, y), animate=False, force=True, immediate=True)
 
+    def centre_on(self, nid) -> None:
+        """Put node (or group) ``nid``'s box in the middle of the panel (NOTE [ Graph zoom ] rule 4)."""
+        box = self.box_of(nid) if nid is not None else None
+        vw, vh = self.scrollable_content_region.size
+        if box is None or self.zoom == WHOLE or vw <= 0 or vh <= 0:
+            return
+        x, y, w, h = self._lay.rects[box]
+        self.scroll_to(max(0, x + w // 2 - vw // 2), max(0, y + h // 2 - vh // 2), animate=False, force=True,
+                       immediate=True)
+
+    def zoom_by(self, step: int) -> None:
+        """-1 zooms in, +1 out (NOTE [ Graph zoom ] rule 1)."""
+        self.overview = False
+        self.zoom = level_after(self.zoom, step)
+
+    def fit_whole(self) -> int:
+        """``0``: the most detailed level at which the whole graph fits the panel (rule 1); returns it."""
+        self.overview = False
+        vw, vh = self.scrollable_content_region.size
+        level = WHOLE
+        for lv in (BOXES, NAMES):
+            lay = self._lay if lv == self.zoom else self._build(lv)[0]
+            if lay.width <= vw and lay.height <= vh:
+                level = lv
+                break
+        self.zoom = level
+        self.scroll_to(0, 0, animate=False, force=True, immediate=True)
+        return level
+
+    def pan(self, dx: int, dy: int) -> None:
+        """Move the view ``dx`` steps of ``PAN_X`` columns and ``dy`` layers of boxes (rule 4)."""
+        sx, sy = self.scroll_offset
+        self.scroll_to(sx + dx * PAN_X, sy + dy * SCALES[self.zoom].ystep, animate=False, force=True,
+                       immediate=True)
+
+    def toggle_fold(self, nid) -> str | None:
+        """Fold or unfold the group of node (or box) ``nid``: its instance, or None when it is in none."""
+        inst = self.folds.toggle(nid, self.index, self.keep_freed)
+        if inst is not None:
+            self._relayout(GROUP + inst if inst in self.folds.folded else nid)
+        return inst
+
+    def toggle_all_folds(self) -> bool:
+        folded = self.folds.toggle_all(self.index, self.keep_freed)
+        self._relayout(self.selected if self.selected is not None else self.current)
+        return folded
+
+    def _relayout(self, keep) -> None:
+        self._key = None
+        self._ensure_layout()
+        self.centre_on(keep)
+        self.refresh()
+
     def on_resize(self) -> None:
+        if self.zoom == WHOLE:
+            self._key = None
+            self._ensure_layout()
         if self._pending_look is not None:
             self.look_at(*self._pending_look)
 
@@ -203,26 +345,59 @@ class GraphView(ScrollView, can_focus=True):
         """The marks the boxes drawn now show (NOTE [ Graph marks ] rule 4)."""
         self._ensure_layout()
         i = self.index
-        styles = {nid: box_style(self.model, nid, i, self.selected, self.current) for nid in self._recs}
-        return marks_in_view(self.model, i, list(self._recs), styles)
+        ids, styles = [], {}
+        for d in self._lay.rects:
+            for nid in self._members.get(d, (d,)):
+                ids.append(nid)
+                styles[nid] = self._style_name(d)
+        return marks_in_view(self.model, i, ids, styles, ("group",) if self._members else ())
+
+    # -------------------------------------------------------------- one box
+
+    def _totals(self, gid):
+        t = self._tot.get(gid)
+        if t is None:
+            t = self._tot[gid] = self.folds.totals(gid, self.index, self.keep_freed)
+        return t
+
+    def _style_name(self, did) -> str:
+        """The component class box ``did`` is drawn with (NOTE [ Folded module groups ] rule 3)."""
+        if not is_group(did):
+            return box_style(self.model, did, self.index, self.selected, self.current)
+        t = self._totals(did)
+        if did == self.selected or self.selected in self._members.get(did, ()):
+            return "graph--selected"
+        if t.current or self.current in self._members.get(did, ()):
+            return "graph--current"
+        if t.state == "executed":
+            return "graph--executed"
+        return "graph--recomputed" if t.recomputed else "graph--pending"
+
+    def _texts(self, did) -> tuple:
+        if is_group(did):
+            return box_texts(self._totals(did), did)
+        return node_texts(self.model, did, self.index)
+
+    def _border(self, did) -> str:
+        if is_group(did):
+            return DOUBLE if self._totals(did).recomputed else HEAVY
+        return DOUBLE if self.model.recomputed(did, self.index) else SINGLE   # NOTE [ Graph marks ] rule 2
 
     # -------------------------------------------------------------- drawing
 
-    def _style(self, nid) -> Style:
-        return self.get_component_rich_style(box_style(self.model, nid, self.index, self.selected, self.current))
+    def _style(self, did) -> Style:
+        return self.get_component_rich_style(self._style_name(did))
 
     def render_line(self, y: int) -> Strip:
         self._ensure_layout()
         lay = self._lay
+        width = self.size.width
         if self.overview and lay is not None and lay.rects:
-            w, h = self.size.width, self.size.height
+            w, h = width, self.size.height
             key = (self._key, self.index, self.selected, self.current, w, h, tuple(self.scroll_offset))
             if getattr(self, "_ov", None) is None or self._ov[0] != key:
                 self._ov = (key, graph_overview.grid(self, w, h), graph_overview.frame(self, w, h))
             return graph_overview.render_line(self, y, w, h, self._ov[1], self._ov[2])
-        sx, sy = self.scroll_offset
-        width = self.size.width
-        row = y + sy
         if lay is None or not lay.rects:
             gone = len(self.model.shown(self.index, True))
             msg = (f"No live graph: {gone} node{'s' if gone != 1 else ''} freed (f shows them)." if gone
@@ -232,43 +407,24 @@ class GraphView(ScrollView, can_focus=True):
                 return Strip([Segment(" " + lines[y], self.get_component_rich_style("graph--empty"))]).crop_extend(
                     0, width, self.rich_style)
             return Strip.blank(width, self.rich_style)
-        edge_style = self.get_component_rich_style("graph--edge")
-        vis = self._recs
+        if self.zoom == WHOLE:
+            return self._whole_line(y, width)
+        sx, sy = self.scroll_offset
+        row = y + sy
         cells = [" "] * lay.width
         owner = [None] * lay.width
         for x in range(lay.width):
-            ch = lay.edge_char(x, row, vis)
+            ch = lay.edge_char(x, row)
             if ch:
                 cells[x] = ch
-        i = self.index
-        for nid in lay.rows.get(row, ()):
-            if nid not in vis:
-                continue
-            bx, by, bw, bh = lay.rects[nid]
-            dy = row - by
-            inner = bw - 2
-            b = DOUBLE if self.model.recomputed(nid, i) else SINGLE   # NOTE [ Graph marks ] rule 2
-            if dy in (0, bh - 1):
-                line = [b[1]] * inner
-                if dy == 0:
-                    for x in range(bx + 1, bx + bw - 1):
-                        e = lay.arrows.get((x, row))
-                        if e and e[0] in vis and e[1] in vis:
-                            line[x - bx - 1] = "▼"
-                    text = b[0] + "".join(line) + b[2]
-                else:
-                    for x in range(bx + 1, bx + bw - 1):
-                        if lay.edge_char(x, row + 1, vis):
-                            line[x - bx - 1] = b[6]
-                    text = b[4] + "".join(line) + b[5]
-            else:
-                t = node_texts(self.model, nid, i)[dy - 1]
-                t = t if len(t) <= inner else t[: inner - 1] + "…"
-                text = b[3] + t.ljust(inner) + b[3]
+        for did in lay.rows.get(row, ()):
+            bx, by, bw, bh = lay.rects[did]
+            text = self._box_row(did, row - by, bx, bw, bh, row)
             for k, ch in enumerate(text):
                 cells[bx + k] = ch
-                owner[bx + k] = nid
+                owner[bx + k] = did
         segs = []
+        edge_style = self.get_component_rich_style("graph--edge")
         run_text, run_owner = "", object()
         for x in range(lay.width):
             o = owner[x]
@@ -282,13 +438,69 @@ class GraphView(ScrollView, can_focus=True):
         strip = Strip(segs, lay.width)
         return strip.crop_extend(sx, sx + width, self.rich_style)
 
+    def _box_row(self, did, dy: int, bx: int, bw: int, bh: int, row: int) -> str:
+        """Row ``dy`` of box ``did``: ``[name]`` at NAMES, else its border or a line of text."""
+        inner = bw - 2
+        if bh == 1:
+            return "[" + fit_name(self._labels[did], inner).ljust(inner) + "]"
+        lay = self._lay
+        b = self._border(did)
+        if dy in (0, bh - 1):
+            line = [b[1]] * inner
+            if dy == 0:
+                for x in range(bx + 1, bx + bw - 1):
+                    if (x, row) in lay.arrows:
+                        line[x - bx - 1] = "▼"
+                return b[0] + "".join(line) + b[2]
+            for x in range(bx + 1, bx + bw - 1):
+                if lay.edge_char(x, row + 1):
+                    line[x - bx - 1] = b[6]
+            return b[4] + "".join(line) + b[5]
+        return b[3] + fit(self._texts(did)[dy - 1], inner).ljust(inner) + b[3]
+
+    def _whole_line(self, y: int, width: int) -> Strip:
+        """A row at WHOLE: each box one mark in its colour (NOTE [ Graph zoom ] rule 3)."""
+        blank = self.get_component_rich_style("graph--edge")
+        segs = []
+        for x in range(width):
+            did = self._at.get((x, y))
+            if did is None:
+                segs.append(Segment(" ", blank))
+            else:
+                segs.append(Segment("▣" if is_group(did) else "■", self._style(did)))
+        return Strip(segs, width).crop_extend(0, width, self.rich_style)
+
     def _seg(self, text, owner, edge_style):
         if owner is None:
             return Segment(text, edge_style)
         return Segment(text, self._style(owner))
 
+    # -------------------------------------------------------------- mouse
+
+    def on_mouse_down(self, event) -> None:
+        """A drag on the graph pans it (NOTE [ Graph zoom ] rule 4)."""
+        self._dragged = False
+        if event.button == 1 and not self.overview and self.zoom != WHOLE:
+            self._drag = (event.screen_x, event.screen_y, *self.scroll_offset)
+            self.capture_mouse()
+
+    def on_mouse_move(self, event) -> None:
+        if self._drag is None:
+            return
+        x0, y0, sx, sy = self._drag
+        dx, dy = event.screen_x - x0, event.screen_y - y0
+        if dx or dy:
+            self._dragged = True
+            self.scroll_to(max(0, sx - dx), max(0, sy - dy), animate=False, force=True, immediate=True)
+
+    def on_mouse_up(self, event) -> None:
+        if self._drag is not None:
+            self._drag = None
+            self.release_mouse()
+
     def on_click(self, event) -> None:
-        if self._lay is None:
+        if self._lay is None or self._dragged:       # the end of a drag selects nothing
+            self._dragged = False
             return
         off = event.get_content_offset(self)
         if off is None:
@@ -299,13 +511,13 @@ class GraphView(ScrollView, can_focus=True):
             self.overview = False
             self.scroll_to(max(0, x - vw // 2), max(0, y - vh // 2), animate=False, force=True)
             return
-        x = off.x + int(self.scroll_offset.x)
-        y = off.y + int(self.scroll_offset.y)
-        nid = self._lay.node_at(x, y)
-        if nid is not None and self.model.state(nid, self.index) != "future":
-            self.selected = nid
-            self.post_message(self.NodeClicked(nid))
-
+        if self.zoom == WHOLE:
+            did = self._at.get((off.x, off.y))
+        else:
+            did = self._lay.node_at(off.x + int(self.scroll_offset.x), off.y + int(self.scroll_offset.y))
+        if did is not None and (is_group(did) or self.model.state(did, self.index) != "future"):
+            self.selected = did
+            self.post_message(self.NodeClicked(did))
 
 def _widest(rec) -> str:
     """The longest text the node's box will ever hold (sets its width, so the layout never moves)."""

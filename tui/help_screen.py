@@ -16,7 +16,7 @@ KEYS = [
     (". ,", "next / previous event about a graph node (about the selected one, if any)"),
     ("} {", "next / previous phase (forward, backward, recompute)"),
     ("g G  home end", "first / last event"),
-    ("space", "play / pause;  + -  faster / slower"),
+    ("space", "play / pause;  > <  faster / slower"),
     ("p", "jump to the live-bytes peak (▲: all categories summed)"),
     ("P", "jump to the activation peak (△: saved activations alone, end of forward)"),
     ("] [", "next / previous lesson step"),
@@ -24,6 +24,10 @@ KEYS = [
     ("enter", "inspect the node this event is about"),
     ("i", "lesson text <-> inspector (on small screens)"),
     ("z", "memory chart: this lesson step <-> the whole run"),
+    ("+ -  0", "graph zoom: boxes → names → the whole graph (a mark per box); 0 fits the whole graph"),
+    ("shift+arrows  H J K L", "pan the graph (or drag it with the mouse; the wheel scrolls)"),
+    ("t  T", "fold / unfold the selected node's module group into one box (its totals in the inspector);"
+             " T folds all / unfolds all"),
     ("v", "graph overview: the whole graph, a ■ per node, the normal view framed; click to go there"),
     ("m", "memory panel: chart → lifetimes → holders → allocator (NOTE [ Memory views ])"),
     ("a e", "mark the start / end of a window at the cursor (or drag across the chart with the mouse)"),
@@ -42,8 +46,12 @@ KEYS = [
 ]
 
 PANELS = [
-    ("Graph", "the autograd graph at the cursor: loss on top, leaves below, arrows are next_functions "
-              "(where gradients flow). Each mark is listed above; the line under the panel names the marks "
+    ("Graph", "the autograd graph at the cursor, as the pictures draw it: leaves on top, the loss at the "
+              "bottom, arrows are next_functions the way forward's data flows (gradients flow back up). "
+              "+ - zoom out to one-row boxes and to the whole graph; names that do not fit are cut "
+              "(AddmmBackward0 is [Addmm], …c_attn.weight keeps a parameter's end; the inspector has them "
+              "whole). t folds the alike instances of a module (blocks.0, blocks.1...) into one box each, "
+              "as the pictures do. Each mark is listed above; the line under the panel names the marks "
               "on screen now. Checkpointing's recompute does not add boxes: it redraws the boxes of the "
               "region it replays (double border, ↻), and the view centres on that region. Only what is "
               "alive is drawn: a node whose last reference died (del, a loss out of scope) leaves the "
@@ -97,7 +105,7 @@ def help_text() -> Group:
                    Text.assemble((m.short, "bold"), ": ", m.long)) for m in MARKS)
     panels = _rows((Text(f" {name}", style="bold"), Text(what + "\n")) for name, what in PANELS)
     return Group(Text("glassgrad — keys\n", style="bold"), keys,
-                 Text("\nMouse: click a graph box or a log row; the wheel scrolls.\n"),
+                 Text("\nMouse: click a graph box or a log row; drag the graph to pan it; the wheel scrolls.\n"),
                  Text("The graph's marks\n", style="bold"), marks,
                  Text("\nThe panels\n", style="bold"), panels,
                  Text("escape or ? closes this help.", style="dim"))
@@ -106,9 +114,20 @@ def help_text() -> Group:
 class HelpScreen(ModalScreen):
     BINDINGS = [("escape", "dismiss", "Close"), ("question_mark", "dismiss", "Close"), ("q", "dismiss", "Close")]
 
+    def __init__(self, screen_keys: tuple | None = None, **kw) -> None:
+        """``screen_keys``: (title, [(key, does)]) of a screen with keys of its own (plan, diff), shown alone."""
+        super().__init__(**kw)
+        self.screen_keys = screen_keys
+
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-box"):
-            yield Static(help_text())
+            if self.screen_keys is None:
+                yield Static(help_text())
+            else:
+                title, rows = self.screen_keys
+                yield Static(Group(Text(f"{title} — keys\n", style="bold"),
+                                   _rows((Text(f" {k}", style="bold #ffcc00"), Text(does)) for k, does in rows),
+                                   Text("\nescape or ? closes this help.", style="dim")))
 
     def action_dismiss(self, result=None) -> None:
         self.dismiss(result)

@@ -151,6 +151,9 @@ class Inspector(Static):
         if len(m) == 0:
             return Text("Nothing recorded yet.", style="dim")
         i = m.clamp(self.index)
+        if isinstance(self.selected, str):          # a folded module group (tui/graph_folds.py)
+            from .graph_folds import describe_group
+            return describe_group(m, self.selected, i)
         if self.selected is not None and self.selected in m.nodes:
             return describe_node(m, self.selected, i)
         text = describe_event(m, i)

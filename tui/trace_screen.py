@@ -19,6 +19,7 @@ from .event_focus import EventFocus
 from .event_log import EventLog
 from .export import write_step_graph
 from .fit import fit_status, fit_title, short_title
+from . import graph_keys
 from .graph_legend import GraphLegend
 from .graph_view import GraphView
 from .help_screen import HelpScreen
@@ -44,8 +45,9 @@ class TraceScreen(Screen):
         Binding("g,home", "first", "First", show=False, priority=True),
         Binding("G,end", "last", "Last", show=False, priority=True),
         Binding("space", "play", "Play"),
-        Binding("plus,equals_sign", "speed(1)", "Faster", show=False),
-        Binding("minus", "speed(-1)", "Slower", show=False),
+        Binding("greater_than_sign", "speed(1)", "Faster", show=False),
+        Binding("less_than_sign", "speed(-1)", "Slower", show=False),
+        *graph_keys.BINDINGS,                 # the graph panel: zoom, pan, fold (tui/graph_keys.py)
         Binding("p", "peak", "Peak"),
         Binding("P", "peak('activation')", "Activation peak", show=False),
         Binding("right_square_bracket", "lesson_step(1)", "Next step", key_display="]"),
@@ -102,7 +104,7 @@ class TraceScreen(Screen):
         with Horizontal(id="main"):
             with Vertical(id="left"):
                 g = GraphView(self.model, id="graph")
-                g.border_title = "Graph · autograd nodes (loss on top)"
+                g.border_title = "Graph · autograd nodes (loss at bottom)"
                 yield g
                 yield GraphLegend(g, id="graph-legend")
                 mv = MemoryView(self.model, id="memory")
@@ -157,8 +159,8 @@ class TraceScreen(Screen):
 
     def _titles(self) -> dict:
         """Each panel's title wordings, longest first (NOTE [ Fitting the screen ] rule 2)."""
-        t = {"#graph": ["Graph · autograd nodes (loss on top)", "Graph · autograd (loss on top)",
-                        "Graph (loss on top)", "Graph"]}
+        t = {"#graph": ["Graph · autograd nodes (loss at bottom)", "Graph · autograd (loss at bottom)",
+                        "Graph (loss at bottom)", "Graph"]}
         if self.lesson_run is not None:
             L = self.lesson_run.lesson
             t["#narrative"] = [f"Lesson {L.number} · {L.title}", f"Lesson {L.number}"]
@@ -399,6 +401,21 @@ class TraceScreen(Screen):
         g.overview = not g.overview
         self.notify("Graph overview: every node as ■, the normal view framed; click to go there (v: back)"
                     if g.overview else "Graph: the normal view", timeout=3)
+
+    def action_graph_zoom(self, step: int) -> None:
+        graph_keys.zoom(self, step)
+
+    def action_graph_fit(self) -> None:
+        graph_keys.fit(self)
+
+    def action_graph_pan(self, dx: int, dy: int) -> None:
+        self.query_one("#graph", GraphView).pan(dx, dy)
+
+    def action_graph_fold(self) -> None:
+        graph_keys.fold(self)
+
+    def action_graph_fold_all(self) -> None:
+        graph_keys.fold_all(self)
 
     def action_memory_mode(self) -> None:
         self.memory_mode = memory_modes.next_mode(self.memory_mode)

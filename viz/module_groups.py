@@ -133,3 +133,44 @@ def alike_line(insts: list) -> str:
         what, insts = "checkpoint regions", [i[len("region "):] for i in insts]
     names = insts if len(insts) <= 4 else insts[:2] + ["…"] + insts[-1:]
     return f"{len(insts)} alike {what} drawn collapsed, one box each: {', '.join(names)}"
+
+
+class GroupTotals:
+    """What one collapsed box sums up: ``totals(state, ids)``."""
+
+    __slots__ = ("current", "dropped", "executed", "nodes", "ops", "params", "recomputed", "released", "saved")
+
+    def __init__(self, nodes, params, executed, saved, released, dropped, current, recomputed, ops):
+        self.nodes, self.params, self.executed = nodes, params, executed
+        self.saved, self.released, self.dropped = saved, released, dropped
+        self.current, self.recomputed, self.ops = current, recomputed, ops
+
+    @property
+    def state(self) -> str:
+        """current | executed | pending: the box's fill (a node inside running, all run, else waiting)."""
+        return "current" if self.current else "executed" if self.nodes and self.executed == self.nodes else "pending"
+
+
+def totals(state, ids) -> GroupTotals:
+    """The totals of the nodes ``ids`` of ``state`` (a ``replay.graph.Graph``), counted as the picture's
+    collapsed box counts them: grad_fn nodes, parameters, nodes backward ran, and the bytes their saved
+    tensors hold beyond the parameters' own storages (each storage once), released or dropped."""
+    members = [state.nodes[n] for n in ids if n in state.nodes]
+    fns = sorted((n for n in members if n.kind == "fn"), key=lambda n: n.seq)
+    leaves = [n for n in members if n.kind == "leaf"]
+    live = released = dropped = 0
+    seen = set(state.leaf_storages())      # a saved parameter costs no bytes of its own
+    for n in fns:
+        for sl in n.saved:
+            key = sl.dropped_storage if sl.dropped_storage is not None else (n.id, sl.name)
+            if sl.state == "dropped" and key not in seen:
+                seen.add(key)
+                dropped += sl.bytes
+            elif sl.state != "dropped" and sl.storage not in seen:
+                seen.add(sl.storage)
+                if sl.state == "released":
+                    released += sl.bytes
+                else:
+                    live += sl.bytes
+    return GroupTotals(len(fns), len(leaves), sum(n.state == "executed" for n in fns), live, released, dropped,
+                       any(n.state == "current" for n in members), any(n.recomputed for n in fns), ops_line(fns))

@@ -74,12 +74,12 @@ async def test_play_pause_and_speed(mlp_trace):
         assert s.index > 0
         assert "paused" in str(s.query_one("#status").render())
         start = s.speed
-        await pilot.press("plus")
+        await pilot.press("greater_than_sign")      # > <: faster / slower (+ - zoom the graph)
         assert s.speed == start + 1
-        await pilot.press("minus", "minus")
+        await pilot.press("less_than_sign", "less_than_sign")
         assert s.speed == start - 1
         for _ in range(len(SPEEDS) + 2):
-            await pilot.press("plus")
+            await pilot.press("greater_than_sign")
         assert s.speed == len(SPEEDS) - 1
         await pilot.press("space")      # plays to the end, then stops by itself
         await pilot.pause(1.0)
