@@ -25,8 +25,9 @@ class GlassgradApp(App):
 
     def __init__(self, start: str = "home", *, lesson=None, lesson_run=None, trace=None, title: str | None = None,
                  script: str | None = None, out: str | None = None, recent: list | None = None,
-                 lessons: list | None = None) -> None:
+                 lessons: list | None = None, first_screen=None) -> None:
         super().__init__()
+        self.first_screen = first_screen    # start="screen": a screen of its own (glassgrad plan, glassgrad diff)
         self.start = start
         self.lesson_key = lesson
         self.lesson_run = lesson_run
@@ -59,6 +60,8 @@ class GlassgradApp(App):
             self.push_screen(TraceScreen(model, title=self.trace_title or "trace"))
         elif self.start == "run":
             self._start_run()
+        elif self.start == "screen":
+            self.push_screen(self.first_screen)
 
     # ------------------------------------------------------------ opening things
 

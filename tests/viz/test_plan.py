@@ -57,3 +57,24 @@ def test_a_script_without_the_variables_is_told_what_to_name(tmp_path, capsys):
     assert main([str(p)]) == 2
     assert "defines no model and no example_input" in capsys.readouterr().err
     assert main([str(tmp_path / "nope.py")]) == 2
+
+
+def test_segments_mark_this_run_and_choose_is_the_planners_choice(script, capsys, tmp_path):
+    from engine.utils.planner import evaluate, plan_from_stats, sequential_plan
+    from viz.plan import load, parse_segments
+
+    assert parse_segments("3", 8) == sequential_plan(8, 3) == [(0, 2), (2, 4)]
+    assert parse_segments("0:3,5:8", 8) == [(0, 3), (5, 8)]
+    pl = load(str(script), segments="0:3,5:8")
+    assert pl.marks["this run"] == (*evaluate(pl.stats, [(0, 3), (5, 8)]), [(0, 3), (5, 8)])
+    assert pl.label("none") == "none" and load(str(script)).label("none") == "none (this run)"
+    assert pl.names[:2] == ["Linear(16, 16)", "Tanh()"]
+    for budget in sorted({p for p, _, _ in pl.curve} | {p + 1 for p, _, _ in pl.curve}):
+        best = plan_from_stats(pl.stats, budget)
+        assert pl.choose(budget) == (best.peak_bytes, best.cost, best.segments)
+    assert pl.choose(pl.curve[-1][0] - 1) is None
+    assert main([str(script), "--segments", "0:3,5:8", "--png", str(tmp_path / "c.png")]) == 0
+    out = capsys.readouterr().out
+    _, cost, _ = pl.marks["this run"]
+    assert any(line.startswith("this run") and f"extra forward {100 * cost / pl.forward:.1f}%" in line
+               for line in out.splitlines())
