@@ -18,7 +18,7 @@ from .backend.dtypes import dtype, get_default_dtype, promote_types, set_default
 from .backend.size import Size
 from .core.tensor import Tensor
 from . import printing as _printing  # noqa: F401  (binds repr and deepcopy on Tensor)
-from .functions.legacy import BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor
+from .functions.legacy import BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor  # noqa: F401
 from .backend.print_options import set_printoptions
 from .backend.dtype_info import can_cast, finfo, iinfo, result_type
 from . import ops as _ops  # noqa: F401  (the op table's rows, every family: OPS is full from here on)
@@ -47,9 +47,16 @@ from . import utils
 from . import memory
 from . import backends
 from . import special
+from . import sparse
+from .sparse import layout, sparse_coo, strided  # noqa: F401  (torch.layout and its values)
+from .sparse.ops import sparse_coo_tensor, spmm  # noqa: F401
 from .special import erfc, exp2, i0  # noqa: F401  (torch.erfc, torch.exp2, torch.i0)
-from . import amp
-from .amp import autocast
+from . import amp, cpu  # noqa: F401
+from .amp.autocast_mode import (autocast, autocast_decrement_nesting, autocast_increment_nesting,  # noqa: F401
+                                clear_autocast_cache, get_autocast_cpu_dtype, get_autocast_dtype,
+                                get_autocast_gpu_dtype, is_autocast_available, is_autocast_cache_enabled,
+                                is_autocast_cpu_enabled, is_autocast_enabled, set_autocast_cache_enabled,
+                                set_autocast_dtype, set_autocast_enabled)
 from .backend.settings import are_deterministic_algorithms_enabled, get_float32_matmul_precision, get_num_threads, is_deterministic_algorithms_warn_only_enabled, set_float32_matmul_precision, set_num_threads, use_deterministic_algorithms
 
 from . import out_args as _out_args
@@ -60,6 +67,7 @@ del _name
 
 __version__ = "0.1.0"
 
+from .backend.dtypes import LACKING as _dtype_lacking, missing_dtype as _missing_dtype  # noqa: E402
 
 
 def _lazy(name):
@@ -81,5 +89,7 @@ def __getattr__(name):
         return _lazy(name)
     if name == "compile":
         return _lazy("compiler").compile
+    if name in _dtype_lacking:
+        raise _missing_dtype(name)
     from .missing import missing
     raise missing("torch", name)   # NOTE [ Missing names ] in engine/missing.py

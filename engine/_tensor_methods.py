@@ -261,17 +261,13 @@ Tensor.int = lambda self: self.to(_dtype.int32)
 Tensor.bool = lambda self: self.to(_dtype.bool_)
 
 
-def _no_dtype(method, name):
-    def convert(self, *args, **kwargs):
-        raise TypeError(f"Tensor.{method}(): glassgrad has no dtype {name}: its dtypes are bool, int64, float32 "
-                        "and float64")
-    convert.__name__ = method
-    return convert
-
-
-for _m, _n in (("half", "float16"), ("bfloat16", "bfloat16"), ("short", "int16"), ("char", "int8"),
-               ("byte", "uint8"), ("cfloat", "complex64"), ("cdouble", "complex128")):
-    setattr(Tensor, _m, _no_dtype(_m, _n))
+Tensor.half = lambda self, memory_format=None: self.to(_dtype.float16)
+Tensor.bfloat16 = lambda self, memory_format=None: self.to(_dtype.bfloat16)
+Tensor.short = lambda self, memory_format=None: self.to(_dtype.int16)
+Tensor.char = lambda self, memory_format=None: self.to(_dtype.int8)
+Tensor.byte = lambda self, memory_format=None: self.to(_dtype.uint8)
+Tensor.cfloat = lambda self, memory_format=None: self.to(_dtype.complex64)
+Tensor.cdouble = lambda self, memory_format=None: self.to(_dtype.complex128)
 Tensor.type_as = lambda self, other: self.to(other.dtype)
 Tensor.view_as = lambda self, other: E.view(self, tuple(other.shape))
 Tensor.reshape_as = lambda self, other: E.reshape(self, tuple(other.shape))
@@ -289,10 +285,8 @@ Tensor.new_tensor = lambda self, data, dtype=None, device=None, requires_grad=Fa
 
 
 def _type(self, dtype=None):
-    names = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor", "int64": "torch.LongTensor",
-             "int32": "torch.IntTensor", "bool": "torch.BoolTensor"}
     if dtype is None:
-        n = names[self.dtype.name]
+        n = "torch." + _dtype.short_name(self.dtype) + "Tensor"
         return n.replace("torch.", "torch.cuda.") if self.device.type == "cuda" else n
     from .functions.legacy import dtype_of_type_name
     return self.to(dtype_of_type_name(dtype))
@@ -339,3 +333,10 @@ _bind_family_methods(Tensor)
 
 # ---- erfc, exp2, i0 (engine/special.py) ----------------------------------------------------------------
 Tensor.erfc, Tensor.exp2, Tensor.i0 = _special.erfc, _special.exp2, _special.i0
+
+# ---- the dense side of sparse tensors (engine/sparse) ------------------------------------------------
+from .sparse import ops as _sparse_ops  # noqa: E402
+from .sparse.layout import strided as _strided  # noqa: E402
+Tensor.layout, Tensor.is_sparse, Tensor.is_sparse_csr = _strided, False, False
+Tensor.to_sparse = _sparse_ops.to_sparse
+Tensor.to_dense = lambda self, dtype=None, *, masked_grad=None: self   # already dense: itself, as PyTorch

@@ -2,7 +2,7 @@
 events and streams (``engine/backend/cuda_runtime.py``)."""
 from __future__ import annotations
 
-from . import amp  # noqa: F401  (engine.cuda.amp.autocast / GradScaler, as torch.cuda.amp)
+from .amp.deprecated import cuda as amp  # noqa: F401  (torch.cuda.amp.autocast / GradScaler, deprecated names)
 from .backend.cuda_runtime import Event, Stream, current_stream, default_stream, device, get_device_capability, get_device_name, get_device_properties, mem_get_info, set_device, stream  # noqa: F401
 from .backend.device import _cupy_module, _lazy_init_cuda, cuda_device_count, cuda_is_available
 from .memory.oom import OutOfMemoryError  # noqa: F401
@@ -41,7 +41,7 @@ def init() -> None:
 
 
 def is_bf16_supported(including_emulation: bool = True) -> bool:
-    """False: glassgrad's dtypes are bool, int64, float32 and float64 on every device."""
+    """False: CuPy has no bfloat16, so glassgrad has none on CUDA (autocast("cuda") runs in float16)."""
     return False
 
 

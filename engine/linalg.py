@@ -38,7 +38,7 @@ lstsq_result = return_types.linalg_lstsq
 
 # ---- checks, in PyTorch's words ----------------------------------------------------------------------
 def _type_name(dt):
-    return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}[dt.name]
+    return _dtype.SHORT_NAMES[dt.name]
 
 
 def _tensor(A, fname):
@@ -55,6 +55,8 @@ def _check(A, name, square=False):
                            f"{A.shape[-1]} matrices")
     if not A.dtype.is_floating_point:
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {_type_name(A.dtype)}")
+    if A.dtype.itemsize == 2:     # PyTorch's words for inv and slogdet; its other kernels name themselves
+        raise RuntimeError(f"{name}: Low precision dtypes not supported. Got {_type_name(A.dtype)}")
 
 
 def _num(v):
@@ -293,7 +295,7 @@ def eigvalsh(A, UPLO="L"):
 def _pinv_check(A):
     _tensor(A, "linalg.pinv")
     if A.ndim < 2 or not A.dtype.is_floating_point:
-        kind = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}[A.dtype.name]
+        kind = _dtype.SHORT_NAMES[A.dtype.name]
         raise RuntimeError(f"linalg.pinv({kind}{{{list(A.shape)}}}): expected a tensor with 2 or more dimensions "
                            "of float, double, cfloat or cdouble types")
 

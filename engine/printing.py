@@ -42,7 +42,8 @@ def _format_values(a: np.ndarray) -> str:
     Floats: integral values print as ``1.``; otherwise ``precision`` decimals, or
     ``1.0000e+02`` style when the finite non-zero magnitudes span more than 1000x, exceed
     1e8 or go below 1e-4 (``set_printoptions(sci_mode=...)`` forces either). Every element
-    is padded to the widest finite non-zero one. Bools pad to the widest too.
+    is padded to the widest finite non-zero one. Bools pad to the widest too. Complex numbers:
+    real parts and imaginary parts are styled apart, each as floats are; the real part is padded.
     """
     if a.size == 0:
         return "[]"
@@ -50,34 +51,50 @@ def _format_values(a: np.ndarray) -> str:
     threshold = sys.maxsize if po.threshold == math.inf else int(po.threshold)
     opts = dict(separator=", ", prefix="tensor(", threshold=threshold, edgeitems=po.edgeitems,
                 max_line_width=po.linewidth)
+    e = po.edgeitems
+    seen = a if a.size <= threshold else np.concatenate([a.reshape(-1)[:e], a.reshape(-1)[-e:]])
     if a.dtype.kind == "f":
-        e = po.edgeitems
-        seen = a if a.size <= threshold else np.concatenate([a.reshape(-1)[:e], a.reshape(-1)[-e:]])
-        finite = seen[np.isfinite(seen)]
-        nz = np.abs(finite[finite != 0])
-        signed = finite[finite != 0]
-        integral = bool(np.all(finite == np.ceil(finite)))
-        sci = nz.size > 0 and (nz.max() / nz.min() > 1000.0 or nz.max() > 1e8 or (not integral and nz.min() < 1e-4))
-        if po.sci_mode is not None:
-            sci = po.sci_mode
-        p = po.precision
-        if sci:
-            one = lambda v: f"{v:.{p}e}"  # noqa: E731
-        elif integral:
-            one = lambda v: f"{v:.0f}." if np.isfinite(v) else str(v)  # noqa: E731
-        else:
-            one = lambda v: f"{v:.{p}f}"  # noqa: E731
-        width = max([1] + [len(one(v)) for v in signed])  # as PyTorch: widest finite non-zero value
+        one, width = _float_style(seen)
         return np.array2string(a, formatter={"float_kind": lambda v: one(v).rjust(width)}, **opts)
+    if a.dtype.kind == "c":     # as PyTorch: real parts padded to their widest, then the imaginary part and j
+        one_re, width = _float_style(seen.real)
+        one_im, _ = _float_style(seen.imag)
+
+        def one(v):
+            im = one_im(v.imag) + "j"
+            return one_re(v.real).rjust(width) + (im if im[0] in "+-" else "+" + im)
+        return np.array2string(a, formatter={"complex_kind": one}, **opts)
     if a.dtype.kind == "b":
         width = max(len(str(bool(v))) for v in a.reshape(-1))
         return np.array2string(a, formatter={"bool": lambda v: str(bool(v)).rjust(width)}, **opts)
     return np.array2string(a, **opts)
 
 
+def _float_style(seen: np.ndarray):
+    """How ``_format_values`` writes each float of ``seen`` (``one(v)``) and the width it pads to."""
+    po = PRINT_OPTS
+    finite = seen[np.isfinite(seen)]
+    nz = np.abs(finite[finite != 0])
+    signed = finite[finite != 0]
+    integral = bool(np.all(finite == np.ceil(finite)))
+    sci = nz.size > 0 and (nz.max() / nz.min() > 1000.0 or nz.max() > 1e8 or (not integral and nz.min() < 1e-4))
+    if po.sci_mode is not None:
+        sci = po.sci_mode
+    p = po.precision
+    if sci:
+        one = lambda v: f"{v:.{p}e}"  # noqa: E731
+    elif integral:
+        one = lambda v: f"{v:.0f}." if np.isfinite(v) else str(v)  # noqa: E731
+    else:
+        one = lambda v: f"{v:.{p}f}"  # noqa: E731
+    return one, max([1] + [len(one(v)) for v in signed])  # as PyTorch: widest finite non-zero value
+
+
 def _repr(self):
     """``repr(t)``: PyTorch's ``tensor([...], grad_fn=<...>)``."""
     a = _backend.to_numpy(self._storage.xp, self._data)
+    if self.dtype is _dtype.bfloat16 or self.dtype is _dtype.float16:
+        a = a.astype(np.float32)     # exact; bfloat16 is no NumPy float kind, and float16 overflows the layout math
     body = _format_body(a)
     extras = []
     if a.size == 0 and a.ndim != 1:
@@ -85,8 +102,9 @@ def _repr(self):
     if self.device.type != "cpu":
         extras.append(f"device='{self.device}'")
     # an empty tensor has no values to tell int64 or bool by, so any non-default dtype is shown (as PyTorch)
-    if self.dtype is not _dtype.get_default_dtype() and (a.size == 0 or self.dtype not in (_dtype.int64,
-                                                                                           _dtype.bool_)):
+    default = _dtype.get_default_dtype()    # and its complex, int64 and bool are not named (as PyTorch)
+    if self.dtype is not default and (a.size == 0 or self.dtype not in (_dtype.int64, _dtype.bool_,
+                                                                        default.to_complex())):
         extras.append(f"dtype={self.dtype!r}")
     if self.grad_fn is not None:
         extras.append(f"grad_fn=<{self.grad_fn.name()}>")

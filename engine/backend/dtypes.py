@@ -60,10 +60,25 @@ _NAMES.update({"bool_": bool_, "int": int32, "long": int64, "float": float32, "d
 _REAL = {complex64: float32, complex128: float64}
 _COMPLEX = {float16: complex64, float32: complex64, float64: complex128}
 
+# PyTorch dtypes glassgrad lacks: ``torch.<name>`` says which dtypes exist (missing_dtype)
+LACKING = ("uint16", "uint32", "uint64", "complex32", "chalf", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz",
+           "float8_e5m2fnuz", "float8_e8m0fnu", "float4_e2m1fn_x2", "qint8", "quint8", "qint32", "quint4x2",
+           "quint2x4", "bits1x8", "bits2x4", "bits4x2", "bits8", "bits16")
+
+
+def missing_dtype(name: str) -> AttributeError:
+    """The error for ``torch.<name>``, a PyTorch dtype glassgrad lacks."""
+    have = [d.name for d in ALL]
+    return AttributeError(f"glassgrad has no dtype torch.{name}: its dtypes are {', '.join(have[:-1])} and "
+                          f"{have[-1]}", name=name)
+
 
 _SHORT = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool",
           "float16": "Half", "bfloat16": "BFloat16", "int8": "Char", "uint8": "Byte", "int16": "Short",
           "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+
+SHORT_NAMES = _SHORT     # dtype name -> PyTorch's scalar-type name
 
 
 def short_name(d: dtype) -> str:
@@ -96,7 +111,34 @@ def _bfloat16_array_dtype(xp):
     if "cupy" in getattr(xp, "__name__", ""):
         raise TypeError("glassgrad has no bfloat16 on CUDA (CuPy has no such dtype): use torch.float16 there")
     import ml_dtypes
+    _teach_isdtype(xp)
     return ml_dtypes.bfloat16
+
+
+def _teach_isdtype(xp) -> None:
+    """NOTE [ bfloat16 on NumPy ]
+    1. ml_dtypes' bfloat16 is no subclass of ``numpy.floating``, so NumPy's ``isdtype`` refuses it
+       (a TypeError). The namespace's ``isdtype`` is wrapped once: bfloat16 is a "real floating"
+       (and "numeric") dtype; every other question goes to the original.
+    2. ml_dtypes widens to float32 where NumPy has no bfloat16 loop with the other operand
+       (a Python float, ``matmul``); ops compute it in float32 and round once (NOTE [ Low-precision
+       results ] in backend/low_precision.py).
+    """
+    orig = getattr(xp, "isdtype", None)
+    if orig is None or getattr(orig, "_knows_bfloat16", False) or xp.__name__ == "numpy":
+        return      # NumPy itself is left alone: the engine asks its array-API namespace
+    import ml_dtypes
+    import numpy as np
+    bf16 = np.dtype(ml_dtypes.bfloat16)
+
+    def isdtype(dt, kind):
+        if dt == bf16:
+            kinds = kind if isinstance(kind, tuple) else (kind,)
+            return any(k in ("real floating", "numeric") or (not isinstance(k, str) and k == dt) for k in kinds)
+        return orig(dt, kind)
+
+    isdtype._knows_bfloat16 = True
+    xp.isdtype = isdtype
 
 
 def from_array_dtype(xp, adt) -> dtype:
@@ -104,6 +146,7 @@ def from_array_dtype(xp, adt) -> dtype:
     for d in ALL:
         if d is bfloat16:
             if getattr(adt, "name", str(adt)) == "bfloat16":
+                _teach_isdtype(xp)
                 return d
             continue
         if adt == getattr(xp, "bool" if d is bool_ else d.name, None):

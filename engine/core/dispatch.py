@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..backend import dtypes as _dtype
+from ..backend import dtypes as _dtype, low_precision as _lp
 from .. import events as _events
 from ..memory import oom as _oom
 from .tensor import _NP_DT, Tensor, tensor_info
@@ -66,12 +66,15 @@ def _device_check(op, tensors):
 
 _ndarray = np.ndarray
 _grad_state = grad_mode._state
+_slot, _LOW = _lp.autocast_slot, _lp.LOW
 
 
 def apply(op: OpDef, inputs: list, attrs: dict | None = None, inplace: Tensor | None = None,
           node_name: str | None = None, return_aux: bool = False):
     """Run ``op`` on ``inputs`` (tensors or Python scalars) and return the output tensor(s)."""
     attrs = attrs or {}
+    # float16/bfloat16 and autocast: NOTE [ Low-precision results ] in backend/low_precision.py (rules 1-3)
+    inputs = _slot.cast(op.name, inputs) if _slot.cast is not None and inplace is None else inputs
     tensors = [t for t in inputs if isinstance(t, Tensor)]
     if not tensors:
         raise TypeError(f"{op.name}(): expected at least one Tensor argument")
@@ -84,12 +87,14 @@ def apply(op: OpDef, inputs: list, attrs: dict | None = None, inplace: Tensor | 
         if target is None:
             target = _dtype.result_type(inputs)
             cast_to = target
-        if op.float_op and not target.is_floating_point:
+        if op.float_op and not (target.is_floating_point or target.is_complex):
             target = cast_to = _dtype.get_default_dtype()
         arrays = [((t._data if t.dtype is target else _cast(xp, t, target)) if isinstance(t, Tensor) else t)
                   for t in inputs]
     else:
         arrays = [t._data if isinstance(t, Tensor) else t for t in inputs]
+    low = target if op.promote else tensors[0].dtype
+    arrays = _lp.widen(xp, arrays, op, inplace) if low in _LOW else arrays
     hooks = op_hooks.stack
     cached = _hooks_before(hooks, op, inputs, attrs, inplace) if hooks else None
     if cached is not None:
@@ -102,13 +107,14 @@ def apply(op: OpDef, inputs: list, attrs: dict | None = None, inplace: Tensor | 
             raise RuntimeError(msg or f"{op.name}: {e}") from None
         except MemoryError as e:     # NOTE [ Out of memory ]
             raise _oom.translate(e) from None
+    out = _lp.round_low(xp, out, low, attrs, op.aux) if low in _LOW else out
     aux = None
     if op.aux:
         out, aux = out
         # one tensor per aux array: what a node saves and what the caller gets share a storage
         aux = {k: Tensor._wrap(v) for k, v in aux.items()}
 
-    grad_on = getattr(_grad_state, "enabled", True)    # grad_mode.is_grad_enabled(), inlined
+    grad_on = _grad_state.enabled    # grad_mode.is_grad_enabled(), inlined
     needs = tuple([isinstance(t, Tensor) and (t._requires_grad or t.grad_fn is not None) for t in inputs])
     any_needs = any(needs)
     save_inputs = inputs
@@ -127,7 +133,7 @@ def apply(op: OpDef, inputs: list, attrs: dict | None = None, inplace: Tensor | 
     else:
         result = Tensor._wrap(out, cached._storage if cached is not None else None)
 
-    if not (grad_on and op.differentiable and any_needs and result.dtype.is_floating_point):
+    if not (grad_on and op.differentiable and any_needs and (result.dtype.is_floating_point or result.dtype.is_complex)):
         if inplace is not None and grad_on and inplace.grad_fn is not None:
             inplace.grad_fn = None  # a non-differentiable in-place op cuts the history
         if _events.active:
@@ -152,6 +158,38 @@ def apply(op: OpDef, inputs: list, attrs: dict | None = None, inplace: Tensor | 
     if hooks:
         _hooks_after(hooks, op, inputs, attrs, result)
     return (result, aux) if return_aux else result
+
+
+# NOTE [ Direct path ]
+# ``direct(op, a, b)`` runs a two-argument op for ``a * b``, ``x - 0.1`` and the like (core/operators.py
+# calls it first) when all of these hold, and returns None otherwise:
+# 1. ``a`` is a floating tensor (not float16/bfloat16); ``b`` is a tensor of the same dtype on
+#    the same device, or a Python float; the op is a plain row (no view, alias or aux output);
+# 2. no op hook, no autocast region, no trace recording;
+# 3. the kernel succeeds (on a failure the caller's general path raises PyTorch's error).
+# Under 1-2 the general path's promotion, casts, device check, rounding, hooks and events have
+# nothing to do, so they are skipped; the output, node, saved tensors and memory accounting are
+# made by the same code as in ``apply`` (tests/core/test_direct_path.py compares the two).
+def direct(op: OpDef, a, b):
+    """``apply(op, [a, b])`` by NOTE [ Direct path ], or None where it does not apply."""
+    dt = a.dtype
+    if not (dt.is_floating_point and (type(b) is float or isinstance(b, Tensor) and b.dtype is dt
+                                      and b._storage.device is a._storage.device)
+            and op.plain and not op_hooks.stack and not _events.active and _slot.cast is None) or dt in _LOW:
+        return None
+    try:
+        out = op.fwd(a._storage.xp, a._data, b if type(b) is float else b._data)
+    except (ValueError, TypeError, IndexError, MemoryError):
+        return None
+    result = Tensor._wrap(out)
+    needs = (a._requires_grad or a.grad_fn is not None,
+             type(b) is not float and (b._requires_grad or b.grad_fn is not None))
+    if (needs[0] or needs[1]) and op.differentiable and result.dtype.is_floating_point \
+            and _grad_state.enabled:
+        inputs = [a, b]
+        result._grad_fn = node = OpNode(op, op.node, inputs, needs, {})    # a new output: no view, output_nr 0
+        _save(op, node, inputs, needs, result, None)
+    return result
 
 
 def broadcast_mismatch(sa, sb) -> str | None:
@@ -210,19 +248,11 @@ def _cast(xp, t: Tensor, target):
 def _save(op, node, inputs, needs, result, aux):
     if not op.save:
         return
+    names = op.plans.get(needs)
+    if names is None:     # which saved names these needs want, worked out once per op and needs
+        names = op.plans[needs] = tuple(name for name, needed_by in op.save.items() if _wanted(op, needs, needed_by))
     argpos = op.argpos
-    for name, needed_by in op.save.items():
-        if needed_by:
-            if op.variadic and op.args[-1] in needed_by:
-                want = any(needs[len(op.args) - 1:]) or any(needs[argpos[a]] for a in needed_by if a != op.args[-1])
-            else:
-                want = False
-                for a in needed_by:
-                    if needs[argpos[a]]:
-                        want = True
-                        break
-            if not want:
-                continue
+    for name in names:
         if name == "result":
             node._saved["result"] = SavedTensor(result, "result", node, True)     # node.save, inlined
         elif aux is not None and name in aux:
@@ -241,9 +271,19 @@ def _save(op, node, inputs, needs, result, aux):
                 node._attrs[name] = t
 
 
+def _wanted(op, needs, needed_by) -> bool:
+    """Whether a saved name is needed: some argument in ``needed_by`` needs a gradient (``()``: always)."""
+    if not needed_by:
+        return True
+    if op.variadic and op.args[-1] in needed_by and any(needs[len(op.args) - 1:]):
+        return True
+    return any(needs[op.argpos[a]] for a in needed_by if not (op.variadic and a == op.args[-1]))
+
+
 class OpNode(Node):
     """The grad_fn of a table op."""
 
+    __slots__ = ("_attrs", "_edge_pos", "_in_meta", "_name", "_needs", "_op")
     _promote_to = None
 
     def __init__(self, op, name, inputs, needs, attrs):
@@ -255,17 +295,21 @@ class OpNode(Node):
             watch_death(self)
         self._op = op
         self._name = name
-        self._attrs = {**op.defaults, **attrs} if op.defaults else dict(attrs)
+        self._attrs = {**op.defaults, **attrs} if op.defaults else dict(attrs) if attrs else {}
         self._needs = needs
-        self._in_meta = [(tuple(t._data.shape), t.dtype) if isinstance(t, Tensor) else None for t in inputs]
+        self._in_meta = meta = []     # loops, not comprehensions: no frame of their own on this path
+        for t in inputs:
+            meta.append((tuple(t._data.shape), t.dtype) if isinstance(t, Tensor) else None)
         if op.nondiff:  # NOTE [ Dispatch ] 6
             names = op.args + (op.args[-1],) * (len(inputs) - len(op.args)) if op.variadic else op.args
             self._edge_pos = [i for i in range(len(inputs)) if names[i] not in op.nondiff]
         else:
             self._edge_pos = None
         if self._edge_pos is None:
-            self.next_functions = tuple([edge_of(t) if (n and isinstance(t, Tensor)) else (None, 0)
-                                         for t, n in zip(inputs, needs)])
+            edges = []
+            for t, n in zip(inputs, needs):
+                edges.append(edge_of(t) if n else (None, 0))     # n: t is a tensor that requires grad
+            self.next_functions = tuple(edges)
         else:
             self.next_functions = tuple(edge_of(t) if (isinstance(t, Tensor) and n) else (None, 0)
                                         for k, (t, n) in enumerate(zip(inputs, needs))
@@ -296,19 +340,17 @@ class OpNode(Node):
             out.append(r)
         return out if self._edge_pos is None else [out[i] for i in self._edge_pos]
 
-
     def __getattr__(self, item):
-        if item == "_saved_indices" and "template" in self.__dict__.get("_attrs", ()):
+        if item == "_saved_indices" and "template" in (getattr(self, "_attrs", None) or ()):
             return self._aligned_indices()
         try:
             return super().__getattr__(item)
         except AttributeError:
             # as PyTorch: a tensor the op saves only when some gradient needs it reads as None
-            op = self.__dict__.get("_op")
+            op = getattr(self, "_op", None)
             if op is not None and item.startswith("_saved_") and item[7:] in op.save:
                 return None
             raise
-
 
     def _aligned_indices(self):
         """The index tensors one per indexed dim, None for a dim a full slice keeps, up to the last
@@ -340,10 +382,7 @@ class _SavedView:
             self.__dict__[name] = value
             return value
         if name in node._attrs:
-            n = node._attrs[name]
-            if name + "#n" in node._attrs:
-                pass
-            return n
+            return node._attrs[name]
         if name + "#n" in node._attrs:
             return [self._F.unpack(node._saved[f"{name}#{k}"], node) if f"{name}#{k}" in node._saved else None
                     for k in range(node._attrs[name + "#n"])]
@@ -358,8 +397,6 @@ def _emit_op(op, inputs, result, node, attrs):
                  node=node_info(node) if node is not None else None,
                  file=f, line=line, region=_events.region())
 
-
-# ---- several outputs (NOTE [ Several outputs ]) ----------------------------------------------------
 
 # ---- several outputs (NOTE [ Several outputs ]) ----------------------------------------------------
 class Grads(tuple):

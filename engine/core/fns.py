@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..backend import gaps as _backend, dtypes as _dtype
+from ..backend import gaps as _backend, dtypes as _dtype, low_precision as _lp
 from . import tensor as _tensor_mod
 from .graph import Node
 from .tensor import Tensor, _xp_of
@@ -70,6 +70,8 @@ class ArrayFns:
         return d if d is not None else _tensor_mod._engine_dtype(self.xp, x.dtype)
 
     def astype(self, x, dt):
+        if not dt.is_complex and self.xp.isdtype(x.dtype, "complex floating"):
+            x = self.xp.real(x)     # a real input's share of a complex gradient (NOTE [ Complex gradients ] 1)
         return self.xp.astype(x, _dtype.to_array_dtype(self.xp, dt))
 
     def unpack(self, saved, node):
@@ -147,9 +149,9 @@ class ArrayFns:
         return a <= b
 
     def sum(self, x, axis=None, keepdims=False):
-        if type(x) is _ndarray and x.dtype.kind == "f":
+        if type(x) is _ndarray and x.dtype.kind == "f" and x.dtype.itemsize > 2:
             return _add_reduce(x, axis=axis, keepdims=keepdims)     # np.sum's reduction, without its wrappers
-        return self.xp.sum(x, axis=axis, keepdims=keepdims)
+        return _lp.sum_low(self.xp, x, axis, keepdims)             # NOTE [ Low-precision results ] 4
 
     def sum_to(self, x, shape):
         """Sum a broadcast gradient back to ``shape``."""
@@ -157,10 +159,10 @@ class ArrayFns:
         axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and x.shape[i + lead] != 1)
         if type(x) is _ndarray:     # np.sum's own reduction, without its wrappers
             if axes:
-                x = _add_reduce(x, axis=axes, keepdims=True)
+                x = _lp.sum_low(self.xp, x, axes, True) if _lp.is_low(x) else _add_reduce(x, axis=axes, keepdims=True)
             return x.reshape(shape) if x.shape != tuple(shape) else x
         if axes:
-            x = self.xp.sum(x, axis=axes, keepdims=True)
+            x = _lp.sum_low(self.xp, x, axes, True)
         return self.xp.reshape(x, shape) if tuple(x.shape) != tuple(shape) else x
 
     def permute(self, x, axes):
@@ -278,6 +280,8 @@ class TensorFns:
         return x.dtype
 
     def astype(self, x, dt):
+        if x.dtype.is_complex and not dt.is_complex:
+            x = self.E.real(x)      # NOTE [ Complex gradients ] 1 (engine/ops/complex.py)
         return x.to(dt)
 
     def unpack(self, saved, node):

@@ -412,7 +412,7 @@ op("stack", "StackBackward0", ("*tensors",), lambda xp, *arrays, dim: xp.stack(a
 
 
 # ---- linear algebra ------------------------------------------------------------------------
-op("dot", "DotBackward0", ("self", "tensor"), lambda xp, a, b: xp.sum(a * b),
+op("dot", "DotBackward0", ("self", "tensor"), lambda xp, a, b: xp.sum(a * b, dtype=a.dtype),  # int8 stays int8
    lambda F, g, s: (g * s.tensor if s.needs[0] else None, g * s.self if s.needs[1] else None),
    save={"self": ("tensor",), "tensor": ("self",)}, promote=False)
 op("mm", "MmBackward0", ("self", "mat2"), lambda xp, a, b: a * b if a.shape[1] == 1 else xp.matmul(a, b),  # K = 1: BLAS's -0.0

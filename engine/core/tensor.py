@@ -69,9 +69,9 @@ def version_counter(t):
 class Tensor:
     """A multi-dimensional array that records the operations applied to it.
 
-    Differs from PyTorch: always contiguous or a NumPy/CuPy view; no sparse, complex
-    or quantized tensors; dtypes bool, int32, int64, float32 and float64 only (so
-    ``.half()`` and the like raise).
+    Differs from PyTorch: always contiguous or a NumPy/CuPy view; no sparse or quantized
+    tensors; PyTorch's common dtypes only (no float8, uint16 or complex32), and no
+    bfloat16 on CUDA.
     """
 
     # Set for every tensor. The rarely set ones (_grad, _accum, _retains_grad, _hooks, _gg_name,
@@ -227,14 +227,14 @@ class Tensor:
                                "you can only change requires_grad flags of leaf variables. If you want "
                                "to use a computed variable in a subgraph that doesn't require differentiation "
                                "use var_no_grad = var.detach().")
-        if value and not self.dtype.is_floating_point:   # PyTorch's three paths word it three ways
+        if value and not (self.dtype.is_floating_point or self.dtype.is_complex):   # PyTorch's three paths word it three ways
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         if value and self.is_inference() and not grad_mode.is_inference_mode_enabled():
             raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True):
-        if requires_grad and self.grad_fn is None and not self.dtype.is_floating_point:
+        if requires_grad and self.grad_fn is None and not (self.dtype.is_floating_point or self.dtype.is_complex):
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         if not (requires_grad and self.grad_fn is not None):  # a non-leaf already requires grad
             self.requires_grad = requires_grad

@@ -70,7 +70,8 @@ def _int_pow(base, exponent):
     powered = a ** xp.where(neg, xp.zeros_like(e), e)
     one = xp.ones_like(powered)
     small = xp.where(a == 1, one, xp.where(a == -1, xp.where(e % 2 == 0, one, -one), xp.zeros_like(powered)))
-    return Tensor._wrap(xp.where(neg, small, powered))
+    dt = _dtype.to_array_dtype(xp, _dtype.result_type([base, exponent]))   # int8 ** int8 stays int8
+    return Tensor._wrap(xp.astype(xp.where(neg, small, powered), dt))
 
 
 def pow(input, exponent):
@@ -93,6 +94,8 @@ def pow(input, exponent):
     exponent = _scalar_ok(exponent, "pow")
     if type(exponent) is builtins.float and not input.dtype.is_floating_point:
         input = input.to(_dtype.get_default_dtype())  # int ** float is a float tensor, as in PyTorch
+    elif input.dtype is _dtype.bool_ and type(exponent) is builtins.int:
+        input = input.to(_dtype.int64)   # bool ** 2 is int64 in PyTorch (NumPy's is int8)
     return apply(_O["pow_scalar"], [input], {"exponent": exponent})
 
 
@@ -312,7 +315,7 @@ def round(input, *, decimals=None):
 
 
 def _type_short(d) -> str:
-    return {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool"}[d.name]
+    return _dtype.SHORT_NAMES[d.name]
 
 
 def isnan(input):

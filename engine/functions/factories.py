@@ -32,17 +32,19 @@ def _resolve(dtype, device, default=None):
 def _finish(array, requires_grad, base="input"):
     t = Tensor._wrap(array, base=base)
     if requires_grad:
-        if not t.dtype.is_floating_point:
+        if not (t.dtype.is_floating_point or t.dtype.is_complex):
             raise RuntimeError(CANNOT_REQUIRE_GRAD)
         t.requires_grad = True
     return t
 
 
 def _np_dtype(dt):
-    return np.dtype("bool" if dt is _dtype.bool_ else dt.name)
+    return np.dtype(_dtype.to_array_dtype(np, dt))
 
 
 def _infer_dtype(data) -> _dtype.dtype:
+    if isinstance(data, np.ndarray) and data.dtype.kind in "biufV":
+        return _dtype.from_array_dtype(np, data.dtype)    # an int8 or float16 array keeps its dtype
     a = np.asarray(data)
     if a.dtype == np.bool_:
         return _dtype.bool_
@@ -52,6 +54,10 @@ def _infer_dtype(data) -> _dtype.dtype:
         if isinstance(data, np.ndarray):
             return _dtype.float64 if a.dtype == np.float64 else _dtype.float32
         return _dtype.get_default_dtype()
+    if a.dtype.kind == "c":     # Python complex numbers: the default dtype's complex (complex64)
+        if isinstance(data, np.ndarray):
+            return _dtype.complex128 if a.dtype == np.complex128 else _dtype.complex64
+        return _dtype.get_default_dtype().to_complex()
     raise TypeError(f"Could not infer dtype of {type(data).__name__}")
 
 
@@ -234,7 +240,11 @@ def _rand(kind, size, dtype, device, requires_grad, generator=None):
         raise NotImplementedError(f"\"{kind}\" not implemented for '{_short(dt)}'")
     gen = generator or generator_for(dev)
     shape = _size(size)
-    host = gen.normal(shape, _np_dtype(dt)) if kind == "normal_kernel_cpu" else gen.uniform(shape, _np_dtype(dt))
+    low = dt.itemsize == 2      # float16/bfloat16: drawn in float32 and rounded (NumPy draws neither)
+    draw = _np_dtype(_dtype.float32 if low else dt)
+    host = gen.normal(shape, draw) if kind == "normal_kernel_cpu" else gen.uniform(shape, draw)
+    if low:
+        host = host.astype(_np_dtype(dt))
     return _finish(_to_device(xp, host), requires_grad)
 
 
@@ -269,7 +279,7 @@ def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=Fa
 def randperm(n, dtype=None, device=None, generator=None):
     dev, dt, xp = _resolve(dtype or _dtype.int64, device)
     gen = generator or generator_for(dev)
-    return _finish(_to_device(xp, gen.permutation(int(n))), False)
+    return _finish(_to_device(xp, gen.permutation(int(n)).astype(_np_dtype(dt))), False)
 
 
 def _like(fn, t, dtype, device, requires_grad, *extra):

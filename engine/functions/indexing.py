@@ -4,6 +4,7 @@ masked_select, and the im2col gather that convolution's backward formulas call."
 from __future__ import annotations
 
 import builtins
+import warnings
 import numpy as np
 
 from ..backend import dtypes as _dtype
@@ -114,8 +115,12 @@ def _normalize_index(x, key):
     parts, tensors = [], []
     for k in key:
         if isinstance(k, Tensor):
-            if k.dtype is _dtype.float32 or k.dtype is _dtype.float64:
+            if k.dtype.is_floating_point or k.dtype.is_complex:
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            if k.dtype is _dtype.uint8:      # a byte mask is a bool mask, which PyTorch deprecates
+                warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
+                              "instead.", UserWarning, stacklevel=3)
+                k = k != 0
             if k.ndim == 0 and k.dtype is _dtype.int64:
                 parts.append(int(k.item()))
                 continue

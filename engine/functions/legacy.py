@@ -1,5 +1,6 @@
 """PyTorch's legacy constructors: ``torch.Tensor(...)`` and the typed classes ``FloatTensor``,
-``DoubleTensor``, ``LongTensor``, ``IntTensor``, ``BoolTensor`` (CPU only, as their PyTorch names say).
+``DoubleTensor``, ``LongTensor``, ``IntTensor``, ``BoolTensor``, ``HalfTensor``, ``BFloat16Tensor``, ``ByteTensor``,
+``CharTensor``, ``ShortTensor`` (CPU only, as their PyTorch names say).
 
 ``torch.Tensor(2, 3)`` makes an uninitialized 2x3 tensor of the default dtype, ``torch.Tensor([1, 2])``
 one from data; ``isinstance(x, torch.FloatTensor)`` asks whether ``x`` is a float32 CPU tensor.
@@ -17,7 +18,8 @@ from .factories import empty, tensor
 
 
 _NAMES = {"FloatTensor": "float32", "DoubleTensor": "float64", "LongTensor": "int64", "IntTensor": "int32",
-          "BoolTensor": "bool"}
+          "BoolTensor": "bool", "HalfTensor": "float16", "BFloat16Tensor": "bfloat16", "ByteTensor": "uint8",
+          "CharTensor": "int8", "ShortTensor": "int16"}
 
 
 def _dt(name: str):
@@ -71,6 +73,11 @@ DoubleTensor = _typed("DoubleTensor")
 LongTensor = _typed("LongTensor")
 IntTensor = _typed("IntTensor")
 BoolTensor = _typed("BoolTensor")
+HalfTensor = _typed("HalfTensor")
+BFloat16Tensor = _typed("BFloat16Tensor")
+ByteTensor = _typed("ByteTensor")
+CharTensor = _typed("CharTensor")
+ShortTensor = _typed("ShortTensor")
 
 
 def dtype_of_type_name(t):

@@ -8,6 +8,7 @@ import collections
 
 from ..backend import dtypes as _dtype
 from ..backend import gaps as _backend
+from ..backend.low_precision import autocast_slot
 from ..core.dispatch import apply
 from ..core.operators import mul
 from ..core.table import OPS as _O
@@ -137,12 +138,16 @@ def matmul(input, other):
     """Matrix product with PyTorch's rules for 1-D, 2-D and batched operands (NOTE [ matmul's lowering ])."""
     if not isinstance(input, Tensor) or not isinstance(other, Tensor):
         raise TypeError("matmul(): argument 'other' (position 2) must be Tensor")
+    if input.is_sparse:       # a COO tensor: engine.sparse's product (NOTE [ A sparse COO tensor ] 5)
+        return input.mm(other)
     if input.device != other.device:
         raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
                            f"{input.device} and {other.device}!")
     a, b = input.ndim, other.ndim
     if a == 0 or b == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a}D and {b}D")
+    if autocast_slot.cast is not None:      # NOTE [ Mixed precision ] 4 (engine/amp)
+        input, other = autocast_slot.cast("matmul", [input, other])
     if a == 1 and b == 1:
         return _dot(input, other)
     if a == 2 and b == 1:
@@ -204,6 +209,8 @@ def _broadcast_batch(sa, sb):
 
 
 def mm(input, mat2):
+    if input.is_sparse:       # a COO tensor: engine.sparse's product (NOTE [ A sparse COO tensor ] 5)
+        return input.mm(mat2)
     if input.ndim != 2 or mat2.ndim != 2:
         raise RuntimeError("self must be a matrix" if input.ndim != 2 else "mat2 must be a matrix")
     return _mm(input, mat2)

@@ -138,7 +138,7 @@ def view(input, *shape, **kwargs):
     return apply(_O["view"], [input], {"shape": shape})
 
 
-_SCALAR_TYPE = {"bool": "Bool", "int64": "Long", "float32": "Float", "float64": "Double"}
+_SCALAR_TYPE = _dtype.SHORT_NAMES
 
 
 def view_dtype(input, dtype):

@@ -10,22 +10,24 @@ STORAGE_TYPES = {
     "LongStorage": (np.dtype("<i8"), "int64"),
     "FloatStorage": (np.dtype("<f4"), "float32"),
     "DoubleStorage": (np.dtype("<f8"), "float64"),
-    # written by PyTorch, read by glassgrad after widening to a dtype it has
-    "IntStorage": (np.dtype("<i4"), "int64"),
-    "ShortStorage": (np.dtype("<i2"), "int64"),
-    "CharStorage": (np.dtype("i1"), "int64"),
-    "ByteStorage": (np.dtype("u1"), "int64"),
-    "HalfStorage": (np.dtype("<f2"), "float32"),
-    "BFloat16Storage": (np.dtype("<u2"), "float32"),  # raw bits, widened by a shift
+    "IntStorage": (np.dtype("<i4"), "int32"),
+    "ShortStorage": (np.dtype("<i2"), "int16"),
+    "CharStorage": (np.dtype("i1"), "int8"),
+    "ByteStorage": (np.dtype("u1"), "uint8"),
+    "HalfStorage": (np.dtype("<f2"), "float16"),
+    "BFloat16Storage": (np.dtype("<u2"), "bfloat16"),  # raw bits, viewed as ml_dtypes' bfloat16
 }
 
 # glassgrad dtype name -> storage class it is written as
 STORAGE_OF_DTYPE = {"bool": "BoolStorage", "int64": "LongStorage", "float32": "FloatStorage",
-                    "float64": "DoubleStorage", "int32": "IntStorage"}
+                    "float64": "DoubleStorage", "int32": "IntStorage", "int16": "ShortStorage", "int8": "CharStorage",
+                    "uint8": "ByteStorage", "float16": "HalfStorage", "bfloat16": "BFloat16Storage"}
 
 # torch.<name> dtype globals a pickle may name, and the glassgrad dtype each becomes
 DTYPE_GLOBALS = {"bool": "bool", "int64": "int64", "long": "int64", "float32": "float32",
-                 "float": "float32", "float64": "float64", "double": "float64"}
+                 "float": "float32", "float64": "float64", "double": "float64", "int32": "int32", "int": "int32",
+                 "int16": "int16", "short": "int16", "int8": "int8", "uint8": "uint8", "float16": "float16",
+                 "half": "float16", "bfloat16": "bfloat16"}
 
 REBUILD_TENSOR_V2 = ("torch._utils", "_rebuild_tensor_v2")
 REBUILD_PARAMETER = ("torch._utils", "_rebuild_parameter")

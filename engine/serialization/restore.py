@@ -236,11 +236,10 @@ def _host_array(raw: bytes, stype: StorageType, byteorder: str) -> np.ndarray:
         dt = dt.newbyteorder(">")
     a = np.frombuffer(raw, dtype=dt)
     if stype.name == "BFloat16Storage":
-        return (a.astype(np.uint32) << 16).view(np.float32)
+        return a.astype(np.uint16).view(_dtype.to_array_dtype(np, _dtype.bfloat16))   # a native-order copy
     if stype.name == "BoolStorage":
         return a.astype(np.bool_)  # any nonzero byte is True, as in PyTorch
-    target = np.dtype({"int64": np.int64, "float32": np.float32, "float64": np.float64}[stype.dtype_name])
-    return a.astype(target)  # always a fresh, writable, native-order copy
+    return a.astype(_dtype.to_array_dtype(np, getattr(_dtype, stype.dtype_name)))  # a fresh, writable, native copy
 
 
 def _to_device(host: np.ndarray, location: str, stype) -> Storage:

@@ -279,9 +279,14 @@ def test_size_operations_keep_the_type():
 
 
 def test_unsupported_dtype_names_say_which_dtypes_exist():
-    for name in ("float16", "bfloat16", "uint8"):
-        with pytest.raises(AttributeError, match="its dtypes are bool, int32, int64, float32 and float64"):
+    for name in ("float8_e4m3fn", "uint16", "complex32"):
+        with pytest.raises(AttributeError) as e:
             getattr(engine, name)
+        assert str(e.value) == (f"glassgrad has no dtype torch.{name}: its dtypes are bool, uint8, int8, int16, "
+                                "int32, int64, float16, bfloat16, float32, float64, complex64 and complex128")
+        assert not hasattr(engine, name)
+    for name in ("float16", "bfloat16", "uint8", "int8", "int16", "half", "short"):
+        assert isinstance(getattr(engine, name), engine.dtype)
 
 
 def test_integer_requires_grad_errors_word_each_path_as_pytorch():

@@ -635,13 +635,15 @@ def _retyped(storage_class: str, record: bytes, byteorder=b"little") -> bytes:
 
 
 @pytest.mark.parametrize("storage_class, record, dtype, values", [
-    ("IntStorage", np.array([1, -2, 3], "<i4").tobytes(), "int64", [1, -2, 3]),
-    ("ByteStorage", bytes([0, 200, 255]), "int64", [0, 200, 255]),
-    ("HalfStorage", np.array([0.5, -2, 1024], "<f2").tobytes(), "float32", [0.5, -2.0, 1024.0]),
+    ("IntStorage", np.array([1, -2, 3], "<i4").tobytes(), "int32", [1, -2, 3]),
+    ("ByteStorage", bytes([0, 200, 255]), "uint8", [0, 200, 255]),
+    ("CharStorage", bytes([0, 200, 255]), "int8", [0, -56, -1]),
+    ("ShortStorage", np.array([7, -300, 3], "<i2").tobytes(), "int16", [7, -300, 3]),
+    ("HalfStorage", np.array([0.5, -2, 1024], "<f2").tobytes(), "float16", [0.5, -2.0, 1024.0]),
     ("BFloat16Storage", np.array([1.0, -3.0, 0.5], "<f4").view("<u4").__rshift__(16).astype("<u2").tobytes(),
-     "float32", [1.0, -3.0, 0.5]),
+     "bfloat16", [1.0, -3.0, 0.5]),
 ])
-def test_other_torch_dtypes_are_widened(storage_class, record, dtype, values):
+def test_other_torch_dtypes_load_as_themselves(storage_class, record, dtype, values):
     t = torch.load(io.BytesIO(_retyped(storage_class, record)))
     assert t.dtype.name == dtype and t.tolist() == values
 

@@ -113,6 +113,7 @@ def floor_divide(input, other):
     if not isinstance(input, Tensor):
         input = full((), input, dtype=_dtype.result_type([input]), device=other.device)
     other = _scalar_ok(other, "floor_divide")
+    _no_bool("div_floor", input, other)
     _broadcast_check(input, other)
     if not _dtype.result_type([input, other]).is_floating_point:
         divisor = _host(other) if isinstance(other, Tensor) else np.asarray(other)
@@ -300,8 +301,15 @@ def _zero_divisor(input, other):
         raise RuntimeError("ZeroDivisionError")
 
 
+def _no_bool(kernel, input, other):
+    """PyTorch's CPU kernels for floor division and modulo have no bool loop."""
+    if _dtype.result_type([input, other]) is _dtype.bool_:
+        raise NotImplementedError(f'"{kernel}_cpu" not implemented for \'Bool\'')
+
+
 def _modulo(name, input, other, inplace=None):
     other = _number(name, other)
+    _no_bool(name, input, other)
     _broadcast_check(input, other)
     if inplace is not None:
         _cast_check(input, other)

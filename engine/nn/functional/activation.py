@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 
 from ... import functional as E
+from ...backend.dtypes import SHORT_NAMES as _SHORT
 from ...backend.gaps import from_numpy
 from ...core.dispatch import apply
 from ...core.tensor import Tensor
@@ -23,7 +24,6 @@ from ...functions import reductions as _reductions
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
-_SHORT = {"int64": "Long", "int32": "Int", "bool": "Bool", "float32": "Float", "float64": "Double"}
 
 
 def _float_only(input, kernel):

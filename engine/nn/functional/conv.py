@@ -2,13 +2,13 @@
 PyTorch's words, then one ConvolutionBackward0 row each (NOTE [ Convolution ] in engine/ops/nn/conv.py)."""
 from __future__ import annotations
 
+from ...backend.dtypes import SHORT_NAMES as _SCALAR
 from ...core.dispatch import apply
 from ...core.table import OPS
 from ...ops.nn.conv import Geom, Geom3
 from .padding import pad
 
 _NAMES = {"float32": "float", "float64": "double", "int64": "long", "int32": "int", "bool": "bool"}
-_SCALAR = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool"}
 
 
 def _pair(v):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
+
 from ...backend import dtypes as _dtype
 from ... import functional as E
 from ...backend.gaps import from_numpy
@@ -39,7 +41,8 @@ def dropout(input, p=0.5, training=True, inplace=False):
 
 
 def _np(dt):
-    return "float64" if dt is _dtype.float64 else "float32"
+    """The mask's array dtype: the input's own floating dtype (a float16 input keeps a float16 mask)."""
+    return _dtype.to_array_dtype(np, dt) if dt.is_floating_point else "float32"
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):

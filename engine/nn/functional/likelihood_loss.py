@@ -7,6 +7,7 @@ import math
 import warnings
 
 from ...backend import dtypes as _dtype
+from ...backend.low_precision import autocast_slot
 from ... import functional as E
 from ...core import grad_mode
 from ...core.dispatch import apply
@@ -21,6 +22,8 @@ _KL_MEAN_WARNING = ("reduction: 'mean' divides the total loss by both the batch 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """``target * (log target - input)`` (input holds log-probabilities; ``log_target``: so does target).
     'batchmean' divides the sum by the batch size; 'mean' (by every element) warns, as in PyTorch."""
+    if autocast_slot.cast is not None:      # NOTE [ Mixed precision ] 4 (engine/amp)
+        input, target = autocast_slot.cast("kl_div", [input, target])
     if size_average is not None or reduce is not None:
         red = _reduction(size_average, reduce, "mean")
     else:

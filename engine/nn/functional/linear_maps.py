@@ -3,6 +3,7 @@ NOTE [ Bilinear ] in engine/ops/nn/bilinear.py)."""
 from __future__ import annotations
 
 from ... import functional as E
+from ...backend.low_precision import autocast_slot
 from ...core.dispatch import apply
 from ...core.table import OPS
 
@@ -11,6 +12,8 @@ def linear(input, weight, bias=None):
     """``input @ weight.T + bias``, composed as PyTorch's: a 2-D input with a bias is one addmm; another
     contiguous input with a 1-D bias is viewed as a matrix, addmm'd and viewed back (ViewBackward0 over
     AddmmBackward0); anything else is ``matmul(input, weight.t())`` plus the bias."""
+    if autocast_slot.cast is not None:      # NOTE [ Mixed precision ] 4 (engine/amp)
+        input, weight, bias = autocast_slot.cast("linear", [input, weight, bias])
     nd = input.ndim
     if bias is not None and nd == 2:
         return E.addmm(bias, input, E.t(weight))

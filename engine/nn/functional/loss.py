@@ -12,6 +12,7 @@ import numpy as np
 
 from ...backend import dtypes as _dtype
 from ...backend import gaps as _backend
+from ...backend.low_precision import autocast_slot
 from ... import functional as E
 from ...core.dispatch import apply
 from ...core.table import OPS
@@ -39,7 +40,7 @@ def _no_grad_arg(t, fn, name):
 
 
 def _type_name(dt):
-    return {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool"}[dt.name]
+    return _dtype.SHORT_NAMES[dt.name]
 
 
 _np_min, _np_max = np.minimum.reduce, np.maximum.reduce   # ndarray.min/max without their wrappers
@@ -123,6 +124,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     """
     if size_average is not None or reduce is not None or reduction not in _REDUCTIONS:
         reduction = _reduction(size_average, reduce, reduction)
+    if autocast_slot.cast is not None:      # NOTE [ Mixed precision ] 4 (engine/amp)
+        input, target, weight = autocast_slot.cast("cross_entropy", [input, target, weight])
     if tuple(input.shape) == tuple(target.shape) and not target.dtype.is_floating_point:
         raise RuntimeError("Expected floating point type for target with class probabilities, got "
                            f"{_type_name(target.dtype)}")
@@ -332,6 +335,8 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     With ``weight`` the mean divides by the summed weights."""
     if size_average is not None or reduce is not None or weight is None:
         reduction = _reduction(size_average, reduce, reduction)   # (with weight: checked by _weighted)
+    if autocast_slot.cast is not None:      # NOTE [ Mixed precision ] 4 (engine/amp)
+        input, target = autocast_slot.cast("l1_loss", [input, target])
     input, target = _shapes(input, target)
     err = E.abs(E.sub(input, target))
     if weight is not None:
@@ -396,4 +401,4 @@ def _enum_of(reduction):
 
 
 def _long_name(dt):
-    return {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool"}[dt.name]
+    return _dtype.SHORT_NAMES[dt.name]

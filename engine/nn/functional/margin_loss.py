@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...backend import dtypes as _dtype
+from ...backend.low_precision import autocast_slot
 from ...backend import gaps as _backend
 from ... import functional as E
 from ...core.dispatch import apply
@@ -19,6 +20,8 @@ from .loss import _add_number, _clamp_min0, _enum_of, _long_name, _no_grad_arg, 
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
     """``max(0, -target * (input1 - input2) + margin)``: target 1 wants input1 ranked higher, -1 lower."""
     red = _reduction(size_average, reduce, reduction)
+    if autocast_slot.cast is not None:      # NOTE [ Mixed precision ] 4 (engine/amp)
+        input1, input2, target = autocast_slot.cast("margin_ranking_loss", [input1, input2, target])
     if input1.ndim != input2.ndim or input1.ndim != target.ndim:
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
                            f"input1: {input1.shape!r}, input2: {input2.shape!r}, target: {target.shape!r} ")

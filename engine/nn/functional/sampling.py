@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 
+from ...backend.dtypes import SHORT_NAMES as _SHORT_NAMES
 from ...core.dispatch import apply
 from ...core.table import OPS
 from ...ops.nn.sampling import BILINEAR, BORDER, NEAREST, REFLECTION, ZEROS
@@ -16,7 +17,7 @@ _DEFAULT_CHANGED = ("Default grid_sample and affine_grid behavior has changed to
 
 
 def _short(dt):
-    return {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool"}.get(dt.name, dt.name)
+    return _SHORT_NAMES.get(dt.name, dt.name)
 
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):

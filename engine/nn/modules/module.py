@@ -394,7 +394,7 @@ class Module(_HooksMixin, _StateDictMixin):
         return self._apply(lambda t: t.to(dst_type))
 
     def half(self):
-        """Raises Tensor.half()'s error: glassgrad has no float16."""
+        """Floating parameters and buffers in float16."""
         return self._apply(lambda t: t.half() if t.dtype.is_floating_point else t)
 
     def bfloat16(self):

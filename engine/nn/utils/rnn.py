@@ -128,7 +128,7 @@ def _index_select(x, dim, index):
 
 
 def _type_name(dt):
-    return {"int64": "Long", "int32": "Int", "float32": "Float", "float64": "Double", "bool": "Bool"}.get(
+    return _dtype.SHORT_NAMES.get(
         str(dt).replace("torch.", "").replace("engine.", ""), str(dt))
 
 

@@ -38,7 +38,8 @@ op("bitwise_not", None, ("self",), lambda xp, a: xp.bitwise_invert(a), different
 
 
 def _shift_fwd(xp, a, b, left):
-    a, b = (x if hasattr(x, "shape") else xp.asarray(x, dtype=xp.int64) for x in (a, b))
+    dt = next((x.dtype for x in (a, b) if hasattr(x, "shape")), xp.int64)     # u8 << 1 stays uint8
+    a, b = (x if hasattr(x, "shape") else xp.asarray(x, dtype=dt) for x in (a, b))
     out_of_range = xp.logical_or(b < 0, b >= 64)
     count = xp.clip(b, 0, 63)
     if left:
