@@ -2,7 +2,7 @@
 
 NOTE [ Missing names ]
 1. ``engine``, ``engine.nn``, ``engine.nn.functional``, ``engine.nn.parallel``,
-   ``engine.distributed`` and ``engine.onnx`` end their module ``__getattr__`` with
+   ``engine.distributed``, ``engine.onnx`` and ``engine.sparse`` end their module ``__getattr__`` with
    ``raise missing("torch.nn", name)`` (PyTorch's module name: a program that did
    ``import engine as torch`` reads the names it wrote).
 2. The error is an ``AttributeError``, PyTorch's type for a missing module attribute,
