@@ -108,7 +108,8 @@ def _matrix_transpose(name):
             return self
         if self.ndim == 1:
             raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of matrices. Got 1-D tensor.")
-        return E.transpose(self, -2, -1)
+        t = E.transpose(self, -2, -1)
+        return E.conj(t) if name == "mH" and self.dtype.is_complex else t    # complex: the conjugate transpose
     return get
 
 
@@ -340,3 +341,17 @@ from .sparse.layout import strided as _strided  # noqa: E402
 Tensor.layout, Tensor.is_sparse, Tensor.is_sparse_csr = _strided, False, False
 Tensor.to_sparse = _sparse_ops.to_sparse
 Tensor.to_dense = lambda self, dtype=None, *, masked_grad=None: self   # already dense: itself, as PyTorch
+
+# ---- numpy(): NumPy has no bfloat16, and PyTorch's numpy() says so ------------------------------------------
+_core_numpy = Tensor.numpy
+
+
+def _numpy(self, *, force=False):
+    """The tensor's array. A bfloat16 tensor raises PyTorch's TypeError; ``force=True`` (what the
+    engine's own functions and ``np.asarray`` use) still hands back ml_dtypes' bfloat16 array."""
+    if self.dtype is _dtype.bfloat16 and not force and not self.requires_grad:
+        raise TypeError("Got unsupported ScalarType BFloat16")
+    return _core_numpy(self, force=force)
+
+
+Tensor.numpy = _numpy

@@ -55,6 +55,7 @@ from .functions.linalg import *  # noqa: F401,F403
 from .functions.special import *  # noqa: F401,F403
 from .functions.random import *  # noqa: F401,F403
 from .functions.tensor_info import *  # noqa: F401,F403
+from .functions.complex import *  # noqa: F401,F403  (complex-aware conj, real, imag, angle)
 from .functions.windows import *  # noqa: F401,F403
 from .functions.factories import asarray, scalar_tensor  # noqa: F401
 

@@ -58,16 +58,34 @@ def _format_values(a: np.ndarray) -> str:
         return np.array2string(a, formatter={"float_kind": lambda v: one(v).rjust(width)}, **opts)
     if a.dtype.kind == "c":     # as PyTorch: real parts padded to their widest, then the imaginary part and j
         one_re, width = _float_style(seen.real)
-        one_im, _ = _float_style(seen.imag)
+        one_im, width_im = _float_style(seen.imag)
 
         def one(v):
             im = one_im(v.imag) + "j"
             return one_re(v.real).rjust(width) + (im if im[0] in "+-" else "+" + im)
-        return np.array2string(a, formatter={"complex_kind": one}, **opts)
+        if a.ndim == 0:
+            return one(a[()])
+        return _complex_rows(a, one, a.size > threshold, 7, width + width_im + 3)   # PyTorch's element length
     if a.dtype.kind == "b":
         width = max(len(str(bool(v))) for v in a.reshape(-1))
         return np.array2string(a, formatter={"bool": lambda v: str(bool(v)).rjust(width)}, **opts)
     return np.array2string(a, **opts)
+
+
+def _complex_rows(a: np.ndarray, one, summarize: bool, indent: int, elem_len: int) -> str:
+    """PyTorch's layout of complex values: ``(linewidth - indent) // elem_len`` elements a line (complex
+    strings vary in length, so NumPy's line filling would differ), ``...`` where values are summarized."""
+    e = PRINT_OPTS.edgeitems
+    cut = summarize and a.shape[0] > 2 * e
+    if a.ndim == 1:
+        items = [one(v) for v in a[:e]] + [" ..."] + [one(v) for v in a[-e:]] if cut else [one(v) for v in a]
+        per_line = max(1, (PRINT_OPTS.linewidth - indent) // elem_len)
+        lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
+        return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
+    rows = [_complex_rows(r, one, summarize, indent + 1, elem_len) for r in (a[:e] if cut else a)]
+    if cut:
+        rows += ["..."] + [_complex_rows(r, one, summarize, indent + 1, elem_len) for r in a[-e:]]
+    return "[" + ("," + "\n" * (a.ndim - 1) + " " * (indent + 1)).join(rows) + "]"
 
 
 def _float_style(seen: np.ndarray):

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..backend import dtypes as _dtype
 from .backward import backward
-from .dispatch import apply, broadcast_mismatch
+from .dispatch import apply, broadcast_mismatch, direct
 from .table import OPS as _O
 from .tensor import Tensor
 
@@ -43,12 +43,16 @@ def _scalar_ok(x, name):
         return x
     if isinstance(x, np.generic):      # before the float check: np.float64 is a float, but a NumPy scalar
         return x.item()                # would make NumPy compute in float64; PyTorch treats it as a number
-    if isinstance(x, (builtins.bool, int, builtins.float)):
+    if isinstance(x, (builtins.bool, int, builtins.float, complex)):
         return x
     raise TypeError(f"{name}(): argument 'other' must be Tensor or Number, not {type(x).__name__}")
 
 
 def _binary(name, a, b, **attrs):
+    if not attrs and isinstance(a, Tensor):
+        out = direct(_O[name], a, b)    # NOTE [ Direct path ]
+        if out is not None:
+            return out
     a = _scalar_ok(a, name)
     b = _scalar_ok(b, name)
     _broadcast_check(a, b)
@@ -64,6 +68,10 @@ def _is_bool(x):
     return x.dtype is _dtype.bool_ if isinstance(x, Tensor) else isinstance(x, builtins.bool)
 
 def sub(input, other, *, alpha=1):
+    if alpha == 1 and isinstance(input, Tensor):
+        out = direct(_O["sub"], input, other)    # NOTE [ Direct path ]: floating operands, no bool check due
+        if out is not None:
+            return out
     if _is_bool(input) or _is_bool(other):
         if _is_bool(input) and _is_bool(other):
             raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
@@ -86,8 +94,8 @@ def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False,
 
 
 Tensor.backward = _tensor_backward
-Tensor.add = Tensor.__add__ = Tensor.__radd__ = lambda self, other, *, alpha=1: add(self, other, alpha=alpha)
-Tensor.sub = Tensor.subtract = lambda self, other, *, alpha=1: sub(self, other, alpha=alpha)
-Tensor.__sub__ = lambda self, other: sub(self, other)
+# the functions themselves, no lambda between: ``a * b`` calls mul(a, b) (x.__radd__(2) is add(x, 2))
+Tensor.add = Tensor.__add__ = Tensor.__radd__ = add
+Tensor.sub = Tensor.subtract = Tensor.__sub__ = sub
 Tensor.__rsub__ = lambda self, other: sub(other, self)
-Tensor.mul = Tensor.multiply = Tensor.__mul__ = Tensor.__rmul__ = lambda self, other: mul(self, other)
+Tensor.mul = Tensor.multiply = Tensor.__mul__ = Tensor.__rmul__ = mul

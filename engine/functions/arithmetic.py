@@ -78,9 +78,9 @@ def pow(input, exponent):
     """``input ** exponent``; either may be a number (not both)."""
     if isinstance(input, Tensor) and isinstance(exponent, Tensor) and input.dtype is exponent.dtype is _dtype.bool_:
         raise NotImplementedError("\"pow\" not implemented for 'Bool'")
-    if isinstance(exponent, Tensor) and not isinstance(input, builtins.float) and \
-            not exponent.dtype.is_floating_point and not (isinstance(input, Tensor) and input.dtype.is_floating_point) \
-            and exponent.numel() and builtins.bool(exponent._storage.xp.any(exponent._data < 0)):
+    if isinstance(exponent, Tensor) and not isinstance(input, (builtins.float, builtins.complex)) and \
+            not (exponent.dtype.is_floating_point or exponent.dtype.is_complex) and not (isinstance(input, Tensor) and (
+                input.dtype.is_floating_point or input.dtype.is_complex)) and exponent.numel() and builtins.bool(exponent._storage.xp.any(exponent._data < 0)):
         _broadcast_check(input, exponent)
         return _int_pow(input, exponent)
     if not isinstance(input, Tensor) and isinstance(exponent, Tensor):   # number ** tensor: one edge
@@ -92,7 +92,8 @@ def pow(input, exponent):
         return apply(_O["pow_tensor"], [_scalar_ok(input, "pow"), exponent],
                      node_name=None if isinstance(input, Tensor) else "PowBackward2")  # number ** tensor
     exponent = _scalar_ok(exponent, "pow")
-    if type(exponent) is builtins.float and not input.dtype.is_floating_point:
+    if type(exponent) in (builtins.float, builtins.complex) and not (input.dtype.is_floating_point or
+                                                                     input.dtype.is_complex):
         input = input.to(_dtype.get_default_dtype())  # int ** float is a float tensor, as in PyTorch
     elif input.dtype is _dtype.bool_ and type(exponent) is builtins.int:
         input = input.to(_dtype.int64)   # bool ** 2 is int64 in PyTorch (NumPy's is int8)

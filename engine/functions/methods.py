@@ -11,6 +11,7 @@ A binding that reads an earlier one (``cls.clip_ = cls.clamp_``) relies on that 
 """
 from __future__ import annotations
 
+from . import complex as _complex
 from .arithmetic import ge, gt, isfinite, le, logical_xor, lt, ne
 from .views import as_strided, transpose
 from .build import diag, diag_embed, diagflat, diagonal, kron, trace
@@ -23,10 +24,10 @@ from .elementwise.inplace import (_abs_check, _addc, _binary_inplace, _bitwise_n
                                   _square_, _sub_, _unary_, _unary_inplace)
 from .elementwise.integer import (_invert, bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or,
                                   bitwise_right_shift, bitwise_xor, gcd, lcm)
-from .elementwise.unary import (absolute, acos, acosh, angle, arccos, arccosh, arcsin, arcsinh, arctan, arctanh,
-                                asin, asinh, atan, atanh, conj, conj_physical, cosh, deg2rad, fix, frac, frexp, imag,
-                                is_conj, is_neg, isinf, isneginf, isposinf, isreal, log10, log2, logit, nan_to_num,
-                                positive, rad2deg, resolve_conj, resolve_neg, signbit, sinc, sinh, tan, trunc)
+from .elementwise.unary import (absolute, acos, acosh, arccos, arccosh, arcsin, arcsinh, arctan, arctanh, asin,
+                                asinh, atan, atanh, conj, cosh, deg2rad, fix, frac, frexp, is_neg, isinf, isneginf,
+                                isposinf, isreal, log10, log2, logit, nan_to_num, positive, rad2deg, resolve_neg,
+                                signbit, sinc, sinh, tan, trunc)
 from .factories import _new_empty
 from .index import (diagonal_scatter, index_put, index_put_, index_reduce, index_reduce_, masked_scatter,
                     masked_scatter_, put, put_, select_scatter, slice_scatter, take, take_along_dim)
@@ -179,13 +180,14 @@ def bind_methods(cls):
         setattr(cls, name + "_", _integer_(name, bool_ok))
     cls.bitwise_not_ = _bitwise_not_
     cls.fmod, cls.remainder = fmod, remainder
-    cls.angle, cls.frexp = angle, frexp
-    for name, fn in (("conj", conj), ("conj_physical", conj_physical), ("resolve_conj", resolve_conj),
-                     ("resolve_neg", resolve_neg), ("is_conj", is_conj), ("is_neg", is_neg)):
+    cls.angle, cls.frexp = _complex.angle, frexp
+    for name, fn in (("conj", _complex.conj), ("conj_physical", _complex.conj_physical),
+                     ("resolve_conj", _complex.resolve_conj), ("resolve_neg", resolve_neg),
+                     ("is_conj", _complex.is_conj), ("is_neg", is_neg)):
         setattr(cls, name, fn)
     cls.conj_physical_ = conj
-    cls.real = property(conj)
-    cls.imag = property(imag)
+    cls.real = property(_complex.real)
+    cls.imag = property(_complex.imag)
     cls.fmod_ = _modulo_("fmod")
     cls.remainder_ = cls.__imod__ = _modulo_("remainder")
     cls.__ifloordiv__ = lambda self, other: self.floor_divide_(other)

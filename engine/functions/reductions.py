@@ -39,7 +39,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     if dtype is not None:
         input = input.to(dtype)
-    if not input.dtype.is_floating_point:
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point "
                            f"or complex dtype. Got: {_short(input.dtype)}")
     dims = _dims(dim, input.ndim)
@@ -119,8 +119,8 @@ def amin(input, dim=(), keepdim=False):
 
 
 def _arg(name, input, dim, keepdim):
-    if input.dtype is _dtype.bool_:
-        raise RuntimeError(f"{name}(): does not support bool input")
+    if input.dtype is _dtype.bool_ or input.dtype.is_complex:
+        raise RuntimeError(f"{name}(): does not support {'bool' if input.dtype is _dtype.bool_ else 'complex'} input")
     xp = input._storage.xp
     if dim is None:
         if input.numel() == 0:
@@ -164,8 +164,9 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
                         " * (*, torch.dtype dtype = None)\n"
                         " * (int dim, bool keepdim = False, *, torch.dtype dtype = None)\n")
     xp = input._storage.xp
-    out_dt = dtype if dtype is not None else (_dtype.int64 if not input.dtype.is_floating_point else input.dtype)
-    if (not out_dt.is_floating_point and input.requires_grad and _grad_enabled()):
+    exact = input.dtype.is_floating_point or input.dtype.is_complex     # integers and bool give int64
+    out_dt = dtype if dtype is not None else (input.dtype if exact else _dtype.int64)
+    if (not (out_dt.is_floating_point or out_dt.is_complex) and input.requires_grad and _grad_enabled()):
         raise RuntimeError(f"Autograd not support dtype: {_short(out_dt)}")
     adt = _dtype.to_array_dtype(xp, dtype) if dtype is not None and dtype is not input.dtype else None
     if dim is None:

@@ -85,6 +85,8 @@ def erfinv(input):
 def sgn(input):
     """sign for real tensors (0 at NaN); SgnBackward0, a zero gradient, keeps self and the result."""
     _need_tensor("sgn", input, "input", 1)
+    if input.dtype.is_complex:      # z / |z|, with its complex gradient (engine/ops/complex.py)
+        return apply(_O["sgn_complex"], [input])
     return apply(_O["sgn"], [input])
 
 

@@ -1,5 +1,5 @@
-"""What a tensor is, asked as PyTorch asks it: ``is_nonzero``, ``is_signed``, ``is_complex`` (always False:
-glassgrad is real), ``is_inference``, ``typename``, and the Tensor methods ``get_device`` and ``data_ptr``.
+"""What a tensor is, asked as PyTorch asks it: ``is_nonzero``, ``is_signed``, ``is_complex``,
+``is_inference``, ``typename``, and the Tensor methods ``get_device`` and ``data_ptr``.
 """
 from __future__ import annotations
 
@@ -30,9 +30,9 @@ def is_signed(input) -> bool:
 
 
 def is_complex(input) -> bool:
-    """Always False: glassgrad has no complex dtype."""
+    """Whether ``input``'s dtype is complex64 or complex128."""
     _need_tensor("is_complex", input)
-    return False
+    return input.dtype.is_complex
 
 
 def is_inference(input) -> bool:

@@ -21,3 +21,4 @@ from __future__ import annotations
 
 from ..core import primitives  # noqa: F401  (the core's rows come first)
 from . import elementwise, special, reduce, shape, linalg, blas, random, nn  # noqa: F401
+from . import complex  # noqa: F401  (after the rows it gives complex gradients and errors)

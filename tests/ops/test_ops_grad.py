@@ -594,6 +594,8 @@ def test_every_table_op_is_exercised():
         exercise_module_graph_ops()   # fused attention, the fused LSTM layer, unsafe_split
         from tests.ops.test_backward_rows import exercise_backward_rows
         exercise_backward_rows()   # tanh_backward ... mse_loss_backward, einsum of an empty operand
+        from tests.functions.test_complex import exercise_complex_ops
+        exercise_complex_ops()   # view_as_real/complex, complex, polar, conj, angle and sgn of complex numbers
     seen = {e["op"] for e in tr.of_kind("op")}
     table = {n for n, o in OPS.items() if o.differentiable}
     assert table - seen == set()

@@ -176,6 +176,8 @@ def _reflected(fn):
 def _abs_check(self):
     if self.dtype is _dtype.bool_:
         raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
+    if self.dtype.is_complex:
+        raise RuntimeError("In-place abs is not supported for complex tensors.")
 
 
 def _unary_inplace(name):
