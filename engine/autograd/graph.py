@@ -5,4 +5,4 @@ The mechanism lives in ``engine/core/graph.py``; this is its public face.
 from __future__ import annotations
 
 from ..core.graph import Node, disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
-from ..core.hooks import GradientEdge, get_gradient_edge, increment_version, register_multi_grad_hook  # noqa: F401
+from ._multi_hooks import GradientEdge, get_gradient_edge, increment_version, register_multi_grad_hook  # noqa: F401

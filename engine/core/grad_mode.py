@@ -5,16 +5,22 @@ import functools
 import inspect
 import threading
 
-_state = threading.local()
+
+class _State(threading.local):
+    enabled = True          # per thread; the class values are a new thread's
+    inference = False
+
+
+_state = _State()
 _inference_blocks = 0   # inference_mode blocks open in any thread: a cheap pre-check for Tensor._wrap
 
 
 def is_grad_enabled() -> bool:
-    return getattr(_state, "enabled", True)
+    return _state.enabled
 
 
 def is_inference_mode_enabled() -> bool:
-    return getattr(_state, "inference", False)
+    return _state.inference
 
 
 def _set(enabled: bool) -> None:

@@ -32,7 +32,13 @@ import weakref
 from .. import events as _events
 from .tensor import Tensor, _Handle, tensor_info
 
-_hook_state = threading.local()
+
+class _HookState(threading.local):
+    stack = None      # per thread: the saved_tensors_hooks in force (a list once one was entered)
+    saving = None     # (node, saved name) while a pack hook runs
+
+
+_hook_state = _HookState()
 _NO_ENTRIES = types.MappingProxyType({})
 
 _BACKWARD_TWICE = (
@@ -99,55 +105,48 @@ def current_saving():
 class SavedTensor:
     """One tensor kept by a node for its backward (see NOTE [ Saved tensors ])."""
 
-    __slots__ = ("name", "node_id", "tensor", "array", "storage", "meta", "version", "vc",
-                 "is_output", "packed", "unpack_hook", "released", "_grad_fn_ref", "counted", "history")
+    # packed, unpack_hook and history are set only under saved_tensors_hooks (class defaults otherwise)
+    __slots__ = ("name", "node_id", "tensor", "array", "storage", "meta", "version", "vc", "is_output", "released",
+                 "counted", "__dict__")
+    packed = unpack_hook = history = None
 
     def __init__(self, tensor, name: str, node, is_output: bool):
         self.name = name
         self.node_id = node.id
         self.released = False
         self.is_output = is_output
+        st = tensor._storage
         self.vc = vc = tensor._vc      # NOTE [ Version counters ] (engine/core/tensor.py): None = the storage's
-        self.version = (vc if vc is not None else tensor._storage).version
-        self.packed = None
-        self.unpack_hook = None
-        self.tensor = None
-        self.array = None
-        self.storage = None
-        self.counted = None
-        self.history = None
+        self.version = (vc if vc is not None else st).version
         self.meta = (tensor.dtype, tuple(tensor._data.shape), tensor._requires_grad or tensor._grad_fn is not None,
                      tensor._output_nr)
-        hooks = _hook_state.__dict__.get("stack")
-        hooks = hooks[-1] if hooks else None    # the innermost saved_tensors_hooks
-        if hooks is not None:
-            pack, unpack = hooks
-            prev = getattr(_hook_state, "saving", None)
-            _hook_state.saving = (node, name)  # read by pack hooks through current_saving()
-            try:
-                self.packed = pack(tensor)
-            finally:
-                _hook_state.saving = prev
-            self.unpack_hook = unpack
-            if tensor.requires_grad and not is_output:   # NOTE 6: where the tensor sits in the graph
-                self.history = tensor.grad_fn if tensor.grad_fn is not None else weakref.ref(tensor)
-            inner = _first_tensor(self.packed)
-            if inner is not None:
-                self.counted = inner._storage
-        elif is_output:
-            self.array = tensor._data
-            self.storage = tensor._storage
-            self.counted = tensor._storage
+        hooks = _hook_state.stack
+        if hooks:    # the innermost saved_tensors_hooks
+            self.tensor = self.array = self.storage = None
+            self.counted = self._pack(tensor, node, name, *hooks[-1])
         else:
-            self.tensor = tensor
-            self.counted = tensor._storage
+            self.tensor, self.array = (None, tensor._data) if is_output else (tensor, None)
+            self.storage = self.counted = st
         if self.counted is not None:
             self.counted.add_saved(1)
         if _events.active:
             c = self.counted
             _events.emit("pack", node=self.node_id, name=name, storage=c.id if c is not None else None,
-                         bytes=c.nbytes if c is not None else 0, hooked=hooks is not None)
-        self.storage = self.storage or (tensor._storage if hooks is None else None)
+                         bytes=c.nbytes if c is not None else 0, hooked=bool(hooks))
+
+    def _pack(self, tensor, node, name, pack, unpack):
+        """NOTE 3 and 6: keep ``pack(tensor)``; returns the storage it counts (None if it holds no tensor)."""
+        prev = getattr(_hook_state, "saving", None)
+        _hook_state.saving = (node, name)  # read by pack hooks through current_saving()
+        try:
+            self.packed = pack(tensor)
+        finally:
+            _hook_state.saving = prev
+        self.unpack_hook = unpack
+        if tensor.requires_grad and not self.is_output:   # NOTE 6: where the tensor sits in the graph
+            self.history = tensor.grad_fn if tensor.grad_fn is not None else weakref.ref(tensor)
+        inner = _first_tensor(self.packed)
+        return inner._storage if inner is not None else None
 
     @property
     def nbytes(self) -> int:
@@ -239,7 +238,9 @@ class SavedTensor:
         if _events.active and counted is not None:
             _events.emit("release", node=self.node_id, name=self.name, storage=counted.id,
                          bytes=counted.nbytes)
-        self.tensor = self.array = self.storage = self.vc = self.packed = self.unpack_hook = self.history = None
+        self.tensor = self.array = self.storage = self.vc = None
+        if self.unpack_hook is not None:
+            self.packed = self.unpack_hook = self.history = None
         if counted is not None:
             counted.add_saved(-1)
 
@@ -288,6 +289,10 @@ def _type_name(dt) -> str:
 
 class Node:
     """A backward function in the graph (what ``tensor.grad_fn`` returns)."""
+
+    # edges before saved tensors: a dying node drops them in this order; anything else a node
+    # carries (hooks, metadata, a custom Function's state) goes to its __dict__
+    __slots__ = ("id", "next_functions", "_saved", "num_outputs", "__dict__", "__weakref__")  # noqa: RUF023
 
     _name = "Node"
     takes_tensors = False   # a custom Function's node says True (the engine hands it tensors)
@@ -363,10 +368,10 @@ class Node:
     def __getattr__(self, item):
         if item.startswith("_saved_"):
             key = item[len("_saved_"):]
-            saved = self.__dict__.get("_saved", {})
+            saved = getattr(self, "_saved", None) or {}
             if key in saved:
                 return saved[key].unpack(self)
-            attrs = self.__dict__.get("_attrs", {})
+            attrs = getattr(self, "_attrs", None) or {}
             if key in attrs:
                 return attrs[key]
             if key + "#n" in attrs:     # a variadic argument (index's indices): a tuple, as PyTorch's
@@ -382,9 +387,13 @@ class AccumulateGrad(Node):
     _name = "AccumulateGrad"
 
     def __init__(self, variable):
-        super().__init__()
-        self.variable = variable
+        self.id = _events.new_id()    # Node.__init__, inlined: a leaf op makes one per leaf operand
+        self.next_functions = ()
+        self._saved = {}
         self.num_outputs = 1
+        if _events.active:
+            watch_death(self)
+        self.variable = variable
 
     def apply(self, grads, F=None):
         return []
@@ -392,8 +401,9 @@ class AccumulateGrad(Node):
 
 def edge_of(t):
     """(node, input_nr) through which a gradient for ``t`` flows."""
-    if t.grad_fn is not None:
-        return (t.grad_fn, t._output_nr)
+    fn = t._grad_fn if t._base is None else t.grad_fn     # the property only rebuilds a view's
+    if fn is not None:
+        return (fn, t._output_nr)
     if not t.requires_grad:
         return (None, 0)
     acc = t._accum() if t._accum is not None else None

@@ -26,9 +26,11 @@ from __future__ import annotations
 
 import inspect
 
+
 class OpDef:
     __slots__ = ("name", "node", "args", "fwd", "bwd", "save", "promote", "float_op", "differentiable", "aux",
-                 "view", "alias", "grad_bwd", "variadic", "out_dtype", "defaults", "nondiff", "argpos", "saves_args")
+                 "view", "alias", "grad_bwd", "variadic", "out_dtype", "defaults", "nondiff", "argpos", "saves_args",
+                 "plain", "plans")
 
     def __init__(self, name, node, args, fwd, bwd=None, save=None, promote=True, float_op=False,
                  differentiable=True, aux=(), view=False, out_dtype=None, nondiff=(), alias=False):
@@ -45,6 +47,8 @@ class OpDef:
         self.aux = aux
         self.view = view
         self.alias = alias
+        self.plain = not (aux or view or alias)    # NOTE [ Direct path ] 1 (core/dispatch.py)
+        self.plans: dict = {}                      # needs -> the saved names they want (dispatch._save)
         self.out_dtype = out_dtype
         self.nondiff = frozenset(nondiff)  # args that never get a gradient: no edge (NOTE [ Dispatch ] 6)
         self.argpos = {a: i for i, a in enumerate(self.args)}

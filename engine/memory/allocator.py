@@ -38,6 +38,7 @@ LARGE_BUFFER = 20 << 20         # kLargeBuffer: large-pool segment for requests 
 MIN_LARGE_ALLOC = 10 << 20      # kMinLargeAlloc
 ROUND_LARGE = 2 << 20           # kRoundLarge
 BASE = 0x7F0000000000
+_bisect_left, _insort = bisect.bisect_left, bisect.insort
 
 
 def round_size(n: int) -> int:
@@ -135,7 +136,7 @@ class CachingAllocatorModel:
         size = MIN_BLOCK * ((nbytes + MIN_BLOCK - 1) // MIN_BLOCK)    # rule 1 (round_size, inlined)
         small = size <= SMALL_SIZE                                      # rule 2
         lst = self.free_blocks["small" if small else "large"]
-        i = bisect.bisect_left(lst, (size, -1))                         # rule 4 (_best_fit, inlined)
+        i = _bisect_left(lst, (size, -1))                               # rule 4 (_best_fit, inlined)
         if i < len(lst):
             block = lst[i][2]
             del lst[i]
@@ -149,7 +150,7 @@ class CachingAllocatorModel:
                 block.next.prev = rest
             block.next = rest
             block.size = size
-            bisect.insort(lst, (remaining, rest.address, rest))
+            _insort(lst, (remaining, rest.address, rest))
         block.allocated = True
         block.requested = nbytes
         block.owner = owner
@@ -184,7 +185,7 @@ class CachingAllocatorModel:
         lst = self.free_blocks[block.segment.pool]
         for nb in (block.prev, block.next):      # rule 6
             if nb is not None and not nb.allocated:
-                del lst[bisect.bisect_left(lst, (nb.size, nb.address))]   # _index_remove, inlined
+                del lst[_bisect_left(lst, (nb.size, nb.address))]   # _index_remove, inlined
                 if nb is block.prev:
                     nb.size += block.size
                     nb.next = block.next
@@ -196,7 +197,7 @@ class CachingAllocatorModel:
                     block.next = nb.next
                     if nb.next is not None:
                         nb.next.prev = block
-        bisect.insort(lst, (block.size, block.address, block))    # _index_add, inlined
+        _insort(lst, (block.size, block.address, block))    # _index_add, inlined
 
     def empty_cache(self) -> int:
         """Rule 7: release every entirely free segment; returns the bytes released."""
@@ -281,9 +282,10 @@ class AllocatorHook:
        can finalize a storage while a model allocates) is appended and replayed by the
        same loop before it returns.
     4. Assigning ``models`` replays the log into the old models first.
-    5. ``LOCK`` (reentrant) guards the log and the models: ``_memstate`` holds it around
-       every ``alloc``/``free`` call (it is ``_memstate._lock``), and a replay takes it, so
-       no thread appends to a log another thread is replaying.
+    5. ``LOCK`` (reentrant) guards the models: a replay takes it. The log itself is one list
+       for the hook's life, which a replay empties by deleting the entries it took, so an
+       append (atomic in CPython) needs no lock: one that lands during a replay is replayed
+       by it or by the next (NOTE [ Deferred counters ] 5 in ``memory/state.py``).
     """
 
     LOG_LIMIT = 4096
@@ -343,19 +345,24 @@ class AllocatorHook:
             return
         self._busy = True
         try:
-            models = self._models
-            while self._log:
-                log, self._log = self._log, []
-                for key, owner, n in log:
-                    m = models.get(key)
-                    if m is None:
-                        if n < 0:
-                            continue      # a free on a device the model never saw allocate
-                        m = models[key] = CachingAllocatorModel(key)
+            models, log = self._models, self._log
+            while log:                  # the log is never replaced: appends need no lock (rule 5)
+                k = len(log)
+                entries = log[:k]
+                del log[:k]
+                last, m = None, None
+                for key, owner, n in entries:
+                    if key != last:       # runs of one device: look the model up once per run
+                        m = models.get(key)
+                        if m is None:
+                            if n < 0:
+                                continue      # a free on a device the model never saw allocate
+                            m = models[key] = CachingAllocatorModel(key)
+                        last, malloc, free = key, m.malloc, m.free
                     if n < 0:
-                        m.free(owner)
+                        free(owner)
                     else:
-                        m.malloc(owner, n)
+                        malloc(owner, n)
         finally:
             self._busy = False
 

@@ -71,70 +71,80 @@ def reserved_now(key: str) -> int:
 #    ``PENDING_LIMIT`` entries waiting, which bounds the log.
 # 3. While a trace is recorded, each entry is replayed at once and its event carries the
 #    figures of that moment, as before; other allocator hooks also see every call at once.
-# 4. All of it runs under ``_lock``. A free that the garbage collector runs during a
-#    replay is appended and applied by the same loop before it returns.
+# 4. Replays run under ``_lock``. A free that the garbage collector runs during a replay is
+#    appended and applied by the same loop before it returns.
+# 5. Outside a trace, with only the default hook, an append takes no lock: ``list.append``
+#    is atomic, ``_pending`` is never replaced, and a replay applies the entries present
+#    when it looks and then deletes exactly those (``del _pending[:n]``), so an entry another
+#    thread appends meanwhile waits for the next replay instead of being lost.
 PENDING_LIMIT = 4096
 _pending: list = []        # (kind, device, bytes, category, new category); kind 0 alloc, 1 free, 2 move
 _replaying = False
 
 
 def _replay() -> None:
-    """Apply the pending entries to the counters (NOTE [ Deferred counters ] 1, 4)."""
-    global _pending, _replaying
-    if _replaying:
-        return
-    _replaying = True
-    try:
-        while _pending:
-            entries, _pending = _pending, []
-            for kind, key, n, cat, new in entries:
-                d = _devices.get(key) or _dev(key)
-                bc = d.by_cat
-                if kind == 0:
-                    allocated = d.allocated = d.allocated + n
-                    count = d.count = d.count + 1
-                    d.bytes_allocated += n
-                    d.n_allocated += 1
-                    if count > d.count_peak:
-                        d.count_peak = count
-                    if allocated > d.peak:
-                        d.peak = allocated
-                    now = bc[cat] = bc.get(cat, 0) + n
-                elif kind == 1:
-                    d.allocated -= n
-                    d.count -= 1
-                    d.bytes_freed += n
-                    d.n_freed += 1
-                    bc[cat] = bc.get(cat, 0) - n
-                    continue
-                else:
-                    bc[cat] = bc.get(cat, 0) - n
-                    now = bc[new] = bc.get(new, 0) + n
-                    cat = new
-                pbc = d.peak_by_cat
-                if now > pbc.get(cat, 0):
-                    pbc[cat] = now
-    finally:
-        _replaying = False
+    """Apply the pending entries to the counters (NOTE [ Deferred counters ] 1, 4, 5)."""
+    global _replaying
+    with _lock:
+        if _replaying:
+            return
+        _replaying = True
+        try:
+            while _pending:
+                n = len(_pending)
+                _apply(_pending[:n])
+                del _pending[:n]
+        finally:
+            _replaying = False
+
+
+def _apply(entries) -> None:
+    last = None
+    for kind, key, n, cat, new in entries:
+        if key != last:         # runs of one device: look its counters up once per run
+            d = _devices.get(key) or _dev(key)
+            last, bc, pbc = key, d.by_cat, d.peak_by_cat
+        if kind == 0:
+            allocated = d.allocated = d.allocated + n
+            count = d.count = d.count + 1
+            d.bytes_allocated += n
+            d.n_allocated += 1
+            if count > d.count_peak:
+                d.count_peak = count
+            if allocated > d.peak:
+                d.peak = allocated
+            now = bc[cat] = bc.get(cat, 0) + n
+        elif kind == 1:
+            d.allocated -= n
+            d.count -= 1
+            d.bytes_freed += n
+            d.n_freed += 1
+            bc[cat] = bc.get(cat, 0) - n
+            continue
+        else:
+            bc[cat] = bc.get(cat, 0) - n
+            now = bc[new] = bc.get(new, 0) + n
+            cat = new
+        if now > pbc.get(cat, 0):
+            pbc[cat] = now
+
+
+def _flush_both() -> None:
+    """Bring the allocator model and the counters up to date (a log reached its limit)."""
+    _model.flush()
+    _replay()
 
 
 def _append(kind: int, st, key: str, n: int, cat: str):
-    """Log one alloc (kind 0) or free (kind 1) for the counters and the allocator hooks (NOTE
-    [ Deferred counters ] 1, 3); returns the reserved bytes its event carries, or None when no
-    trace is recorded."""
+    """Log one alloc (kind 0) or free (kind 1) for the counters and every allocator hook, under the
+    lock (NOTE [ Deferred counters ] 1, 3; rule 5's path is inlined in on_alloc/on_free); returns
+    the reserved bytes its event carries, or None when no trace is recorded."""
     with _lock:
-        pending = _pending
-        pending.append((kind, key, n, cat, None))
-        if allocator_hooks == _only_model:        # the usual case: the model's log, appended inline
-            log = _model._log
-            log.append((key, st.id, n if kind == 0 else -1))
-            if len(log) >= _model.LOG_LIMIT:
-                _model.flush()
-        else:
-            for h in allocator_hooks:
-                h.alloc(st) if kind == 0 else h.free(st)
+        _pending.append((kind, key, n, cat, None))
+        for h in allocator_hooks:
+            h.alloc(st) if kind == 0 else h.free(st)
         if not _events.active:
-            if len(pending) >= PENDING_LIMIT:
+            if len(_pending) >= PENDING_LIMIT:
                 _replay()
             return None
         _replay()
@@ -145,6 +155,13 @@ def on_alloc(st) -> None:
     key = "cpu" if st.device is _CPU else str(st.device)
     cat = st.base if not st.saved or st.base != "other" else "activation"   # st.category, inlined
     n = st.nbytes
+    if not _events.active and allocator_hooks == _only_model:     # _append's rule 5 path, inlined
+        _pending.append((0, key, n, cat, None))
+        log = _model._log
+        log.append((key, st.id, n))
+        if len(log) >= _model.LOG_LIMIT or len(_pending) >= PENDING_LIMIT:
+            _flush_both()
+        return
     reserved = _append(0, st, key, n, cat)
     if reserved is not None:
         _events.emit("alloc", storage=st.id, bytes=n, device=key, category=cat, reserved=reserved)
@@ -154,6 +171,13 @@ def on_free(st) -> None:
     key = "cpu" if st.device is _CPU else str(st.device)
     cat = st.base if not st.saved or st.base != "other" else "activation"   # st.category, inlined
     n = st.nbytes
+    if not _events.active and allocator_hooks == _only_model:     # as in on_alloc
+        _pending.append((1, key, n, cat, None))
+        log = _model._log
+        log.append((key, st.id, -1))
+        if len(log) >= _model.LOG_LIMIT or len(_pending) >= PENDING_LIMIT:
+            _flush_both()
+        return
     reserved = _append(1, st, key, n, cat)
     if reserved is not None:
         _events.emit("free", storage=st.id, bytes=n, device=key, category=cat, reserved=reserved)
@@ -161,14 +185,12 @@ def on_free(st) -> None:
 
 def on_move(st, old: str, new: str) -> None:
     key = "cpu" if st.device is _CPU else str(st.device)
-    with _lock:
-        pending = _pending
-        pending.append((2, key, st.nbytes, old, new))
-        if not _events.active:
-            if len(pending) >= PENDING_LIMIT:
-                _replay()
-            return
-        _replay()
+    _pending.append((2, key, st.nbytes, old, new))      # NOTE [ Deferred counters ] 5
+    if not _events.active:
+        if len(_pending) >= PENDING_LIMIT:
+            _replay()
+        return
+    _replay()
     _events.emit("category", storage=st.id, bytes=st.nbytes, device=key, old=old, new=new)
 
 

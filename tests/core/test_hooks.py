@@ -8,7 +8,7 @@ import pytest
 
 import engine
 from engine.autograd import Variable
-from engine.core.hooks import GradientEdge, get_gradient_edge, increment_version, register_multi_grad_hook
+from engine.autograd.graph import GradientEdge, get_gradient_edge, increment_version, register_multi_grad_hook
 
 
 def _lists(gs):
