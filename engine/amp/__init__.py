@@ -14,7 +14,9 @@ NOTE [ Mixed precision ]
    a real ``to`` op: a ToCopyBackward0 node, and a copy that costs memory; the op after it saves
    the copy (2 bytes an element in bfloat16), while the float32 weight stays.
 4. Composite functions on the lists (``matmul``, ``linear``, ``cross_entropy``) cast at their
-   entry, as PyTorch casts at the composite op, so the cast sits before ``t()`` in ``linear``.
+   entry, as PyTorch casts at the composite op, so the cast sits before ``t()`` in ``linear``;
+   so does ``index_copy``, whose same-dtype check would otherwise refuse the mixed inputs the
+   "promote" list exists for.
 5. The weight cache: within the outermost region, a float32 leaf that requires grad (a
    parameter) cast to the lower-precision dtype is cast once; its copy is reused by every later
    op and dropped when the outermost region exits (``cache_enabled=False`` casts every time).

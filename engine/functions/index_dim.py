@@ -24,6 +24,7 @@ import builtins
 import numbers
 
 from ..backend import gaps as _backend, dtypes as _dtype
+from ..backend.low_precision import autocast_slot
 from .factories import arange
 from .index import _scatter_checks
 from ..core import grad_mode
@@ -206,6 +207,8 @@ def _restrided_error(input, d, count):
 def index_copy(input, dim, index, source):
     """Replace slices ``index`` along ``dim`` of a copy of ``input`` by ``source``'s slices.
     IndexCopyBackward0 keeps ``index`` (and ``source`` when it needs a gradient)."""
+    if autocast_slot.cast is not None:      # NOTE [ Mixed precision ] 4 (engine/amp): cast before the dtype check
+        input, index, source = autocast_slot.cast("index_copy", [input, index, source])
     return _index_copy(input, dim, index, source, False)
 
 
