@@ -29,7 +29,7 @@ def rows_for(node_name: str) -> list:
 def formula(op) -> str:
     """The backward formula's source, one line (``lambda F, g, s: ...``, cut where the lambda ends)."""
     try:
-        src = " ".join(inspect.getsource(op.bwd).split())
+        src = " ".join(inspect.getsource(getattr(op.bwd, "real_formula", op.bwd)).split())
     except (OSError, TypeError):
         return "(its backward is written in Python code, not one formula)"
     start = src.find("lambda F")                # a backward formula takes (F, g, s); the forward (xp, ...)
