@@ -1,7 +1,8 @@
 """Run a script with recording on, streaming its events to ``OUT.part`` as they happen.
 
 ``python -m tui.record_worker SCRIPT OUT``: used by ``glassgrad run``. When the
-script ends the whole trace is saved to OUT in the trace format.
+script ends the whole trace is saved to OUT in the trace format. Inside the script
+``import torch`` is glassgrad (NOTE [ import torch inside glassgrad run ] in tui/torch_alias.py).
 
 NOTE [ The learner's traceback ]
 A script that raises gets a traceback of its own frames only: frames in glassgrad's
@@ -104,6 +105,8 @@ def main(argv=None) -> int:
     import engine
     from engine import trace as trace_mod
 
+    from .torch_alias import torch_alias
+
     class StreamingTrace(trace_mod.Trace):
         def __init__(self, f, **meta):
             super().__init__(meta=meta)
@@ -128,13 +131,13 @@ def main(argv=None) -> int:
         sys.argv = [script]
         sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
         try:
-            with engine.record(tr):
+            with torch_alias(), engine.record(tr):
                 runpy.run_path(script, run_name="__main__")
         except SystemExit as exc:
             rc = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
         except BrokenPipeError:   # glassgrad run x.py | head: the reader left; end quietly
             _quiet_stdout()
-        except BaseException as exc:
+        except BaseException as exc:   # noqa: BLE001 - whatever the script raises is reported, the trace kept
             _report(exc, script, out)
             rc = 1
         finally:
