@@ -21,16 +21,13 @@ then one event per line. ``Trace.load(path)`` reads one back and validates it
    ``replay.model.TraceModel``, which makes them safe for a terminal
    (NOTE [ Text from a trace ] in engine/trace_text.py).
 7. Only a regular file is read: a device (``/dev/zero``) or a FIFO would never end.
+``Trace.open(path)`` makes the same checks once and keeps an index instead of the events
+(NOTE [ Trace index ] in engine/trace_index.py); the readers both use are engine/trace_lines.py.
 """
 from __future__ import annotations
 
 import datetime
 import json
-import json.decoder
-import json.scanner
-import os
-import stat
-import sys
 import threading
 import time
 
@@ -40,10 +37,17 @@ from . import trace_schema as _schema
 from .core.graph import node_info
 from .core.tensor import tensor_info
 from .memory import state as _memstate
+from .trace_lines import (  # TraceFormatError, FORMAT, VERSION, open_regular: engine.trace names them too
+    FORMAT,
+    VERSION,
+    TraceFormatError,
+    _json_line,
+    _read_header,
+    _scan_lines,
+    open_regular,
+)
 from .trace_text import plain_json, safe_text, safe_value  # noqa: F401 - readers make a trace's text safe
 
-FORMAT = "glassgrad-trace"
-VERSION = 1
 PHASES = _schema.PHASES
 CATEGORIES = _events.CATEGORIES    # a storage's memory categories, in stacking order
 
@@ -80,10 +84,6 @@ KINDS = {
 }
 
 _RESERVED_KINDS = _schema.RESERVED_KINDS   # events that carry "reserved"
-
-
-class TraceFormatError(ValueError):
-    """A trace file that is not a valid glassgrad trace (the message says where and why)."""
 
 
 def _now_iso() -> str:
@@ -144,18 +144,7 @@ class Trace:
         """Read and validate a saved trace (NOTE [ Trace validation ])."""
         where = safe_text(str(path))
         try:
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))   # a FIFO must not block (rule 7)
-            try:
-                mode = os.fstat(fd).st_mode
-            except BaseException:
-                os.close(fd)
-                raise
-            if not stat.S_ISREG(mode):
-                os.close(fd)
-                what = "Is a directory" if stat.S_ISDIR(mode) else \
-                    "not a regular file (a device, FIFO or socket); a trace is read only from a regular file"
-                raise TraceFormatError(f"{where}: cannot read trace: {what}")
-            with os.fdopen(fd, "rb") as f:
+            with open_regular(path) as f:
                 raw = f.read()
         except OSError as e:
             raise TraceFormatError(f"{where}: cannot read trace: {e.strerror or e}") from None
@@ -165,6 +154,14 @@ class Trace:
             line = raw[:e.start].count(b"\n") + 1
             raise TraceFormatError(f"{path}: line {line}: not UTF-8 text") from None
         return cls._parse(text, str(path))
+
+    @classmethod
+    def open(cls, path, index: bool = True) -> Trace:
+        """Open a saved trace through its index (NOTE [ Trace index ] in engine/trace_index.py): the
+        same checks as :meth:`load`, done once; the events are read from the file when asked for."""
+        from .trace_index import open_trace
+
+        return open_trace(cls, path, cache=index)
 
     @classmethod
     def loads(cls, text: str, name: str = "<string>") -> "Trace":
@@ -184,22 +181,7 @@ class Trace:
         complete = lines[-1] == ""
         if complete:
             lines.pop()
-        header = _json_line(lines[0], 1, len(lines) == 1 and not complete, fail)
-        if not isinstance(header, dict):
-            fail(1, "header is not a JSON object")
-        if header.get("format") != FORMAT:
-            fail(1, f"not a glassgrad trace: format is {header.get('format')!r}, expected {FORMAT!r}")
-        version = header.get("version")
-        if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-            fail(1, f"bad format version {version!r}")
-        if version > VERSION:
-            fail(1, f"trace format version {version} is newer than this glassgrad reads "
-                    f"(version {VERSION}); upgrade glassgrad to open it")
-        meta = header.get("meta", {})
-        _schema.validate_meta(meta, fail)
-        created = header.get("created")
-        if created is not None and type(created) is not str:
-            fail(1, "header 'created' must be a string")
+        meta, created = _read_header(lines[0], len(lines) == 1 and not complete, fail)
         body = lines[1:]
         last = len(body) - 1
         events = _scan_lines(body)
@@ -320,43 +302,6 @@ class Trace:
                 "peak_bytes": peak, "peak_seq": peak_seq, "final_bytes": dict(final),
                 "peak_reserved": reserved_peak, "final_reserved": dict(reserved_final),
                 "warnings": len(self.warnings)}
-
-
-_scan_once = json.scanner.make_scanner(json.decoder.JSONDecoder())
-
-
-def _scan_lines(lines):
-    """Each line's one JSON value, or None when some line is anything but exactly one value
-    with no surrounding whitespace (then per-line ``json.loads`` says what is wrong, and where).
-    The scanner is what ``json.loads`` runs, without its per-call overhead."""
-    scan = _scan_once
-    out = []
-    append = out.append
-    try:
-        for s in lines:
-            value, end = scan(s, 0)
-            if end != len(s):
-                return None
-            append(value)
-    except (StopIteration, ValueError, RecursionError):
-        return None
-    return out
-
-
-def _json_line(s, line, maybe_truncated, fail):
-    if not s.strip():
-        fail(line, "blank line (expected a JSON object)")
-    try:
-        return json.loads(s)
-    except json.JSONDecodeError as e:
-        if maybe_truncated:
-            fail(line, f"truncated: the last line is incomplete ({e.msg}, column {e.colno})")
-        fail(line, f"bad JSON: {e.msg} (column {e.colno})")
-    except ValueError:       # NOTE [ Trace validation ] rule 4: int('9' * 5001) refuses to convert
-        fail(line, f"an integer has more than {sys.get_int_max_str_digits()} digits; "
-                   "a trace's numbers are ids, counts and byte sizes")
-    except RecursionError:
-        fail(line, "JSON nested too deep to read; a trace's values nest a few levels")
 
 
 def mark(text: str, **fields) -> None:

@@ -263,13 +263,17 @@ RESERVED_KINDS = ("alloc", "free", "empty_cache")   # kinds whose optional "rese
 _COMMON = frozenset(("seq", "t", "phase", "kind"))
 
 
-def validate(events, warnings, fail) -> None:
-    """Check every event (NOTE [ Validating a trace field by field ]); ``fail(line, msg)`` raises."""
-    prev = None
-    devices: set = set()
-    kinds: set = set()
+def validate(events, warnings, fail, state: dict | None = None, first: int = 0) -> None:
+    """Check every event (NOTE [ Validating a trace field by field ]); ``fail(line, msg)`` raises.
+
+    A file read in pieces passes the same ``state`` dict with each piece and ``first``, the
+    number of events before it, so seq order, devices and kinds are checked across pieces."""
+    state = {} if state is None else state
+    prev = state.get("prev")
+    devices: set = state.setdefault("devices", set())
+    kinds: set = state.setdefault("kinds", set())
     spec = SPEC
-    for i, e in enumerate(events):
+    for i, e in enumerate(events, first):
         line = i + 2
         if type(e) is not dict:
             fail(line, "event is not a JSON object")
@@ -327,6 +331,7 @@ def validate(events, warnings, fail) -> None:
             devices.add(dev)
         if len(devices) > MAX_DEVICES:
             fail(line, f"more than {MAX_DEVICES} distinct devices; a trace names a few (\"cpu\", \"cuda:0\", ...)")
+    state["prev"] = prev
 
 
 def validate_meta(meta, fail) -> None:

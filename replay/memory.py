@@ -45,8 +45,19 @@ _TOUCHING = frozenset(MEMORY_KINDS + RESERVED_KINDS)
 
 
 def events_of(trace) -> list:
-    """The event list of a Trace, or the list itself."""
-    return trace.events if hasattr(trace, "events") else list(trace)
+    """The event list of a Trace, or the list (or an opened trace's event sequence) itself."""
+    if hasattr(trace, "events"):
+        return trace.events
+    return trace if hasattr(trace, "of_kinds") or isinstance(trace, list) else list(trace)
+
+
+def of_kinds(events, kinds, start: int = 0) -> list:
+    """``[(index, event)]`` of the events from ``start`` on whose kind is in ``kinds``; an opened trace's
+    events find them through its index without reading the others (NOTE [ Trace index ])."""
+    pick = getattr(events, "of_kinds", None)
+    if pick is not None:
+        return pick(kinds, start)
+    return [(i, events[i]) for i in range(max(0, start), len(events)) if events[i].get("kind") in kinds]
 
 
 def moves(e: dict) -> tuple:

@@ -67,6 +67,7 @@ import bisect
 
 from engine.trace import safe_value
 
+from .compact import compact
 from .memory import Replay, reserved_start, start_of
 from .nodes import INF, Graph, Node, Region, Slot, View
 
@@ -103,12 +104,38 @@ class TraceModel:
         self._firsts: list = []
         self._views: dict = {}
         self._storage_idx = None
+        self.index = self.storages = None   # an opened trace's index and its storage lookup (replay/index.py)
+        self._stream = not events           # folded in as a run streams it (NOTE [ A followed run's events ])
         if events:
             self.extend(events, plain)
 
     @classmethod
     def from_trace(cls, trace) -> "TraceModel":
+        """The model of a Trace; of one ``Trace.open`` read through its index, from the index's columns
+        (NOTE [ A model from an index ] in replay/index.py)."""
+        if getattr(trace, "index", None) is not None and cls is TraceModel:
+            if getattr(trace, "model", None) is None:     # made once per opened trace (it is never extended)
+                trace.model = cls._of_opened(trace)
+            return trace.model
         return cls(list(trace.events), getattr(trace, "meta", None), getattr(trace, "plain_events", 0))
+
+    @classmethod
+    def _of_opened(cls, trace) -> TraceModel:
+        """The saved model of an opened trace (NOTE [ A saved model ]), else its fold, saved for next time."""
+        from . import model_cache
+        from .index import begin, fold
+
+        m = cls(None, trace.meta)
+        begin(m, trace, memory=False)
+        if model_cache.load(m, trace):
+            return m
+        m = cls(None, trace.meta)
+        begin(m, trace)
+        fold(m, trace, _HANDLERS)
+        path = model_cache.path_of(trace.index)
+        if path is not None:
+            model_cache.save(m, path)
+        return m
 
     def __len__(self):
         return len(self.events)
@@ -117,8 +144,12 @@ class TraceModel:
 
     def extend(self, events, plain: int = 0) -> None:
         """Fold in ``events``; the first ``plain`` of them are known to hold only safe text (rule 11)."""
+        if self.index is not None:
+            raise TypeError("a model of an opened trace file holds the whole file; fold a stream into a TraceModel")
         events = list(events)
         events[plain:] = [safe_value(e) for e in events[plain:]]
+        if self._stream:
+            events = [compact(e) for e in events]
         start = len(self.events)
         self.events.extend(events)
         self.memory.extend(events)
@@ -155,6 +186,7 @@ class TraceModel:
             n = Node(info["id"], info.get("name", "?"), "fn", i if n is None else n.created, e.get("seq", i))
             self.nodes[n.id] = n
         n.fill(e, info, i if phase == "recompute" else None)
+        n.op_at = i
         self._parent.setdefault(n.id, n.id)
         n.saved = [self._slot(n, sv, region, phase) for sv in info.get("saved", ())]
         for j, d in self._drops.pop(n.id, ()):
@@ -216,6 +248,7 @@ class TraceModel:
             n = self.nodes[nid] = Node(nid, e.get("name", "AccumulateGrad"), "leaf",
                                        i if n is None else n.created, e.get("seq", i))
         n.tensor = e.get("tensor")
+        n.leaf_at = i
         n.about.append(i)
 
     def _run(self, i, nid):
@@ -473,6 +506,8 @@ class TraceModel:
 
     def storage_at(self, sid, i: int):
         """(bytes, category, live) of a storage after event i from its memory events, or None before any."""
+        if self.storages is not None:
+            return self.storages.at(sid, i)
         if self._storage_idx is None:
             idx: dict = {}
             for j, e in enumerate(self.events):

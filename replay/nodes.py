@@ -50,7 +50,7 @@ class Node:
 
     __slots__ = ("id", "name", "kind", "created", "seq", "op", "inputs", "output", "tensor", "file", "line",
                  "region", "module", "attrs", "next", "saved", "recomputed_at", "runs", "about", "dropped_at",
-                 "dropped_bytes", "first_namer", "mortal", "died", "joins", "freed_at")
+                 "dropped_bytes", "first_namer", "mortal", "died", "joins", "freed_at", "op_at", "leaf_at")
 
     def __init__(self, id, name: str, kind: str, created: int, seq: int):
         self.id = id
@@ -76,6 +76,7 @@ class Node:
         self.died = None                     # event index where that storage was freed
         self.joins = []                      # a leaf: where it joined each graph (sorted)
         self.freed_at = None                 # its node_free event: the object (and what it saved) is gone
+        self.op_at = self.leaf_at = None     # the op event it was last filled from, its last leaf event
 
     def fill(self, e: dict, info: dict, recomputed_at) -> None:
         """Take what an ``op`` event says about the node."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .memory import events_of
+from .memory import events_of, of_kinds
 
 VANISHING = 1e-7
 EXPLODING = 1e3
@@ -25,8 +25,8 @@ class ValuesIndex:
         import bisect
         self._bisect = bisect.bisect_right
         self.by_tensor: dict = {}
-        for k, e in enumerate(events_of(trace)):
-            if e.get("kind") == "values" and not e.get("grad"):
+        for k, e in of_kinds(events_of(trace), ("values",)):
+            if not e.get("grad"):
                 self.by_tensor.setdefault(e.get("tensor"), []).append((k, e))
         self.n = len(events_of(trace))
 

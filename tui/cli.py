@@ -42,7 +42,8 @@ def _parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("run", help="run a script with recording on and watch its events arrive",
                        description="Run SCRIPT.py with recording on (in a separate process) and show the events "
-                                   "as they arrive. --out keeps the trace.")
+                                   "as they arrive. --out keeps the trace. Inside the script `import torch` is "
+                                   "glassgrad, even where PyTorch is installed (docs/your-own-program.md).")
     s.add_argument("script", metavar="SCRIPT.py")
     s.add_argument("--out", default=None, metavar="TRACE", help="save the trace here (JSON Lines)")
     s.add_argument("--text", action="store_true", help="print a summary instead of starting the app")
@@ -60,6 +61,7 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("a", metavar="A.jsonl")
     s.add_argument("b", metavar="B.jsonl")
     s.add_argument("--png", default=None, metavar="OUT", help="also draw both memory curves on one axis")
+    s.add_argument("--text", action="store_true", help="print the comparison instead of starting the app")
 
     s = sub.add_parser("plan", help="the checkpointing planner's trade-off curve for a script's chain",
                        add_help=False, description="See glassgrad plan --help.")
@@ -87,8 +89,7 @@ def _main(argv=None) -> int:
     if argv[:1] == ["render"]:
         return cmd_render(argv[1:])
     if argv[:1] == ["plan"]:
-        from viz.plan import main as plan_main
-        return plan_main(argv[1:])
+        return cmd_plan(argv[1:])
     a = _parser().parse_args(argv)
     if a.command is None:
         return cmd_home()
@@ -103,24 +104,53 @@ def _main(argv=None) -> int:
     if a.command == "view":
         return cmd_view(a.trace, a.text or not interactive())
     if a.command == "diff":
-        return cmd_diff(a.a, a.b, a.png)
+        return cmd_diff(a.a, a.b, a.png, a.text or not interactive())
     return 2
 
 
-def cmd_diff(path_a: str, path_b: str, png: str | None) -> int:
-    """``glassgrad diff``: NOTE [ Two runs ] in replay/diff.py, as text (and a picture)."""
+def cmd_diff(path_a: str, path_b: str, png: str | None, text: bool = True) -> int:
+    """``glassgrad diff``: NOTE [ Two runs ] in replay/diff.py, in the app (tui/diff_screen.py) or as
+    text; ``png`` also draws both memory curves."""
     from engine.trace import safe_text
     from replay.diff import diff, summary
     ta, tb = _load(path_a), _load(path_b)
     if ta is None or tb is None:
         return 2
-    for line in summary(diff(ta, tb), os.path.basename(path_a), os.path.basename(path_b)):
-        print(safe_text(line))
+    names = (os.path.basename(path_a), os.path.basename(path_b))
+    d = diff(ta, tb)
     if png:
         from viz import memory_plot
-        fig = memory_plot.compare_figure(ta, tb, (os.path.basename(path_a), os.path.basename(path_b)))
-        memory_plot.save_figure(fig, png)
+        memory_plot.save_figure(memory_plot.compare_figure(ta, tb, names), png)
+    if not text:
+        from .app import GlassgradApp
+        from .diff_screen import DiffScreen
+
+        GlassgradApp("screen", first_screen=DiffScreen(d, names)).run()
+        return 0
+    for line in summary(d, *names):
+        print(safe_text(line))
+    if png:
         print(f"both memory curves: {png}")
+    return 0
+
+
+def cmd_plan(argv: list) -> int:
+    """``glassgrad plan``: NOTE [ The planner, visible ] in viz/plan.py, in the app (tui/plan_screen.py)
+    or as text with a PNG (``--text``, or no terminal)."""
+    from viz import plan
+
+    a = plan.parser().parse_args(argv)
+    if a.text or not interactive():
+        return plan.main(argv)
+    pl = plan.prepare(a)
+    if pl is None:
+        return 2
+    if a.png:
+        print(plan.write_png(pl, a.png))
+    from .app import GlassgradApp
+    from .plan_screen import PlanScreen
+
+    GlassgradApp("screen", first_screen=PlanScreen(pl, budget=a.budget)).run()
     return 0
 
 
@@ -176,16 +206,22 @@ def cmd_lesson(name: str, text: bool, out: str | None) -> int:
     return 0
 
 
-def _load(path: str):
-    from engine.trace import Trace
+def _load(path: str, index: bool = False):
+    """The trace at ``path`` (through its index when ``index``: NOTE [ Trace index ]), or None after
+    saying why not."""
+    from engine.trace import Trace, safe_text
 
     if not os.path.isfile(path):
         print(f"glassgrad: no such trace file: {path}", file=sys.stderr)
         return None
     try:
-        return Trace.load(path)
+        if not index:
+            return Trace.load(path)
+        tr = Trace.open(path)
+        for note in tr.notes:
+            print(safe_text(f"glassgrad: {note}"), file=sys.stderr)
+        return tr
     except Exception as exc:  # a bad file: say what and where, no traceback
-        from engine.trace import safe_text   # NOTE [ Text from a trace ]: no raw control characters printed
         msg = str(exc)
         print(safe_text(f"glassgrad: {msg}" if path in msg else f"glassgrad: cannot read trace {path}: {msg}"),
               file=sys.stderr)
@@ -214,7 +250,15 @@ def cmd_view(path: str, text: bool) -> int:
     from .gcpause import paused_gc
 
     with paused_gc(freeze=not text):   # NOTE [ GC while loading ]
-        tr = _load(path)
+        tr = _load(path, index=not text)   # the app reads a big trace through its index
+        if tr is not None and not text:
+            from engine.trace import safe_text
+            from replay.model import TraceModel
+
+            told = len(tr.notes)
+            TraceModel.from_trace(tr)      # its model too, so the frozen heap holds it (rule 2)
+            for note in tr.notes[told:]:
+                print(safe_text(f"glassgrad: {note}"), file=sys.stderr)
     if tr is None:
         return 2
     from . import recent

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import bisect
 
+from replay.memory import of_kinds
+
 
 def event_node_id(e: dict):
     """The node id an event's ``node`` field names (an op event carries the node's info), or None."""
@@ -49,8 +51,7 @@ class EventFocus:
                 if own is not None and own != target:
                     self._alias[own] = target
             self._seen[reg.id] = len(reg.recompute)
-        for j in range(start, len(m)):
-            e = m.events[j]
+        for j, e in of_kinds(m.events, ("recompute_begin", "recompute_end"), start):
             k = e.get("kind")
             if k == "recompute_begin":
                 self._open[e.get("region")] = j

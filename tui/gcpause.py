@@ -5,7 +5,10 @@ NOTE [ GC while loading ]
    model built (reference counting still frees everything as usual).
 2. The real app then calls ``gc.freeze()`` (``freeze=True``) so the loaded
    events, which live as long as the app, are left out of later collections.
-   Tests never freeze: a frozen cycle would never be collected in their process.
+   `glassgrad view` makes an opened trace's model inside that block too (the model
+   is kept on the trace, ``trace.model``), so a million-event model is never
+   scanned by a collection. Tests never freeze: a frozen cycle would never be
+   collected in their process.
 """
 from __future__ import annotations
 

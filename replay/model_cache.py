@@ -1,0 +1,285 @@
+"""The folded model of an opened trace, saved beside its index so the next open skips the fold.
+
+NOTE [ A saved model ]
+1. Once the model of an opened trace is folded (NOTE [ A model from an index ] in
+   replay/index.py) and its graphs are built, what it learned is saved as
+   ``<trace>.ggmodel.npz`` beside the index: per node, its name, kind, creation, the op
+   and leaf events that filled it, and the event indices of NOTE [ One trace model ]
+   (runs, mentions, joins, drops, death), per saved slot its storages and event indices,
+   per graph its bounds and joins, the model's own lists (node events, runs, backward
+   depth and roots, marks, checkpoint regions) and its memory replay's arrays.
+2. The next open reads these arrays instead of folding. A node's record (``Node`` with its
+   ``Slot``s) is made when it is first asked for, from its arrays and its op event's line,
+   so opening makes none of them: ``nodes`` is a mapping over the saved ids.
+3. A saved model is trusted only when it names the same trace as the index (the index's
+   fingerprint, NOTE [ Trace index ] rule 3) and this version; it is read with
+   ``numpy.load(allow_pickle=False)`` and a JSON header. Anything missing or inconsistent
+   and the model is folded again and saved anew, with a note in ``trace.notes``.
+"""
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+
+import numpy as np
+
+from .memory import Replay, reserved_start, start_of
+from .nodes import INF, Graph, Node, Region, Slot
+
+VERSION = 1
+SUFFIX = ".ggmodel.npz"
+_NONE = -1
+_KINDS = ("fn", "leaf", "missing")
+_NODE = ("id", "kind", "name", "created", "seq", "op_at", "leaf_at", "recomputed_at", "dropped_at", "dropped_bytes",
+         "first_namer", "mortal", "died", "freed_at")
+_SLOT = ("storage", "bytes", "dropped", "dropped_storage", "recomputed_at", "recomputed_storage", "released_at")
+_LISTS = ("runs", "about", "joins", "slots")
+_GRAPH = ("first", "spent", "died", "hide", "hide_kept", "has_fn")
+
+
+def path_of(idx) -> str | None:
+    """Where the model of the trace indexed by ``idx`` is saved (beside its index), or None."""
+    at = getattr(idx, "stored_at", None)
+    return None if at is None else at[: -len(".ggidx.npz")] + SUFFIX if at.endswith(".ggidx.npz") else None
+
+
+def _o(x):
+    return _NONE if x is None else x
+
+
+def _b(x):
+    return None if x == _NONE else x
+
+
+def _csr(lists) -> tuple:
+    ptr = np.zeros(len(lists) + 1, dtype=np.int64)
+    np.cumsum([len(x) for x in lists], out=ptr[1:])
+    flat = np.fromiter((v for x in lists for v in x), dtype=np.int64, count=int(ptr[-1]))
+    return ptr, flat
+
+
+def save(model, path: str) -> bool:
+    """Write the folded ``model`` to ``path`` (rule 1); whether it was written (a model whose values do
+    not fit the arrays, an id past int64 or a region id JSON cannot hold, is simply not saved)."""
+    try:
+        arrays, blob = _arrays(model)
+    except (TypeError, ValueError, OverflowError):
+        return False
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        with open(tmp, "wb") as f:
+            np.savez(f, header=blob, **arrays)
+        os.replace(tmp, path)
+        return True
+    except OSError:
+        try:
+            os.remove(tmp)
+        except OSError:
+            pass
+        return False
+
+
+def _arrays(model) -> tuple:
+    gs = model.graphs()                # builds every node's joins too
+    nodes = list(model.nodes.values())
+    names = sorted({n.name for n in nodes})
+    code = {s: k for k, s in enumerate(names)}
+    arrays = {}
+    for f in _NODE:
+        if f == "kind":
+            vals = [_KINDS.index(n.kind) for n in nodes]
+        elif f == "name":
+            vals = [code[n.name] for n in nodes]
+        else:
+            vals = [_o(getattr(n, f)) for n in nodes]
+        arrays["n_" + f] = np.asarray(vals, dtype=np.int64).reshape(len(nodes))
+    for f in ("runs", "about", "joins"):
+        arrays[f + "_ptr"], arrays[f] = _csr([getattr(n, f) for n in nodes])
+    slots = [s for n in nodes for s in n.saved]
+    arrays["slots_ptr"], _ = _csr([[0] * len(n.saved) for n in nodes])
+    arrays["slots"] = np.zeros(0, dtype=np.int64)
+    for f in _SLOT:
+        arrays["s_" + f] = np.asarray([_o(getattr(s, f)) for s in slots], dtype=np.int64).reshape(len(slots))
+    for f in _GRAPH:
+        arrays["g_" + f] = np.asarray([getattr(g, f) for g in gs], dtype=np.float64).reshape(len(gs))
+    arrays["gj_ptr"], arrays["gj_node"] = _csr([list(g.joins) for g in gs])
+    arrays["gj_at"] = np.asarray([j for g in gs for j in g.joins.values()], dtype=np.int64)
+    arrays["node_events"] = np.asarray(model.node_events, dtype=np.int64)
+    arrays["bounds"] = np.asarray(model._bounds, dtype=np.int64)
+    arrays["bound_node"] = np.asarray([_o(x) for x in model._bound_node], dtype=np.int64)
+    arrays["depth"] = np.asarray(model._depth, dtype=np.int64).reshape(len(model._depth), 2)
+    arrays["marks"] = np.asarray([i for i, _ in model.marks], dtype=np.int64)
+    mem = model.memory
+    arrays["m_snaps"], arrays["m_total"], arrays["m_reserved"] = mem.snaps.a, mem.total.a, mem.reserved.a
+    regions = [[r.id, r.nodes, [list(x) for x in r.recompute], [list(x) for x in r.drops],
+                [list(k) if isinstance(k, tuple) else k for k in r._keys]] for r in model.regions().values()]
+    header = {"version": VERSION, "mark": model.index.header["mark"], "events": len(model.index), "names": names,
+              "roots": [[i, r] for i, r in model._roots], "regions": regions, "has_reserved": mem.has_reserved}
+    return arrays, np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8)
+
+
+class BadModel(Exception):
+    """A saved model this glassgrad cannot trust for this trace (rule 3); the message says why."""
+
+
+def _read(path: str, idx) -> tuple:
+    from engine.trace_index import looks_like_npz
+
+    if not looks_like_npz(path):
+        raise BadModel("it is not a saved model (not a zip archive)")
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+    except ValueError as e:
+        raise BadModel("it holds a pickled object, which is never loaded" if "pickle" in str(e)
+                       else f"it cannot be read ({e})") from None
+    except Exception as e:  # noqa: BLE001 - a zip that is not one, a truncated member: folded again (rule 3)
+        raise BadModel(f"it cannot be read ({type(e).__name__}: {e})") from None
+    try:
+        header = json.loads(arrays.pop("header").tobytes().decode("utf-8"))
+    except (KeyError, ValueError):
+        raise BadModel("its header is not JSON") from None
+    if type(header) is not dict or header.get("version") != VERSION or header.get("mark") != idx.header["mark"] \
+            or header.get("events") != len(idx):
+        raise BadModel("it was made from another version of the trace")
+    want = ["n_" + f for f in _NODE] + ["s_" + f for f in _SLOT] + ["g_" + f for f in _GRAPH] + \
+        [f + "_ptr" for f in _LISTS] + ["runs", "about", "joins", "gj_ptr", "gj_node", "gj_at", "node_events",
+                                         "bounds", "bound_node", "depth", "marks", "m_snaps", "m_total",
+                                         "m_reserved"]
+    missing = [k for k in want if k not in arrays]
+    if missing:
+        raise BadModel(f"it lacks {', '.join(missing)}")
+    n, ns, ng = len(arrays["n_id"]), len(arrays["s_storage"]), len(arrays["g_first"])
+    ok = all(arrays["n_" + f].shape == (n,) for f in _NODE) and all(arrays["s_" + f].shape == (ns,) for f in _SLOT)
+    ok = ok and all(arrays["g_" + f].shape == (ng,) for f in _GRAPH)
+    for name, count, total in (("runs", n, None), ("about", n, None), ("joins", n, None), ("slots", n, ns),
+                               ("gj", ng, len(arrays["gj_node"]))):
+        ptr = arrays[name + "_ptr"]
+        total = len(arrays[name]) if total is None else total
+        ok = ok and ptr.shape == (count + 1,) and ptr[0] == 0 and ptr[-1] == total and bool(np.all(ptr[1:] >= ptr[:-1]))
+    ok = ok and len(arrays["gj_at"]) == len(arrays["gj_node"]) and len(arrays["bound_node"]) == len(arrays["bounds"])
+    ok = ok and arrays["depth"].ndim == 2 and arrays["depth"].shape[1:] == (2,)
+    ok = ok and (n == 0 or (0 <= int(arrays["n_kind"].min()) and int(arrays["n_kind"].max()) < len(_KINDS)
+                            and 0 <= int(arrays["n_name"].min()) and int(arrays["n_name"].max()) < len(header["names"])))
+    events = [arrays[k] for k in ("n_op_at", "n_leaf_at", "node_events", "bounds", "marks")]
+    ok = ok and all(len(a) == 0 or (int(a.min()) >= _NONE and int(a.max()) < len(idx)) for a in events)
+    if not ok or type(header.get("names")) is not list:
+        raise BadModel("its arrays disagree with each other or with the trace")
+    return header, arrays
+
+
+def load(model, trace) -> bool:
+    """Fill the empty ``model`` of the opened ``trace`` from its saved model (rule 2); False when there is
+    none to trust (a note in ``trace.notes`` says why when one was there)."""
+    path = path_of(trace.index)
+    if path is None or not os.path.exists(path):
+        return False
+    try:
+        header, a = _read(path, trace.index)
+        _fill(model, trace, header, a)
+    except BadModel as why:
+        if "another version" not in str(why):
+            trace.notes.append(f"the saved model {path} was made again: {why}")
+        return False
+    except (KeyError, TypeError, ValueError, IndexError) as why:
+        trace.notes.append(f"the saved model {path} was made again: it does not fit the trace ({why})")
+        return False
+    return True
+
+
+def _fill(model, trace, header, a) -> None:
+    from .index import with_arrays
+
+    if a["m_total"].shape != (len(model.events),) or type(header.get("has_reserved")) is not bool:
+        raise BadModel("its memory arrays do not fit the trace")
+    model.memory = with_arrays(Replay(start=start_of(model.meta), reserved=reserved_start(model.meta)),
+                               a["m_snaps"], a["m_total"], a["m_reserved"], header["has_reserved"])
+    model.node_events = a["node_events"].tolist()
+    model._bounds = a["bounds"].tolist()
+    model._bound_node = [_b(x) for x in a["bound_node"].tolist()]
+    model._depth = [tuple(x) for x in a["depth"].tolist()]
+    model._roots = [(i, list(r)) for i, r in header["roots"]]
+    model.marks = [(i, model.events[i]) for i in a["marks"].tolist()]
+    regions = {}
+    for rid, nodes, recompute, drops, keys in header["regions"]:
+        r = regions[rid] = Region(rid)
+        r.nodes, r.recompute, r.drops = list(nodes), [tuple(x) for x in recompute], [tuple(x) for x in drops]
+        r._keys = {tuple(k) if isinstance(k, list) else k for k in keys}
+    model._regions = regions
+    model.nodes = SavedNodes(a, header["names"], model.events)
+    gs = []
+    ptr, gnode, gat = a["gj_ptr"].tolist(), a["gj_node"].tolist(), a["gj_at"].tolist()
+    cols = [a["g_" + f].tolist() for f in _GRAPH]
+    for k, (first, spent, died, hide, hide_kept, has_fn) in enumerate(zip(*cols)):
+        lo, hi = ptr[k], ptr[k + 1]
+        g = Graph(int(first), _inf(spent), _inf(died), dict(zip(gnode[lo:hi], gat[lo:hi])), bool(has_fn))
+        g.hide, g.hide_kept = _inf(hide), _inf(hide_kept)
+        gs.append(g)
+    if not bool(np.all(np.isin(a["gj_node"], a["n_id"]))):
+        raise BadModel("its graphs name nodes it does not hold")
+    model._graphs, model._firsts = gs, [g.first for g in gs]
+
+
+def _inf(x):
+    return INF if x == INF else int(x)
+
+
+class SavedNodes(Mapping):
+    """Node id -> Node, each made from the saved arrays and its events when first asked for (rule 2)."""
+
+    def __init__(self, a, names, events):
+        self._a, self._names, self._events = a, names, events
+        self._ids = a["n_id"]
+        self._order = np.argsort(self._ids, kind="stable")
+        self._sorted = self._ids[self._order]
+        self._made: dict = {}
+
+    def __len__(self):
+        return len(self._ids)
+
+    def __iter__(self):
+        return iter(self._ids.tolist())
+
+    def _row(self, nid):
+        if type(nid) is not int and not isinstance(nid, np.integer):
+            return None
+        k = int(np.searchsorted(self._sorted, nid))
+        return int(self._order[k]) if k < len(self._sorted) and self._sorted[k] == nid else None
+
+    def __contains__(self, nid):
+        return nid in self._made or self._row(nid) is not None
+
+    def __getitem__(self, nid):
+        n = self._made.get(nid)
+        if n is None:
+            r = self._row(nid)
+            if r is None:
+                raise KeyError(nid)
+            n = self._made[nid] = self._make(r)
+        return n
+
+    def _make(self, r: int) -> Node:
+        a, ev = self._a, self._events
+        v = {f: a["n_" + f][r].item() for f in _NODE}
+        n = Node(v["id"], self._names[v["name"]], _KINDS[v["kind"]], v["created"], v["seq"])
+        if v["op_at"] != _NONE:
+            e = ev[v["op_at"]]
+            info = e.get("node") or {}
+            n.fill(e, info, None)
+            n.saved = [Slot(n.id, sv) for sv in info.get("saved", ())]
+        if v["leaf_at"] != _NONE:
+            n.tensor = ev[v["leaf_at"]].get("tensor")
+        for f in ("op_at", "leaf_at", "recomputed_at", "dropped_at", "first_namer", "died", "freed_at"):
+            setattr(n, f, _b(v[f]))
+        n.dropped_bytes, n.mortal = v["dropped_bytes"], bool(v["mortal"])
+        for f in ("runs", "about", "joins"):
+            ptr = a[f + "_ptr"]
+            setattr(n, f, a[f][ptr[r]:ptr[r + 1]].tolist())
+        ptr = a["slots_ptr"]
+        for k, slot in zip(range(int(ptr[r]), int(ptr[r + 1])), n.saved):
+            for f in _SLOT:
+                setattr(slot, f, _b(a["s_" + f][k].item()))
+            slot.bytes = slot.bytes or 0
+            slot.dropped = bool(slot.dropped)
+        return n
