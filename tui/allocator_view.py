@@ -10,6 +10,8 @@ from replay.memory import devices
 from replay.segments import SegmentsAt, explain, gap
 from replay.words import nbytes
 
+from .memory_view import NO_MEMORY, no_memory
+
 LABEL = 18
 
 
@@ -40,6 +42,8 @@ class AllocatorView(Widget, can_focus=True):
         w, h = self.size.width, self.size.height
         if len(self.model.events) == 0 or w < LABEL + 10:
             return Text("No allocations yet." if not self.model.events else "Too small.", style="dim")
+        if no_memory(self.model):
+            return Text(NO_MEMORY, style="dim")
         i = self.model.clamp(self.index)
         seg = self.segments()
         m = seg.at(i)

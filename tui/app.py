@@ -81,7 +81,7 @@ class GlassgradApp(App):
 
         try:
             with paused_gc():
-                tr = Trace.load(path)
+                tr = Trace.open(path)      # through its index (NOTE [ Trace index ])
                 model = TraceModel.from_trace(tr)
         except Exception as exc:
             self.notify(f"Cannot open {path}: {exc}", severity="error")

@@ -12,6 +12,8 @@ from replay.memory import CATEGORIES
 from replay.module_memory import module_memory
 from replay.words import nbytes
 
+from .memory_view import no_memory
+
 FILTERS = (None,) + tuple(CATEGORIES)
 MODES = BY + ("module phases",)      # the last: NOTE [ Module memory ] (MemTracker's table)
 
@@ -49,6 +51,11 @@ class HoldersView(DataTable):
         if not self.is_mounted or len(self.model.events) == 0:
             return
         self.clear(columns=True)
+        if no_memory(self.model):
+            self.add_columns("who")
+            self.add_row("No memory in this trace: it has no alloc or free events.")
+            self.border_subtitle = " nothing holds bytes here "
+            return
         if self.by == "module phases":
             self._fill_phases()
             return

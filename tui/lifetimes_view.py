@@ -11,7 +11,7 @@ from textual.widget import Widget
 from replay.lifetimes import bands, describe, lifetimes
 from replay.words import nbytes
 
-from .memory_view import EIGHTHS, column_of, column_starts
+from .memory_view import EIGHTHS, NO_MEMORY, column_of, column_starts, no_memory
 
 LABEL = 24            # columns of a band's label
 DETAIL = 6            # lines of the selected band's story
@@ -90,6 +90,8 @@ class LifetimesView(Widget, can_focus=True):
         n = len(self.model.events)
         if n == 0 or w < LABEL + 8 or h < 3:
             return Text("No storages yet." if n == 0 else "Too small for lifetimes.", style="dim")
+        if no_memory(self.model):
+            return Text(NO_MEMORY, style="dim")
         i = self.model.clamp(self.index)
         lo, hi = self._range()
         detail = DETAIL if self.show_detail else 0

@@ -16,6 +16,16 @@ EIGHTHS = " ▁▂▃▄▅▆▇█"
 SHORT = {"parameter": "param", "gradient": "grad", "activation": "act", "optimizer": "optim"}
 
 
+
+NO_MEMORY = ("No memory in this trace: it has no alloc or free events (recorded without them, or cut short "
+             "before the first). The graph and the events still replay.")
+
+
+def no_memory(model) -> bool:
+    """True when the trace has events but no byte was ever allocated in it (every memory view says so)."""
+    mem = model.memory
+    return len(model) > 0 and mem.peak_bytes == 0 and not any(mem.snaps[-1])
+
 def column_starts(lo: int, hi: int, width: int) -> list:
     """First event index of each of ``width`` columns over events [lo, hi) (short ranges repeat events)."""
     n = hi - lo
@@ -164,6 +174,8 @@ class MemoryView(Widget, can_focus=True):
         w, h = self.size.width, self.size.height
         if len(m) == 0 or w < 10 or h < 3:
             return Text("No memory events yet.", style="dim")
+        if no_memory(m):
+            return Text(NO_MEMORY, style="dim")
         i = m.clamp(self.index)
         lo, hi = self._range()
         if hi <= lo:

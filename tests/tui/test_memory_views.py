@@ -165,3 +165,22 @@ async def test_enter_on_a_holders_row_marks_its_bands_and_selects_the_node_that_
         lv = s.query_one(LifetimesView)
         assert lv.highlight == frozenset(chosen)
         assert s.selected is not None and s.selected in model.nodes
+
+
+async def test_a_trace_without_memory_events_says_so_in_every_memory_view(mlp_trace):
+    """Bad input (issue 17): the op and backward events alone; each memory view says what it cannot show."""
+    from tui.memory_view import MemoryView
+
+    events = [e for e in mlp_trace.events if e["kind"] not in ("alloc", "free", "category")]
+    model = TraceModel(events, dict(mlp_trace.meta))
+    async with host_screen(model, "no memory").run_test(size=(120, 40)) as pilot:
+        s = pilot.app.screen
+        s.index = len(model) - 1
+        await pilot.pause()
+        assert "No memory in this trace" in str(s.query_one(MemoryView).render())
+        for view in (LifetimesView, HoldersView, AllocatorView):
+            await pilot.press("m")
+            await pilot.pause()
+            w = s.query_one(view)
+            text = w.get_row_at(0)[0] if view is HoldersView else str(w.render())
+            assert "No memory in this trace" in text, view.__name__
