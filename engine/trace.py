@@ -156,12 +156,13 @@ class Trace:
         return cls._parse(text, str(path))
 
     @classmethod
-    def open(cls, path, index: bool = True) -> Trace:
+    def open(cls, path, index: bool = True, progress=None) -> Trace:
         """Open a saved trace through its index (NOTE [ Trace index ] in engine/trace_index.py): the
-        same checks as :meth:`load`, done once; the events are read from the file when asked for."""
+        same checks as :meth:`load`, done once; the events are read from the file when asked for.
+        ``progress(bytes_read, size)`` follows a first open's reading."""
         from .trace_index import open_trace
 
-        return open_trace(cls, path, cache=index)
+        return open_trace(cls, path, cache=index, progress=progress)
 
     @classmethod
     def loads(cls, text: str, name: str = "<string>") -> "Trace":

@@ -87,8 +87,9 @@ def sidecar_paths(path) -> list:
 
 # ---------------------------------------------------------------------- building (rule 1)
 
-def build(f, name: str, size: int) -> TraceIndex:
-    """Read and check the whole trace in ``f`` (a binary file at its start) and index it."""
+def build(f, name: str, size: int, progress=None) -> TraceIndex:
+    """Read and check the whole trace in ``f`` (a binary file at its start) and index it;
+    ``progress(bytes_read, size)`` is called after each piece."""
     where = safe_text(name)
 
     def fail(line, msg):
@@ -137,6 +138,8 @@ def build(f, name: str, size: int) -> TraceIndex:
         plain = plain and plain_json(text)
         _columns(events, cols, kinds, devices)
         n += len(events)
+        if progress is not None:
+            progress(offsets[-1], size)
     header = {"meta": meta, "created": created, "warnings": [list(w) for w in warnings],
               "plain": n if plain else 0, "n": n, "kinds": list(kinds), "devices": list(devices)}
     arrays = {"offsets": np.asarray(offsets, dtype=np.int64), "kind": np.asarray(cols["kind"], dtype=np.uint8),
@@ -280,7 +283,7 @@ def looks_like_npz(path: str) -> bool:
         return False
 
 
-def index_of(path, cache: bool = True) -> tuple:
+def index_of(path, cache: bool = True, progress=None) -> tuple:
     """(TraceIndex, notes) for the trace at ``path``: read from a sidecar that names it, else built
     (and saved, when ``cache``)."""
     name = str(path)
@@ -300,7 +303,7 @@ def index_of(path, cache: bool = True) -> tuple:
                         if "another version" not in str(why):
                             notes.append(safe_text(f"the index {p} was rebuilt: {why}"))
             f.seek(0)
-            idx = build(f, name, st.st_size)
+            idx = build(f, name, st.st_size, progress)
     except OSError as e:
         raise _trace.TraceFormatError(f"{safe_text(name)}: cannot read trace: {e.strerror or e}") from None
     idx.header["mark"] = mark
@@ -403,10 +406,10 @@ class LazyEvents:
         self.close()
 
 
-def open_trace(cls, path, cache: bool = True):
+def open_trace(cls, path, cache: bool = True, progress=None):
     """A ``cls`` (a Trace) whose events are read from the file as asked for, through its index
     (NOTE [ Trace index ])."""
-    idx, notes = index_of(path, cache)
+    idx, notes = index_of(path, cache, progress)
     h = idx.header
     tr = cls(meta=h["meta"], created=h["created"])
     tr.events = LazyEvents(path, idx)

@@ -217,7 +217,9 @@ def _load(path: str, index: bool = False):
     try:
         if not index:
             return Trace.load(path)
-        tr = Trace.open(path)
+        progress = _Progress(path)
+        tr = Trace.open(path, progress=progress)
+        tr.first_open = progress.started
         for note in tr.notes:
             print(safe_text(f"glassgrad: {note}"), file=sys.stderr)
         return tr
@@ -226,6 +228,24 @@ def _load(path: str, index: bool = False):
         print(safe_text(f"glassgrad: {msg}" if path in msg else f"glassgrad: cannot read trace {path}: {msg}"),
               file=sys.stderr)
     return None
+
+
+class _Progress:
+    """Feedback on a big trace's first open (its index is built once, then cached): a percentage
+    on stderr, rewritten in place, for files of 8 MiB and more."""
+
+    def __init__(self, path: str):
+        self.name, self.shown, self.started = os.path.basename(path), -1, False
+
+    def __call__(self, done: int, size: int) -> None:
+        if size < 8 << 20:
+            return
+        pct = 100 * done // max(1, size)
+        if pct != self.shown:
+            self.shown, self.started = pct, True
+            end = "\n" if done >= size else ""
+            print(f"\rglassgrad: first open of {self.name} ({size / 2**20:.0f} MiB): indexing it once, "
+                  f"later opens read the index: {pct}%", end=end, file=sys.stderr, flush=True)
 
 
 def summary(trace, name: str) -> str:
@@ -256,6 +276,8 @@ def cmd_view(path: str, text: bool) -> int:
             from replay.model import TraceModel
 
             told = len(tr.notes)
+            if getattr(tr, "first_open", False):
+                print(f"glassgrad: replaying its {len(tr):,} events once...", file=sys.stderr, flush=True)
             TraceModel.from_trace(tr)      # its model too, so the frozen heap holds it (rule 2)
             for note in tr.notes[told:]:
                 print(safe_text(f"glassgrad: {note}"), file=sys.stderr)

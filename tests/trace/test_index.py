@@ -217,3 +217,18 @@ def test_a_directory_or_fifo_is_refused(tmp_path):
     os.mkfifo(fifo)
     with pytest.raises(TraceFormatError, match="not a regular file"):
         Trace.open(fifo)
+
+
+def test_a_first_open_reports_its_progress_and_a_later_one_reads_the_index(tmp_path, monkeypatch):
+    monkeypatch.setattr(trace_index, "PIECE", 4096)
+    path = tmp_path / "t.jsonl"
+    shutil.copy(FIXTURE, path)
+    size = path.stat().st_size
+    seen = []
+    Trace.open(path, progress=lambda done, total: seen.append((done, total)))
+    assert len(seen) > 1 and all(total == size for _, total in seen)
+    done = [d for d, _ in seen]
+    assert done == sorted(done) and done[-1] == size
+    again = []
+    Trace.open(path, progress=lambda done, total: again.append(done))
+    assert again == []
