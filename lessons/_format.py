@@ -19,7 +19,8 @@ NOTE [ How a lesson runs ]
    ``(bool, detail)``. A check that raises counts as failed with the error.
 5. ``Focus(panel, event)`` tells the app where to look: a panel name from
    PANELS and an event selector (see :func:`select`) evaluated over the
-   step's own events.
+   step's own events; on the memory panel also a view and a window
+   (NOTE [ Memory focus ]).
 
 NOTE [ Questions ]
 1. A step may ask ``Question``s. They are shown before the step's code runs;
@@ -30,6 +31,20 @@ NOTE [ Questions ]
 3. As plain text a question is printed with its answer and the why after it.
    In the app the learner picks a choice (keys 1..9) or types an answer before
    the step plays; the app then says whether it was right and shows the why.
+
+NOTE [ Memory focus ]
+1. ``view`` (one of VIEWS) opens that view of the memory panel (NOTE [ Memory views ] in
+   tui/memory_modes.py) and gives it the keyboard; None leaves the view the learner chose.
+2. ``window`` names the events every memory view shows: "step" the step's own events, a
+   phase ("forward", "backward", "recompute", "optimizer") its first run of events in the
+   step (the whole step when the step has none). The event selector is then evaluated over
+   the window, so "peak" is the window's peak. None: a window an earlier step's focus chose
+   is cleared; a window the learner chose stays.
+3. ``group`` and ``category`` set the holders table (``view="holders"``): rows by ``group``
+   (one of GROUPS, "op" when None), sorted by total, counting only ``category``'s bytes
+   (None: every category); its cursor goes to the row with the most bytes of its own.
+4. With ``view="lifetimes"`` the band of the largest storage alive at the event, among those
+   made inside the window (or the step), is selected.
 """
 from __future__ import annotations
 
@@ -41,22 +56,39 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from replay.memory import Replay, start_of
+from replay.memory import CATEGORIES, Replay, phase_runs, start_of
 
 PANELS = ("graph", "memory", "log", "inspector", "narrative", "records")
+VIEWS = ("chart", "lifetimes", "holders", "allocator")        # the memory panel's views
+WINDOWS = ("step", "forward", "backward", "recompute", "optimizer")
+GROUPS = ("module", "op", "line", "module phases")           # the holders table's rows
 
 
 @dataclass(frozen=True)
 class Focus:
-    """Where the app moves for a step: ``panel`` (one of PANELS) and an event selector."""
+    """Where the app moves for a step: ``panel`` (one of PANELS) and an event selector; on the
+    memory panel also a ``view``, a ``window`` and the holders table's ``group`` and ``category``
+    (NOTE [ Memory focus ])."""
 
     panel: str = "graph"
     event: str = "end"
+    view: str | None = None
+    window: str | None = None
+    group: str | None = None
+    category: str | None = None
 
     def __post_init__(self):
         if self.panel not in PANELS:
             raise ValueError(f"Focus panel must be one of {PANELS}, got {self.panel!r}")
         parse_selector(self.event)  # fail early on a typo
+        for name, allowed in (("view", VIEWS), ("window", WINDOWS), ("group", GROUPS), ("category", CATEGORIES)):
+            value = getattr(self, name)
+            if value is not None and value not in allowed:
+                raise ValueError(f"Focus {name} must be one of {tuple(allowed)}, got {value!r}")
+        if (self.view is not None or self.window is not None) and self.panel != "memory":
+            raise ValueError(f"Focus view and window belong to the memory panel, not {self.panel!r}")
+        if (self.group is not None or self.category is not None) and self.view != "holders":
+            raise ValueError("Focus group and category set the holders table: they need view='holders'")
 
 
 @dataclass(frozen=True)
@@ -160,8 +192,21 @@ class StepRun:
         return [e for e in self.events if e["kind"] in kinds]
 
     def focus_index(self) -> int:
-        """Absolute index (into ``trace.events``) of the event the step's focus selects."""
-        return select(self.trace.events, self.step.focus.event, self.start, self.end)
+        """Absolute index (into ``trace.events``) of the event the step's focus selects, within its
+        window when it names one (NOTE [ Memory focus ] 2)."""
+        lo, hi = self.focus_window() or (self.start, self.end)
+        return select(self.trace.events, self.step.focus.event, lo, hi)
+
+    def focus_window(self) -> tuple | None:
+        """The window the focus names as absolute event indices ``(lo, hi)``, or None (NOTE [ Memory focus ] 2)."""
+        name = self.step.focus.window
+        if name is None:
+            return None
+        if name != "step":
+            for lo, hi, phase in phase_runs(self.trace.events[self.start:self.end]):
+                if phase == name:
+                    return self.start + lo, self.start + hi + 1
+        return self.start, self.end
 
     def narrative(self) -> str:
         return fill(self.step.narrative, self.values)

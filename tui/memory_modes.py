@@ -13,6 +13,8 @@ NOTE [ Memory views ]
 3. A trace about files keeps its records panel; the views return with the graph.
 4. Enter on a holders row marks its storages' bands in the lifetimes view (``▸`` before the label,
    the largest selected) and selects the graph node that made (or saved) the largest of them.
+5. A lesson step's focus may open a view, a window, the holders table's rows and select a band
+   or a row (NOTE [ Memory focus ] in lessons/_format.py): ``apply_focus``, one notice for all.
 """
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from replay.windows import clamp, presets
 
 from .allocator_view import AllocatorView
 from .holders_view import HoldersView
-from .lifetimes_view import LifetimesView
+from .lifetimes_view import DETAIL, LifetimesView
 from .memory_view import MemoryView
 
 MODES = ("chart", "lifetimes", "holders", "allocator")
@@ -47,7 +49,7 @@ def next_mode(mode: str) -> str:
     return MODES[(MODES.index(mode) + 1) % len(MODES)]
 
 
-def show(screen, mode: str) -> None:
+def show(screen, mode: str, say: bool = True) -> None:
     """Rule 1 (and 3): display the view ``mode`` names in the memory panel's place."""
     files = screen.query_one("#records").display
     for m, sel in IDS.items():
@@ -57,7 +59,8 @@ def show(screen, mode: str) -> None:
         from .fit import fit_title
         w = screen.query_one(IDS[mode])
         w.border_title = fit_title(TITLES[mode], w.size.width or 200)
-    screen.notify(f"Memory panel: {mode} (m: next view)", timeout=2)
+    if say:
+        screen.notify(f"Memory panel: {mode} (m: next view)", timeout=2)
 
 
 def push_index(screen, i: int) -> None:
@@ -68,10 +71,10 @@ def push_index(screen, i: int) -> None:
             w.index = i
 
 
-def set_window(screen, window) -> None:
+def set_window(screen, window, say: bool = True) -> None:
     for sel in ("#lifetimes", "#holders", "#allocator"):
         screen.query_one(sel).window = window
-    if window is not None:
+    if window is not None and say:
         lo, hi = window
         peak_i, peak_b = screen.model.memory.peak_in(lo, hi)
         from replay.words import nbytes
@@ -131,6 +134,44 @@ def _maker_node(events, lt):
     return None
 
 
+def apply_focus(screen, run) -> None:
+    """Rule 5: the view, window, holders rows and selection lesson step ``run``'s focus names."""
+    f = run.step.focus
+    w = run.focus_window()
+    if w is not None or (screen.window is not None and screen.window == getattr(screen, "_focus_window", None)):
+        screen._focus_window = w                 # None: the window an earlier step's focus chose goes
+        screen.set_reactive(type(screen).window, w)
+        set_window(screen, w, say=False)
+        screen._memory_window()
+    if f.view is None and w is None:
+        return
+    mode = f.view or screen.memory_mode
+    if f.view is not None:
+        screen.set_reactive(type(screen).memory_mode, f.view)
+        show(screen, f.view, say=False)
+    i = screen.model.clamp(screen.index)
+    if f.view == "holders":
+        hv = screen.query_one("#holders", HoldersView)
+        hv.by, hv.sort_by, hv.category = f.group or "op", "total", f.category
+        hv.refill()
+        if hv.holder_rows and hv.by != "module phases":
+            hv.move_cursor(row=max(range(len(hv.holder_rows)), key=lambda k: (hv.holder_rows[k].own, -k)))
+    if f.view == "lifetimes":
+        screen.call_after_refresh(select_largest, screen, (w or (run.start,))[0], i)
+    window = "" if not screen.window else f", window #{screen.window[0]}–#{screen.window[1] - 1}"
+    keys = "m: next view" + (", x: clear the window" if screen.window else "")
+    screen.notify(f"Memory panel: {mode} at event #{i}{window} ({keys})", timeout=4)
+
+
+def select_largest(screen, lo: int, i: int) -> None:
+    """Rule 5's band: the largest storage alive after event ``i`` among those made from event ``lo`` on."""
+    lv = screen.query_one("#lifetimes", LifetimesView)
+    top = lv.current_bands(max(1, lv.size.height - 2 - (DETAIL if lv.show_detail else 0))).top
+    mine = [lt for lt in top if lt.alive_at(i) and lt.start >= lo]
+    if mine:
+        lv.selected = top.index(min(mine, key=lambda lt: (-lt.bytes, lt.start)))
+
+
 def next_preset(screen):
     """Rule 2's ``W``: the next preset window after the current one (wrapping)."""
     ps = presets(screen.model.events)
@@ -144,5 +185,5 @@ def next_preset(screen):
     return keys[k]
 
 
-__all__ = ["MODES", "MemoryView", "compose", "mark", "next_mode", "next_preset", "push_index", "set_window", "show",
-           "show_holders_row"]
+__all__ = ["MODES", "MemoryView", "apply_focus", "compose", "mark", "next_mode", "next_preset", "push_index",
+           "select_largest", "set_window", "show", "show_holders_row"]

@@ -39,11 +39,29 @@ def step_markdown(lr, k: int, width: int | None = None, picked: dict | None = No
                   "```python", r.step.source.rstrip(), "```", ""]
         text = "\n".join(lines) + "\n"
         return narrow_tables(text, width) if width else text
-    lines += [r.narrative().strip(), "", "```python", r.step.source.rstrip(), "```", ""]
+    hint = focus_line(r.step.focus)
+    lines += [r.narrative().strip(), ""] + ([hint, ""] if hint else []) + ["```python", r.step.source.rstrip(), "```", ""]
     for c in r.checks:
         lines.append(f"- {'✓' if c.ok else '✗'} {c.text}" + (f" — {c.detail}" if c.detail and not c.ok else ""))
     text = "\n".join(lines) + "\n"
     return narrow_tables(text, width) if width else text
+
+
+PLACES = {"peak": "at the live-bytes peak", "activation peak": "at the activation peak"}
+
+
+def focus_line(focus) -> str:
+    """What a step's focus opens in the memory panel, in one line (NOTE [ Memory focus ] in
+    lessons/_format.py); "" when it names no view and no window."""
+    if focus.view is None and focus.window is None:
+        return ""
+    parts = [focus.view or "the view shown", PLACES.get(focus.event, "at the step's event")]
+    if focus.window is not None:
+        parts.append("window: " + ("this step" if focus.window == "step" else f"its {focus.window}"))
+    if focus.group is not None or focus.category is not None:
+        parts.append(f"rows by {focus.group or 'op'}" + (f", {focus.category} only" if focus.category else ""))
+    keys = "m: next view" + (", x: clear the window" if focus.window is not None else "")
+    return f"*Memory panel: {', '.join(parts)} ({keys}).*"
 
 
 def _cells(line: str) -> list:

@@ -365,7 +365,8 @@ class TraceScreen(Screen):
         self.call_after_refresh(self._push_index)   # again once panels that appeared (the legend) took their room
         panel = r.step.focus.panel
         self.show_inspector = False
-        widget = {"graph": "#graph", "memory": "#memory", "log": "#log", "inspector": "#graph",
+        memory_modes.apply_focus(self, r)           # NOTE [ Memory focus ] in lessons/_format.py
+        widget = {"graph": "#graph", "memory": memory_modes.IDS[self.memory_mode], "log": "#log", "inspector": "#graph",
                   "narrative": "#narrative", "records": "#records"}[panel]
         self.query_one(widget).focus()
         nid = self.focus_of.node(target)

@@ -10,13 +10,14 @@ from tests.tui.conftest import right_answer_keys
 from tui.app import GlassgradApp
 
 SIZES = [(80, 24), (120, 36)]
-LESSONS = range(1, 9)                   # a later step of each; every lesson's first screen below
-ALL_LESSONS = range(1, 16)
+LESSONS = [*range(1, 9), 16, 17]       # a later step of each; every lesson's first screen below
+ALL_LESSONS = range(1, 18)
 # the later step each lesson is shown at: where backward runs, except where the text quotes bytes
 # that count what other tests keep alive (lesson 2's backward step quotes the live-bytes peak: its
 # second backward instead; lesson 3's step 4 quotes memory_allocated(): the hook's backward);
-# lesson 5: the recompute; lesson 6, which has no backward: a storage record
-LATER = {1: 2, 2: 3, 3: 5, 4: 3, 5: 3, 6: 3, 7: 3, 8: 2}
+# lesson 5: the recompute; lesson 6, which has no backward: a storage record; lesson 16: the lifetimes view
+# at the peak; lesson 17: autocast's cast nodes
+LATER = {1: 2, 2: 3, 3: 5, 4: 3, 5: 3, 6: 3, 7: 3, 8: 2, 16: 2, 17: 2}
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
