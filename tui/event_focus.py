@@ -12,6 +12,9 @@ NOTE [ Where the graph view looks ]
    about, else the node the recompute rebuilt last, else the region's first (rebuilt first),
    so stepping through a recompute moves the view with it and never back.
 4. Otherwise the view looks at the event's node, centred when it is off screen.
+5. An event about no node (an ``alloc``, a ``free``, a mark) keeps in view the node backward is
+   running at it, else the newest node shown by then (where forward is), so a jump to a memory
+   peak or a lesson step lands on the graph's working end, never on an empty part of it.
 """
 from __future__ import annotations
 
@@ -90,6 +93,15 @@ class EventFocus:
         if done:
             return done[-1]
         return reg.nodes[0] if reg.nodes else None
+
+    def nearby(self, i: int):
+        """The node an event about no node keeps in view (rule 5), or None."""
+        m = self.model
+        cur = m.current(i)
+        if cur is not None:
+            return cur
+        shown = [n for n in m.shown(i) if m.nodes[n].created <= i]
+        return max(shown, key=lambda n: m.nodes[n].created) if shown else None
 
     def region_nodes(self, i: int) -> list:
         """The forward nodes of the region recomputing at i that the graph shows at i (rule 3)."""

@@ -210,7 +210,10 @@ class TraceScreen(Screen):
         nid = self.focus_of.node(i)
         graph = self.query_one("#graph", GraphView)
         graph.current = nid
-        graph.look_at(nid, self.focus_of.region_nodes(i), self.focus_of.region_anchor(i))
+        keep = self.focus_of.region_anchor(i)
+        if nid is None and keep is None:
+            keep = self.focus_of.nearby(i)        # NOTE [ Where the graph view looks ] rule 5
+        graph.look_at(nid, self.focus_of.region_nodes(i), keep)
         self._sync_legend()
         if self.lesson_run is not None:
             owner = self.lesson_run.step_of(i)
