@@ -53,8 +53,8 @@ CATEGORIES = _events.CATEGORIES    # a storage's memory categories, in stacking 
 
 # kind -> the kind's own fields (besides seq, t, phase, kind); see docs/trace-format.md
 KINDS = {
-    "alloc": ("storage", "bytes", "device", "category", "reserved"),
-    "free": ("storage", "bytes", "device", "category", "reserved"),
+    "alloc": ("storage", "bytes", "device", "category", "reserved", "pool_used", "pool_total"),
+    "free": ("storage", "bytes", "device", "category", "reserved", "pool_used", "pool_total"),
     "category": ("storage", "bytes", "device", "old", "new"),
     "empty_cache": ("device", "bytes", "reserved"),
     "op": ("op", "inputs", "output", "node", "file", "line", "region", "module"),
@@ -391,7 +391,7 @@ def snapshot(tensor, params: dict | None = None) -> list[dict]:
         stack.extend(nx for nx, _ in n.next_functions)
     events = []
     for n in sorted(nodes, key=lambda n: n.id):
-        if n.name() == "AccumulateGrad" and getattr(n, "variable", None) is not None:
+        if n.name().endswith("AccumulateGrad") and getattr(n, "variable", None) is not None:
             events.append({"kind": "leaf", "phase": "forward", "node": n.id, "name": "AccumulateGrad",
                            "tensor": info(n.variable)})
             continue

@@ -5,7 +5,8 @@ NOTE [ Validating a trace field by field ]
    finite number), ``phase`` (one of PHASES) and ``kind`` (a string).
 2. Each kind of docs/trace-format.md has a row in ``SPEC``: its fields and what each
    must be. Every field is required but those of ``OPTIONAL``, which traces written
-   before they existed lack (``reserved``; ``records`` and ``storage_records`` of
+   before they existed lack (``reserved``; ``pool_used``/``pool_total``, which only a
+   CUDA run's ``alloc``/``free`` carry; ``records`` and ``storage_records`` of
    ``save``/``load``). Extra fields are allowed (a newer glassgrad may add some).
 3. Ids and byte counts are integers in [0, 2**63); ``tensor_info``, ``node_info`` and
    an op's inputs are checked inside too. A ``mark``'s extra fields, a node's ``attrs``
@@ -249,8 +250,8 @@ def _objects(v):
 
 # kind -> optional fields: checked when present (rule 2; NOTE [ Records in save and load events ])
 OPTIONAL = {
-    "alloc": (("reserved", _count),),
-    "free": (("reserved", _count),),
+    "alloc": (("reserved", _count), ("pool_used", _count), ("pool_total", _count)),   # NOTE [ CuPy pool figures in events ]
+    "free": (("reserved", _count), ("pool_used", _count), ("pool_total", _count)),
     "empty_cache": (("reserved", _count),),
     "op": (("module", _str_or_none),),
     "values": tuple((f, _finite_or_none) for f in ("min", "max", "mean", "std", "norm", "lo", "hi"))

@@ -15,6 +15,10 @@ NOTE [ Segments at an event ]
 4. ``gap`` explains allocated vs reserved in bytes: reserved = requested (what tensors
    asked for) + rounding (block sizes above the requests) + cached (free blocks kept in
    segments). ``fragmentation`` is 1 - the largest free block / all free bytes.
+5. On a CUDA trace the ``alloc``/``free`` events carry CuPy's real pool figures
+   (NOTE [ CuPy pool figures in events ] in engine/memory/cupy_pool.py); ``pool(i)`` is
+   the last pair at or before event ``i`` on the device, folded in with the model (saved
+   copies keep it), and None where no event carries them (a CPU or an older trace).
 """
 from __future__ import annotations
 
@@ -42,7 +46,8 @@ class SegmentsAt:
             if lt.device == device:
                 self._model.malloc(-1 - k, lt.bytes)
         self._pos = -1                          # events folded in: [0, _pos]
-        self._saved = {-1: copy.deepcopy(self._model)}
+        self._pool = None                       # rule 5: (used, total) after them
+        self._saved = {-1: (copy.deepcopy(self._model), None)}
 
     def _fold(self, e) -> None:
         k = e.get("kind")
@@ -52,20 +57,31 @@ class SegmentsAt:
             self._model.malloc(e.get("storage"), e.get("bytes", 0))
         elif k == "free":
             self._model.free(e.get("storage"))
-        elif k == "empty_cache":
-            self._model.empty_cache()
+        else:
+            if k == "empty_cache":
+                self._model.empty_cache()
+            return
+        used = e.get("pool_used")
+        if used is not None:
+            self._pool = (used, e.get("pool_total", 0))
 
     def at(self, i: int) -> CachingAllocatorModel:
         i = max(-1, min(i, len(self.events) - 1))
         if i < self._pos:
             start = max(k for k in self._saved if k <= i)
-            self._model, self._pos = copy.deepcopy(self._saved[start]), start
+            model, self._pool = self._saved[start]
+            self._model, self._pos = copy.deepcopy(model), start
         for j in range(self._pos + 1, i + 1):
             self._fold(self.events[j])
             if (j + 1) % self.every == 0 and j not in self._saved:
-                self._saved[j] = copy.deepcopy(self._model)
+                self._saved[j] = (copy.deepcopy(self._model), self._pool)
         self._pos = i
         return self._model
+
+    def pool(self, i: int) -> tuple | None:
+        """CuPy's (used, total) pool bytes after event ``i`` on this device (rule 5), or None."""
+        self.at(i)
+        return self._pool
 
     def live_reserved(self, i: int) -> int | None:
         """The live run's reserved figure after event ``i`` (rule 2), when the trace has one."""
@@ -91,3 +107,39 @@ def explain(g: dict) -> str:
     return (f"reserved {nbytes(g['reserved'])} = tensors {nbytes(g['requested'])} + rounding "
             f"{nbytes(g['rounding'])} + cached free blocks {nbytes(g['cached'])} "
             f"({g['free_blocks']} blocks in {g['segments']} segments, fragmentation {g['fragmentation']:.2f})")
+
+
+#: What differs between CuPy's pool and PyTorch's allocator, in one line: worded for three widths.
+POOL_DIFFERS = (("both round to 512 B; CuPy takes each block from the driver at its own size (held), "
+                 "PyTorch's allocator 2 or 20 MiB segments (reserved)"),
+                "held: CuPy's own-size blocks · reserved: 2/20 MiB segments",
+                "held: own-size blocks · reserved: segments")
+
+
+def pool_lines(pool: tuple, model: CachingAllocatorModel) -> list:
+    """Rule 5: CuPy's real pool beside the model's allocated (block) and reserved bytes, worded
+    for three widths: one line, two lines, two short lines (the widest first)."""
+    from .words import nbytes
+    used, held, alloc, res = (nbytes(b) for b in (pool[0], pool[1], model.active, model.reserved))
+    cupy, mine = f"CuPy pool (real): used {used} · held {held}", f"model: allocated {alloc} · reserved {res}"
+    return [[f"{cupy}   {mine}"], [cupy, mine],
+            [f"CuPy (real): used {used} · held {held}", f"model: used {alloc} · reserved {res}"]]
+
+
+def pool_line(pool: tuple, model: CachingAllocatorModel) -> str:
+    """Rule 5's figures in one line."""
+    return pool_lines(pool, model)[0][0]
+
+
+def pool_at_peak(trace) -> str | None:
+    """For ``glassgrad view --text``: the pool line at the trace's peak, on the first device whose
+    events carry pool figures; None for a trace without them."""
+    from .model import TraceModel
+    m = trace if isinstance(trace, TraceModel) else TraceModel.from_trace(trace)
+    dev = next((e.get("device") for e in m.events if "pool_used" in e and e.get("kind") in ("alloc", "free")), None)
+    if dev is None:
+        return None
+    i = m.memory.peak_index
+    seg = SegmentsAt(m, dev)
+    pool = seg.pool(i)
+    return None if pool is None else f"{dev} at the peak (#{i}): " + pool_line(pool, seg.at(i))

@@ -1,5 +1,6 @@
-"""AllocatorView: the caching allocator model's segments and blocks at the cursor, and the
-allocated-vs-reserved gap in one line (NOTE [ Segments at an event ] in replay/segments.py)."""
+"""AllocatorView: the caching allocator model's segments and blocks at the cursor, the
+allocated-vs-reserved gap in one line, and on a CUDA trace CuPy's real pool figures beside the
+model's (NOTE [ Segments at an event ] in replay/segments.py, rule 5)."""
 from __future__ import annotations
 
 from rich.text import Text
@@ -7,7 +8,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from replay.memory import devices
-from replay.segments import SegmentsAt, explain, gap
+from replay.segments import POOL_DIFFERS, SegmentsAt, explain, gap, pool_lines
 from replay.words import nbytes
 
 from .memory_view import NO_MEMORY, no_memory
@@ -32,7 +33,7 @@ class AllocatorView(Widget, can_focus=True):
     def segments(self):
         evs = self.model.events
         devs = devices(evs)
-        dev = devs[0] if devs else "cpu"
+        dev = next((d for d in devs if d.startswith("cuda")), devs[0] if devs else "cpu")   # a GPU run's GPU
         key = (len(evs), dev)
         if key != self._seg_key:
             self._seg, self._seg_key = SegmentsAt(self.model, dev), key
@@ -53,6 +54,13 @@ class AllocatorView(Widget, can_focus=True):
         live = seg.live_reserved(i)
         if live is not None and live != g["reserved"]:
             text.append(f"\n(the run's own model reserved {nbytes(live)}: it held segments before recording)", "dim")
+        pool = seg.pool(i)
+        if pool is not None:                    # a GPU trace: CuPy's real pool beside the model (rule 5)
+            forms = pool_lines(pool, m)
+            lines = next((f for f in forms if all(len(x) <= w for x in f)), forms[-1])
+            text.append("\n" + "\n".join(lines))
+            text.append("\n" + next((d for d in POOL_DIFFERS if len(d) <= w), POOL_DIFFERS[-1]), "dim")
+            h -= len(lines) + 1
         barw = w - LABEL
         styles = {k: self.get_component_rich_style(f"allocator--{k}") for k in ("allocated", "free", "rounding")}
         snap = m.snapshot()

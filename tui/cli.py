@@ -259,6 +259,10 @@ def summary(trace, name: str) -> str:
     lines = [f"{name}: {len(m)} events, {len(m.nodes)} graph nodes",
              f"peak live memory: {nbytes(m.memory.peak_bytes)} after event #{m.memory.peak_index}",
              "events by kind: " + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items(), key=lambda kv: -kv[1]))]
+    from replay.segments import pool_at_peak
+    pool = pool_at_peak(m)          # a GPU run: CuPy's real pool at the peak (NOTE [ Segments at an event ] 5)
+    if pool:
+        lines.insert(2, pool)
     if len(m):
         live = m.memory.live_at(len(m) - 1)
         lines.append("live at the end: " + (", ".join(f"{c} {nbytes(b)}" for c, b in live.items() if b)

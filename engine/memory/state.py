@@ -18,7 +18,7 @@ NOTE [ Reserved bytes in events ]
 """
 from __future__ import annotations
 
-from . import allocator as _allocator
+from . import allocator as _allocator, cupy_pool as _pool
 from .. import events as _events
 from ..backend.device import CPU as _CPU
 
@@ -164,7 +164,11 @@ def on_alloc(st) -> None:
         return
     reserved = _append(0, st, key, n, cat)
     if reserved is not None:
-        _events.emit("alloc", storage=st.id, bytes=n, device=key, category=cat, reserved=reserved)
+        if key == "cpu":
+            _events.emit("alloc", storage=st.id, bytes=n, device=key, category=cat, reserved=reserved)
+        else:                      # with CuPy's pool figures (NOTE [ CuPy pool figures in events ])
+            _events.emit("alloc", storage=st.id, bytes=n, device=key, category=cat, reserved=reserved,
+                         **_pool.fields(key))
 
 
 def on_free(st) -> None:
@@ -180,7 +184,11 @@ def on_free(st) -> None:
         return
     reserved = _append(1, st, key, n, cat)
     if reserved is not None:
-        _events.emit("free", storage=st.id, bytes=n, device=key, category=cat, reserved=reserved)
+        if key == "cpu":
+            _events.emit("free", storage=st.id, bytes=n, device=key, category=cat, reserved=reserved)
+        else:                      # as in on_alloc (rule 2 of NOTE [ CuPy pool figures in events ])
+            _events.emit("free", storage=st.id, bytes=n, device=key, category=cat, reserved=reserved,
+                         **_pool.fields_after_free(st, key))
 
 
 def on_move(st, old: str, new: str) -> None:

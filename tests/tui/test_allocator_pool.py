@@ -1,0 +1,142 @@
+"""CuPy's real pool figures beside the allocator model on a GPU trace (rule 5 of NOTE [ Segments at an
+event ]), nothing about CuPy on a CPU trace, and the figures at the peak in ``glassgrad view --text``.
+
+The GPU trace is written out by hand: its ``reserved`` figures follow the allocator model's rules
+(a 3 MiB request opens a 20 MiB large-pool segment, a 1000 B one a 2 MiB small-pool segment, each
+block rounded up to 512 B), its pool figures are what CuPy's pool would say (blocks taken from the
+driver at their rounded size and kept after a free).
+"""
+import pytest
+from textual.app import App
+
+from engine.trace import Trace
+from replay.model import TraceModel
+from replay.segments import POOL_DIFFERS, SegmentsAt, pool_at_peak, pool_line
+from tests.tui.conftest import host_screen
+from tui.allocator_view import AllocatorView
+from tui.cli import summary
+
+KiB, MiB = 1 << 10, 1 << 20
+
+
+def _ev(seq, kind, **f):
+    return {"seq": seq, "t": seq / 1000, "phase": "forward", "kind": kind, **f}
+
+
+def _mem(seq, kind, sid, n, dev, reserved, pool=None):
+    pf = {} if pool is None else {"pool_used": pool[0], "pool_total": pool[1]}
+    return _ev(seq, kind, storage=sid, bytes=n, device=dev, category="input", reserved=reserved, **pf)
+
+
+GPU_EVENTS = [
+    _ev(0, "mark", text="start"),
+    _mem(1, "alloc", 1, 4 * KiB, "cpu", 2 * MiB),                                  # a batch on the host
+    _mem(2, "alloc", 2, 3 * MiB, "cuda:0", 20 * MiB, (3 * MiB, 3 * MiB)),
+    _mem(3, "alloc", 3, 1000, "cuda:0", 22 * MiB, (3 * MiB + KiB, 3 * MiB + KiB)),
+    _ev(4, "mark", text="between"),
+    _mem(5, "free", 2, 3 * MiB, "cuda:0", 22 * MiB, (KiB, 3 * MiB + KiB)),
+    _mem(6, "alloc", 4, 5 * MiB, "cuda:0", 22 * MiB, (5 * MiB + KiB, 8 * MiB + KiB)),
+    _mem(7, "free", 1, 4 * KiB, "cpu", 2 * MiB),
+]
+#: (used, total) of CuPy's pool after each event, and the model's (allocated, reserved) on cuda:0
+POOL_AT = [None, None, (3 * MiB, 3 * MiB), (3 * MiB + KiB, 3 * MiB + KiB), (3 * MiB + KiB, 3 * MiB + KiB),
+           (KiB, 3 * MiB + KiB), (5 * MiB + KiB, 8 * MiB + KiB), (5 * MiB + KiB, 8 * MiB + KiB)]
+MODEL_AT = [(0, 0), (0, 0), (3 * MiB, 20 * MiB), (3 * MiB + KiB, 22 * MiB), (3 * MiB + KiB, 22 * MiB),
+            (KiB, 22 * MiB), (5 * MiB + KiB, 22 * MiB), (5 * MiB + KiB, 22 * MiB)]
+
+SEGMENTS_AT = {2: ["large"], 3: ["large", "small"], 6: ["large", "small"]}   # the 20 MiB one, then the 2 MiB one
+
+
+@pytest.fixture
+def gpu_model():
+    return TraceModel(GPU_EVENTS)
+
+
+def test_the_replay_reads_the_pool_figures_at_the_cursor_forward_and_back(gpu_model):
+    seg = SegmentsAt(gpu_model, "cuda:0", every=2)
+    assert [seg.pool(i) for i in range(len(GPU_EVENTS))] == POOL_AT
+    assert [seg.pool(i) for i in reversed(range(len(GPU_EVENTS)))] == POOL_AT[::-1]   # from the saved copies
+    assert [(seg.at(i).active, seg.at(i).reserved) for i in (3, 6, 2)] == [MODEL_AT[3], MODEL_AT[6], MODEL_AT[2]]
+    assert [e["reserved"] for e in GPU_EVENTS if e.get("device") == "cuda:0"] == [20 * MiB, 22 * MiB, 22 * MiB, 22 * MiB]
+    cpu = SegmentsAt(gpu_model, "cpu")
+    assert [cpu.pool(i) for i in range(len(GPU_EVENTS))] == [None] * len(GPU_EVENTS)
+
+
+def test_the_pool_line_puts_cupys_figures_beside_the_models(gpu_model):
+    seg = SegmentsAt(gpu_model, "cuda:0")
+    assert pool_line(seg.pool(6), seg.at(6)) == (
+        "CuPy pool (real): used 5.00 MiB · held 8.00 MiB   model: allocated 5.00 MiB · reserved 22.00 MiB")
+
+
+def _pool_lines(text: str) -> list:
+    lines = text.splitlines()
+    at = next(k for k, line in enumerate(lines) if line.startswith("CuPy pool (real):"))
+    return lines[at:at + 3]
+
+
+def _words(i: int, form: int) -> list:
+    """The pool lines at event ``i`` in the view's three wordings (0: one line, 1: two, 2: two short)."""
+    used, held = (f"{b / MiB:.2f} MiB" for b in POOL_AT[i])
+    allocated, reserved = (f"{b / MiB:.2f} MiB" for b in MODEL_AT[i])
+    cupy, model = f"CuPy pool (real): used {used} · held {held}", f"model: allocated {allocated} · reserved {reserved}"
+    return [[f"{cupy}   {model}", POOL_DIFFERS[0]], [cupy, model, POOL_DIFFERS[1]],
+            [f"CuPy (real): used {used} · held {held}", f"model: used {allocated} · reserved {reserved}",
+             POOL_DIFFERS[2]]][form]
+
+
+async def _check_view(pilot, al, screen, form: int) -> None:
+    for i in (3, 6, 2):
+        screen.index = i
+        await pilot.pause()
+        assert al.index == i
+        lines = al.render().plain.splitlines()
+        assert lines[0].startswith(f"cuda:0 at #{i}: reserved ")
+        want = _words(i, form)
+        assert lines[1:1 + len(want)] == want
+        assert all(len(line) <= al.content_size.width for line in want)      # nothing of them cropped
+        assert 1 + len(want) + 2 <= al.content_size.height                    # and both segments below them
+        assert [line[:5] for line in lines[1 + len(want):]] == SEGMENTS_AT[i]
+
+
+@pytest.mark.parametrize(("size", "form"), [((80, 24), 2), ((120, 36), 1)])
+async def test_the_allocator_view_shows_the_pool_beside_the_model_on_a_gpu_trace(gpu_model, size, form):
+    async with host_screen(gpu_model, "gpu").run_test(size=size) as pilot:
+        s = pilot.app.screen
+        for _ in range(3):                          # chart -> lifetimes -> holders -> allocator
+            await pilot.press("m")
+        al = s.query_one(AllocatorView)
+        assert al.display
+        await _check_view(pilot, al, s, form)
+
+
+async def test_a_wide_allocator_view_gives_the_pool_and_the_model_one_line(gpu_model):
+    class Wide(App):
+        def compose(self):
+            yield AllocatorView(gpu_model)
+
+    async with Wide().run_test(size=(140, 12)) as pilot:
+        al = pilot.app.query_one(AllocatorView)
+        assert al.content_size.width == 140
+        await _check_view(pilot, al, al, 0)
+
+
+async def test_a_cpu_trace_shows_nothing_about_cupy(mlp_trace):
+    model = TraceModel.from_trace(mlp_trace)
+    async with host_screen(model, "mlp").run_test(size=(120, 36)) as pilot:
+        for _ in range(3):
+            await pilot.press("m")
+        al = pilot.app.screen.query_one(AllocatorView)
+        pilot.app.screen.index = len(model) // 2
+        await pilot.pause()
+        text = al.render().plain
+        assert text.startswith("cpu at #") and "CuPy" not in text and "pool" not in text
+    assert pool_at_peak(mlp_trace) is None and "CuPy" not in summary(mlp_trace, "mlp")
+
+
+def test_view_text_prints_the_pool_at_the_peak_of_a_gpu_trace(gpu_model):
+    tr = Trace(GPU_EVENTS)
+    assert gpu_model.memory.peak_index == 6               # 4 KiB on the host + 1000 B + 5 MiB on the GPU
+    want = ("cuda:0 at the peak (#6): CuPy pool (real): used 5.00 MiB · held 8.00 MiB   "
+            "model: allocated 5.00 MiB · reserved 22.00 MiB")
+    assert pool_at_peak(tr) == want
+    assert summary(tr, "gpu").splitlines()[2] == want
