@@ -10,6 +10,8 @@ SIZES, BATCH = (8, 8, 8, 4), 4      # a tiny MLP: per-op overhead, and so the lo
 def record_log(steps: int):
     """The allocator log entries that ``steps`` tiny training steps append, and the step itself."""
     from engine.memory import allocator as _allocator
+    from engine.memory import state as _state
+
     from .mlp import build
     step, _, _ = build(SIZES, BATCH)
     for _ in range(3):
@@ -17,13 +19,15 @@ def record_log(steps: int):
     hook = _allocator.hook
     hook.flush()
     hook.LOG_LIMIT = 1 << 62            # hold the whole log (an instance attribute, removed below)
+    limit, _state.PENDING_LIMIT = _state.PENDING_LIMIT, 1 << 62   # nor let the counters' limit flush it
     try:
         for _ in range(steps):
             step()
         log = list(hook._log)
     finally:
         del hook.LOG_LIMIT
-        hook.flush()
+        _state.PENDING_LIMIT = limit
+        _state._flush_both()
     return log, step
 
 

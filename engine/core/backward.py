@@ -21,6 +21,12 @@ NOTE [ Backward execution ]
    whole memory, C-contiguous (the array itself, or a view of all of it such as the
    transpose of Linear's transposed weight gradient), no other leaf took it and no
    retained gradient holds it; anything else is copied, C-contiguous.
+8. The direct path: a node runs with only the steps it needs (its formula on the arrays,
+   rule 7's storages, rule 4's release and delivery) when the backward has no ``inputs``,
+   no create_graph and no trace recorded, and the node is a plain OpNode (one output; not
+   AccumulateGrad, a custom Function's, a several-output or an in-place node) with no hook
+   and no retain_grad, whose incoming gradient is a tensor over a NumPy array. The order,
+   the storages and every accounting call are the general path's.
 """
 from __future__ import annotations
 
@@ -33,6 +39,7 @@ from ..backend.device import _numpy
 from ..backend.gaps import contiguous_copy, is_whole_view, owns_memory, shares_memory
 from ..memory import oom as _oom
 from . import grad_mode
+from .dispatch import OpNode as _OpNode
 from .fns import array_fns, tensor_fns
 from .graph import AccumulateGrad, _task, _task_ids, edge_of
 from .tensor import Tensor, _xp_of
@@ -49,13 +56,9 @@ def _numpy_xp():
     return _np_xp
 
 
-
-
-
-def _to_tensor_grad(g, like_storage, create_graph):
-    if g is None or isinstance(g, Tensor):
-        return g
-    return Tensor._wrap(g)
+def _as_grad(g):
+    """A gradient array as a tensor with its own storage (None and tensors as they are)."""
+    return g if g is None or isinstance(g, Tensor) else Tensor._wrap(g)
 
 
 def run_backward(roots, grads, retain_graph: bool, create_graph: bool, inputs=None,
@@ -93,13 +96,14 @@ def run_backward(roots, grads, retain_graph: bool, create_graph: bool, inputs=No
     heapq.heapify(ready)
     F_tensor = tensor_fns() if create_graph else None
     phase = _events.phase() if _events.phase() == "recompute" else "backward"
+    direct = needed is None and not capture and not create_graph   # NOTE 8
     if _events.active:
         _events.emit("backward_begin", roots=[t._id for t in roots], retain_graph=retain_graph,
                      create_graph=create_graph)
     task = _enter_task(inputs is not None, retain_graph, seen, needed)
     try:
         _drain(ready, buffers, deps, needed, capture, captured, claimed, accumulate, inputs,
-               retain_graph, create_graph, F_tensor, phase, made)
+               retain_graph, create_graph, F_tensor, phase, made, direct)
     finally:
         for lst in task:
             lst.pop()
@@ -112,7 +116,6 @@ def run_backward(roots, grads, retain_graph: bool, create_graph: bool, inputs=No
                 raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
                                    "graph. Set allow_unused=True if this is the desired behavior.")
     return captured
-
 
 
 def _plan(root_edges, capture):
@@ -155,12 +158,20 @@ def _enter_task(has_inputs, retain_graph, seen, needed):
 
 
 def _drain(ready, buffers, deps, needed, capture, captured, claimed, accumulate, inputs,
-           retain_graph, create_graph, F_tensor, phase, made):
+           retain_graph, create_graph, F_tensor, phase, made, direct=False):
     with grad_mode.set_grad_enabled(create_graph), _events.phase_scope(phase):
         while ready:
-            buf = outs = gin = g = b = None   # drop the last node's incoming gradients (NOTE 7)
+            buf = outs = gin = g = None   # drop the last node's incoming gradients (NOTE 7)
             _, node = heapq.heappop(ready)
             buf = buffers.pop(node, {})
+            if (direct and type(node) is _OpNode and not _events.active and not (node._pre_hooks or node._post_hooks
+                                                                                 or node._tensor_pre_hooks or node._retain_grad)):
+                outs = buf.get(0)                                   # NOTE 8: the direct path
+                if isinstance(outs, Tensor) and type(outs._data) is _ndarray and _np_fns is not None:
+                    gin = _own(node.apply([outs._data], _np_fns), (outs,), made)
+                    _release(node, retain_graph)
+                    _deliver(node, gin, buffers, deps, ready, False, made)
+                    continue
             n_out = node.num_outputs
             outs = [buf.get(0)] if n_out <= 1 else [buf.get(i) for i in range(n_out)]
             if needed is not None and node not in needed:
@@ -173,7 +184,9 @@ def _drain(ready, buffers, deps, needed, capture, captured, claimed, accumulate,
                 if capture else ()
             for nr, idx in key_hits:
                 g = outs[nr]
-                captured[idx] = _to_tensor_grad(g, None, create_graph)
+                captured[idx] = _as_grad(g)
+            if key_hits and not isinstance(node, AccumulateGrad) and not any(nx in needed for nx, _ in node.next_functions if nx):
+                continue      # as PyTorch's: a requested input's node runs only if it leads to another one
             if isinstance(node, AccumulateGrad):
                 if accumulate and (inputs is None or key_hits):
                     _accumulate(node, outs[0], create_graph, claimed, made)
@@ -188,16 +201,21 @@ def _drain(ready, buffers, deps, needed, capture, captured, claimed, accumulate,
             if node._post_hooks:
                 gin = _post_hooks(node, gin, outs)
             _release(node, retain_graph)
-            for (nxt, nr), g in zip(node.next_functions, gin):
-                if nxt is None:
-                    continue
-                if g is not None:
-                    b = buffers.setdefault(nxt, {})
-                    b[nr] = g if b.get(nr) is None else _add_grads(b[nr], g, create_graph, made)
-                deps[nxt] -= 1
-                if deps[nxt] == 0:
-                    heapq.heappush(ready, (-nxt.id, nxt))
-        buf = outs = gin = g = b = None
+            _deliver(node, gin, buffers, deps, ready, create_graph, made)
+        buf = outs = gin = g = None
+
+
+def _deliver(node, gin, buffers, deps, ready, create_graph, made):
+    """Add each produced gradient into its consumer's buffer; a consumer whose producers all
+    delivered is ready (rules 2 and 4)."""
+    for (nxt, nr), g in zip(node.next_functions, gin):
+        if nxt is not None:
+            if g is not None:
+                b = buffers.setdefault(nxt, {})
+                b[nr] = g if b.get(nr) is None else _add_grads(b[nr], g, create_graph, made)
+            deps[nxt] -= 1
+            if deps[nxt] == 0:
+                heapq.heappush(ready, (-nxt.id, nxt))
 
 
 def _own(gin, outs, made):
@@ -214,10 +232,10 @@ def _own(gin, outs, made):
             st = None
             for o in incoming:
                 od = o._data
-                if r is od or ((((r.base is not None or od.base is not None) and _may_share(r, od))
+                if r is od or (((r.base is not None or od.base is not None) and _may_share(r, od))
                                  # two distinct NumPy arrays that own their memory never overlap
                                  if type(r) is _ndarray and type(od) is _ndarray
-                                 else shares_memory(o._storage.xp, r, od))):
+                                 else shares_memory(o._storage.xp, r, od)):
                     st = o._storage
                     break
             t = Tensor._wrap(r, st)
@@ -280,19 +298,9 @@ def _call(node, outs, F_tensor):
             return node.apply(outs, None)
         if type(first) is _ndarray and _np_fns is not None:
             return node.apply(outs, _np_fns)
-        return node.apply(outs, array_fns(_xp_of_array(first)))
-    outs = [(_wrap_grad(o) if o is not None and not isinstance(o, Tensor) else o) for o in outs]
+        return node.apply(outs, array_fns((_np_xp or _numpy_xp()) if type(first) is _ndarray else _xp_of(first)))
+    outs = [_as_grad(o) for o in outs]
     return node.apply(outs, F_tensor)
-
-
-def _xp_of_array(a):
-    if type(a) is _ndarray:
-        return _np_xp or _numpy_xp()
-    return _xp_of(a)
-
-
-def _wrap_grad(a):
-    return Tensor._wrap(a)
 
 
 def _pre_hooks(node, outs, create_graph):
@@ -307,13 +315,13 @@ def _pre_hooks(node, outs, create_graph):
         if outs[nr] is None:
             continue
         for h in list(hooks):
-            g = outs[nr] if isinstance(outs[nr], Tensor) else _wrap_grad(outs[nr])
+            g = _as_grad(outs[nr])
             if _events.active:
                 _events.emit("hook", node=node.id, hook_kind="tensor", hook=getattr(h, "__name__", "hook"))
             r = h(g)
             outs[nr] = r if r is not None else g
     for h in list(node._pre_hooks):
-        wrapped = tuple(_wrap_grad(o) if o is not None and not isinstance(o, Tensor) else o for o in outs)
+        wrapped = tuple(_as_grad(o) for o in outs)
         if _events.active:
             _events.emit("hook", node=node.id, hook_kind="pre", hook=getattr(h, "__name__", "hook"))
         r = h(wrapped)
@@ -322,7 +330,7 @@ def _pre_hooks(node, outs, create_graph):
     for nr, ref in node._retain_grad.items():
         t = ref()
         if t is not None and outs[nr] is not None:
-            g = outs[nr] if isinstance(outs[nr], Tensor) else _wrap_grad(outs[nr])
+            g = _as_grad(outs[nr])
             if t._grad is None:
                 t._grad = g.detach() if not create_graph else g
                 t._grad._storage.set_base("gradient")
@@ -332,8 +340,8 @@ def _pre_hooks(node, outs, create_graph):
 
 
 def _post_hooks(node, gin, outs):
-    w_in = tuple(_wrap_grad(g) if g is not None and not isinstance(g, Tensor) else g for g in gin)
-    w_out = tuple(_wrap_grad(g) if g is not None and not isinstance(g, Tensor) else g for g in outs)
+    w_in = tuple(_as_grad(g) for g in gin)
+    w_out = tuple(_as_grad(g) for g in outs)
     for h in list(node._post_hooks):
         if _events.active:
             _events.emit("hook", node=node.id, hook_kind="post", hook=getattr(h, "__name__", "hook"))
