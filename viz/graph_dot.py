@@ -16,6 +16,7 @@ from replay.graph import Graph, default_step, graph_at
 from replay.model import TraceModel
 
 from . import graph_layout as layout
+from .dot_text import quote as _q
 from .module_groups import alike_line, assign_modules, collapsed_instances, ops_line
 from .picture import FORMATS, INSTALL_HINT, GraphPicture, GraphvizNotFound  # noqa: F401  (their home is picture.py)
 
@@ -57,11 +58,6 @@ EDGE_LEGEND = [
 ]
 
 _STATE_FILL = {"pending": "#eeeeee", "current": "#ffca28", "executed": "#a5d6a7"}
-
-
-def _q(s) -> str:
-    """A DOT double-quoted string (labels may use \\n between lines)."""
-    return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
 def _attrs(d: dict) -> str:

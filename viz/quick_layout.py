@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import html
 
+from .dot_text import quote as _q
+
 MAX_NODES = 20000
 BOX_W, BOX_H, GAP_X, GAP_Y = 150, 26, 16, 30
 COLORS = {"fn": "#eeeeee", "leaf": "#cfe2f3", "missing": "#f4cccc"}
@@ -96,12 +98,12 @@ def svg(state, note: str) -> str:
 def positioned_dot(state, note: str) -> str:
     """The layout as DOT with every node pinned (``pos="x,y!"``), for ``neato -n2``: no layout work."""
     pos = layout(state)
-    lines = ["digraph quick {", f'  graph [splines=line, label="{_esc(note)}", labelloc=t, fontname=Helvetica];',
+    lines = ["digraph quick {", f'  graph [splines=line, label={_q(note)}, labelloc=t, fontname=Helvetica];',
              '  node [shape=box, style="rounded,filled", fontname=Helvetica, fontsize=10, width=2.0, height=0.3, '
              'fixedsize=true, color="#424242"];', '  edge [arrowsize=0.5, color="#666666"];']
     for i, n in state.nodes.items():
         r, x = pos[i]
-        lines.append(f'  n{i} [label="{_esc(_label(n))}", fillcolor="{COLORS.get(n.kind, "#eeeeee")}", '
+        lines.append(f'  n{i} [label={_q(_label(n))}, fillcolor="{COLORS.get(n.kind, "#eeeeee")}", '
                      f'pos="{x * (BOX_W + GAP_X)},{-r * (BOX_H + GAP_Y)}!"];')
     for i, n in state.nodes.items():
         for c, _ in n.next:
@@ -109,10 +111,6 @@ def positioned_dot(state, note: str) -> str:
                 lines.append(f"  n{i} -> n{c};")
     lines.append("}")
     return "\n".join(lines)
-
-
-def _esc(s: str) -> str:
-    return s.replace("\\", "\\\\").replace('"', '\\"')
 
 
 def draw(state, note: str, path: str, fmt: str, timeout: float = 60.0) -> None:

@@ -53,9 +53,10 @@ class BackwardCFunction(Node):
         self._needs = needs
         self._n_saved = 0
         self._in_meta = [(tuple(t.shape), t.dtype) if _is_tensor(t) else None for t in inputs]
+        # as PyTorch's: one edge per *tensor* argument of apply; other arguments get none
+        self._tensor_pos = [i for i, t in enumerate(inputs) if _is_tensor(t)]
         from ..core.graph import edge_of
-        self.next_functions = tuple(edge_of(t) if (_is_tensor(t) and n) else (None, 0)
-                                    for t, n in zip(inputs, needs))
+        self.next_functions = tuple(edge_of(inputs[i]) if needs[i] else (None, 0) for i in self._tensor_pos)
 
     def apply(self, grads, F=None):
         from ..core.fns import TensorFns
@@ -78,6 +79,9 @@ class BackwardCFunction(Node):
         result = result[:len(self._needs)]
         out = []
         for r, meta, need in zip(result, self._in_meta, self._needs):
+            if r is not None and meta is None:
+                raise RuntimeError(f"function {self._name} returned a gradient different than None at position "
+                                   f"{len(out) + 1}, but the corresponding forward input was not a Variable")
             if r is None or not need:
                 out.append(None)
                 continue
@@ -90,7 +94,7 @@ class BackwardCFunction(Node):
             if meta is not None and r.dtype != meta[1]:
                 r = r.to(dtype=meta[1])   # as PyTorch's engine: a gradient takes its input's dtype
             out.append(r if tensor_mode else r._data)
-        return out
+        return [out[i] for i in self._tensor_pos]    # one gradient per edge
 
 
 def _is_tensor(x) -> bool:

@@ -19,6 +19,9 @@ NOTE [ Saved tensors ]
    output, the leaf's AccumulateGrad for a leaf), unless the hook returned a tensor that
    requires grad. So a pack hook may return ``x.detach()`` and double backward through
    the unpacked tensor still works (non-reentrant checkpointing relies on it).
+7. A Python number where PyTorch's op takes a Tensor (``x * 0.5``) is kept as the number; its
+   ``_saved_other`` reads as PyTorch's wrapped number, a 0-d CPU tensor (float64, int64 or bool)
+   that no pack hook sees and no device memory counts (``_WRAPPED`` lists those nodes).
 """
 from __future__ import annotations
 
@@ -28,6 +31,8 @@ import re
 import threading
 import types
 import weakref
+
+import numpy as np
 
 from .. import events as _events
 from .tensor import Tensor, _Handle, tensor_info
@@ -39,14 +44,13 @@ class _HookState(threading.local):
 
 
 _hook_state = _HookState()
+_WRAPPED = {"MulBackward0": "other", "DivBackward0": "other", "DivBackward2": "other"}  # NOTE [ Saved tensors ] 7
 _NO_ENTRIES = types.MappingProxyType({})
 
-_BACKWARD_TWICE = (
-    "Trying to backward through the graph a second time (or directly access saved tensors "
-    "after they have already been freed). Saved intermediate values of the graph are freed "
-    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
-    "backward through the graph a second time or if you need to access saved tensors after "
-    "calling backward.")
+_BACKWARD_TWICE = ("Trying to backward through the graph a second time (or directly access saved tensors after they have "
+    "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
+    "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if"
+    " you need to access saved tensors after calling backward.")
 
 
 def _hook_stack() -> list:
@@ -283,8 +287,7 @@ def _first_tensor(obj):
 
 
 def _type_name(dt) -> str:
-    return {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
-            "int64": "torch.LongTensor", "bool": "torch.BoolTensor"}[dt.name]
+    return {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor", "int64": "torch.LongTensor", "bool": "torch.BoolTensor"}[dt.name]
 
 
 class Node:
@@ -334,9 +337,8 @@ class Node:
     def name(self) -> str:
         return self._name
 
-    def __repr__(self):
-        return f"<{self.name()} object at {hex(id(self))}>"
-
+    def __repr__(self):    # PyTorch's repr shows the class name: <AccumulateGrad object at ...>
+        return f"<{self.name().rpartition('::')[2]} object at {hex(id(self))}>"
 
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs."""
@@ -372,8 +374,9 @@ class Node:
             if key in saved:
                 return saved[key].unpack(self)
             attrs = getattr(self, "_attrs", None) or {}
-            if key in attrs:
-                return attrs[key]
+            if key in attrs:    # a number where PyTorch's op takes a Tensor reads as its 0-d wrapped number
+                v = attrs[key]
+                return Tensor._wrap(np.asarray(v)) if _WRAPPED.get(self.name()) == key and not isinstance(v, Tensor) else v
             if key + "#n" in attrs:     # a variadic argument (index's indices): a tuple, as PyTorch's
                 return tuple(saved[f"{key}#{k}"].unpack(self) if f"{key}#{k}" in saved else None
                              for k in range(attrs[key + "#n"]))
@@ -384,7 +387,7 @@ class Node:
 class AccumulateGrad(Node):
     """Sink node of a leaf tensor that requires grad; holds the leaf."""
 
-    _name = "AccumulateGrad"
+    _name = "AccumulateGrad"     # what traces and pictures show; name() is PyTorch's qualified one
 
     def __init__(self, variable):
         self.id = _events.new_id()    # Node.__init__, inlined: a leaf op makes one per leaf operand
@@ -394,6 +397,9 @@ class AccumulateGrad(Node):
         if _events.active:
             watch_death(self)
         self.variable = variable
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
 
     def apply(self, grads, F=None):
         return []
@@ -466,8 +472,8 @@ def node_info(node) -> dict:
                       "bytes": st.nbytes if st is not None else 0,
                       "shape": list(s.meta[1]), "dtype": s.meta[0].name,
                       "is_output": s.is_output, "packed": s.unpack_hook is not None})
-    return {"id": node.id, "name": node.name(),
-            "next": [[n.id if n is not None else None, nr, n.name() if n is not None else None]
+    return {"id": node.id, "name": node.name().rpartition("::")[2],   # without C++'s namespace
+            "next": [[n.id if n is not None else None, nr, n.name().rpartition("::")[2] if n is not None else None]
                      for n, nr in node.next_functions],
             "saved": saved,
             "attrs": {k: _attr(v) for k, v in getattr(node, "_attrs", {}).items() if "#" not in k}}

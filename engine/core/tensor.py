@@ -287,6 +287,7 @@ class Tensor:
 
     def untyped_storage(self):
         return self._storage
+    storage = untyped_storage    # PyTorch's deprecated TypedStorage: here the same storage (same data_ptr)
 
     # ---- autograd -----------------------------------------------------------
 

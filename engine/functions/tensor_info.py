@@ -7,7 +7,8 @@ import builtins
 
 import numpy as np
 
-from ..backend import gaps as _backend, dtypes as _dtype
+from ..backend import dtypes as _dtype
+from ..core.storage import Storage
 from ..core.tensor import Tensor
 from .args import need_tensor as _need_tensor
 
@@ -59,16 +60,19 @@ def _get_device(self) -> int:
     return -1 if self.device.type == "cpu" else (self.device.index or 0)
 
 
+def _storage_data_ptr(self) -> int:
+    """``untyped_storage().data_ptr()``: the address of the storage's first byte (0 when it has none)."""
+    a = getattr(self.array, "_array", self.array)    # array_api_strict wraps a NumPy array
+    return 0 if not self.nbytes else int(
+        a.__array_interface__["data"][0] if hasattr(a, "__array_interface__") else a.data.ptr)
+
+
+Storage.data_ptr = _storage_data_ptr   # bound here, beside Tensor.data_ptr
+
+
 def _data_ptr(self):
-    """The address of the tensor's first element (storage offset included), as an int."""
-    xp, a = self._storage.xp, self._data
-    if _backend._is_strict(xp):
-        a = a._array
-    if hasattr(a, "__array_interface__"):
-        return int(a.__array_interface__["data"][0])
-    if hasattr(a, "data") and hasattr(a.data, "ptr"):
-        return int(a.data.ptr)
-    raise RuntimeError("data_ptr(): this backend does not expose addresses")
+    """The address of the tensor's first element: its storage's plus the offset (0 with no elements)."""
+    return self._storage.data_ptr() + self.storage_offset() * self.dtype.itemsize if self.numel() else 0
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) -> builtins.bool:

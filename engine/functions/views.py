@@ -228,6 +228,8 @@ def unflatten(input, dim, sizes):
 
 
 def permute(input, *dims):
+    if not dims:     # PyTorch's argument parser, for a 0-d tensor too
+        raise TypeError('permute() missing 1 required positional arguments: "dims"')
     if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
         dims = tuple(dims[0])
     if len(dims) == input.ndim:

@@ -82,6 +82,9 @@ class SparseAccumulateGrad(Node):
     _name = "AccumulateGrad"
     takes_tensors = True
 
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"   # PyTorch's, as the dense one's
+
     def __init__(self, variable):
         super().__init__()
         self.variable = variable

@@ -81,7 +81,7 @@ def test_mode_is_checked():
 def test_gradient_edges():
     a = engine.ones(2, requires_grad=True)
     e = get_gradient_edge(a)
-    assert isinstance(e, GradientEdge) and e.node.name() == "AccumulateGrad" and e.output_nr == 0
+    assert isinstance(e, GradientEdge) and e.node.name() == "torch::autograd::AccumulateGrad" and e.output_nr == 0
     assert e.node is get_gradient_edge(a).node and e.ownership_token is None
     y = a * 2
     assert get_gradient_edge(y) == (y.grad_fn, 0, None)

@@ -202,7 +202,7 @@ def test_a_write_without_grad_or_to_a_leaf_and_a_base_that_starts_to_require_gra
     v = x[0]
     with torch.no_grad():
         x.mul_(2)
-    assert (v.grad_fn.name(), v.grad_fn.next_functions[0][0].name()) == ("AsStridedBackward0", "AccumulateGrad")
+    assert (v.grad_fn.name(), v.grad_fn.next_functions[0][0].name()) == ("AsStridedBackward0", "torch::autograd::AccumulateGrad")
 
     y = torch.zeros(2)
     v = y[0]

@@ -55,7 +55,7 @@ def graph_names(fn):
         if f is None or f in seen:
             continue
         seen.add(f)
-        names.append(f.name())
+        names.append(f.name().replace("torch::autograd::", ""))
         stack.extend(reversed([n for n, _ in f.next_functions]))
     return names
 

@@ -25,7 +25,7 @@ MM_B = {1: (3,), 2: (3, 4), 3: (2, 3, 4), 4: (1, 2, 3, 4)}
 def chain(fn):
     if fn is None:
         return "None"
-    kids = [chain(n) for n, _ in fn.next_functions if n is not None and n.name() != "AccumulateGrad"]
+    kids = [chain(n) for n, _ in fn.next_functions if n is not None and n.name() != "torch::autograd::AccumulateGrad"]
     return fn.name() + ("(" + ", ".join(kids) + ")" if kids else "")
 
 

@@ -20,7 +20,7 @@ with open(os.path.join(HERE, "..", "fixtures", "graph_names_reference.json"), en
 def chain(fn):
     if fn is None:
         return "None"
-    kids = [chain(n) for n, _ in fn.next_functions if n is not None and n.name() != "AccumulateGrad"]
+    kids = [chain(n) for n, _ in fn.next_functions if n is not None and n.name() != "torch::autograd::AccumulateGrad"]
     return fn.name() + ("(" + ", ".join(kids) + ")" if kids else "")
 
 

@@ -1319,7 +1319,7 @@ def test_normalize_graph_for_every_p(p):
         names.append(n.name())
         n = n.next_functions[-1][0] if n.next_functions else None
     assert names == ["DivBackward0", "ExpandBackward0", "ClampMinBackward0", "LinalgVectorNormBackward0",
-                     "AccumulateGrad"]
+                     "torch::autograd::AccumulateGrad"]
     ref = np.array([[1.0, -2.0, 3.0], [0.0, 0.0, 0.0]])
     norm = np.maximum(np.linalg.norm(ref, ord=p, axis=1, keepdims=True), 1e-12)
     np.testing.assert_allclose(y.detach().numpy(), ref / norm, rtol=1e-12)

@@ -153,7 +153,7 @@ def test_rms_norm_values_graph_and_gradients():
     inner = scaled.next_functions[1][0]
     names = [inner.name()]
     while inner.next_functions and inner.next_functions[0][0] is not None \
-            and inner.next_functions[0][0].name() != "AccumulateGrad":
+            and inner.next_functions[0][0].name() != "torch::autograd::AccumulateGrad":
         inner = inner.next_functions[0][0]
         names.append(inner.name())
     assert names == ["RsqrtBackward0", "AddBackward1", "MeanBackward1", "PowBackward0"]

@@ -323,7 +323,7 @@ def test_graph_nodes_are_pytorchs():
     x = f64(3, 2, 2).requires_grad_()
     p = R.pack_padded_sequence(x, [3, 1])
     node = p.data.grad_fn
-    assert node.name() == "PackPaddedSequenceBackward0" and node.next_functions[0][0].name() == "AccumulateGrad"
+    assert node.name() == "PackPaddedSequenceBackward0" and node.next_functions[0][0].name() == "torch::autograd::AccumulateGrad"
     assert node._saved_batch_first is False and tuple(node._saved_batch_sizes) == (2, 1, 1)
     u = R.pack_padded_sequence(x, [1, 3], enforce_sorted=False)
     assert u.data.grad_fn.next_functions[0][0].name() == "IndexSelectBackward0"

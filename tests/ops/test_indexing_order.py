@@ -11,12 +11,12 @@ I = [0, 2]
 CASES = {
     "1,:,i": (lambda x, i: x[1, :, i], (4, 2), "SelectBackward0", (None, "t")),
     "i,:,1": (lambda x, i: x[i, :, 1], (2, 4), "SelectBackward0", ("t",)),
-    ":,i": (lambda x, i: x[:, i], (3, 2, 5), "AccumulateGrad", (None, "t")),
-    "...,i": (lambda x, i: x[..., i], (3, 4, 2), "AccumulateGrad", (None, None, "t")),
+    ":,i": (lambda x, i: x[:, i], (3, 2, 5), "torch::autograd::AccumulateGrad", (None, "t")),
+    "...,i": (lambda x, i: x[..., i], (3, 4, 2), "torch::autograd::AccumulateGrad", (None, None, "t")),
     "None,i,None": (lambda x, i: x[None, i, None], (1, 2, 1, 4, 5), "UnsqueezeBackward0", (None, "t")),
     "...,i,1": (lambda x, i: x[..., i, 1], (3, 2), "SelectBackward0", (None, "t")),
     "1:3,i,::2": (lambda x, i: x[1:3, i, ::2], (2, 2, 3), "SliceBackward0", (None, "t")),
-    "i,:,i": (lambda x, i: x[i, :, i], (2, 4), "AccumulateGrad", ("t", None, "t")),
+    "i,:,i": (lambda x, i: x[i, :, i], (2, 4), "torch::autograd::AccumulateGrad", ("t", None, "t")),
 }
 
 

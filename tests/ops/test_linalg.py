@@ -256,7 +256,7 @@ def _walk(node, depth=0):
     if node is None or depth > 6:
         return ""
     kids = ",".join(_walk(n, depth + 1) for n, _ in node.next_functions if n is not None)
-    return f"{node.name()}({kids})"
+    return f"{node.name().rpartition('::')[2]}({kids})"
 
 
 def test_matrix_power_multi_dot_vecdot_as_pytorch_composes_them():

@@ -11,7 +11,7 @@ D = engine.float64
 
 def _chain(t):
     names, f = [], t.grad_fn
-    while f is not None and f.name() != "AccumulateGrad":
+    while f is not None and f.name() != "torch::autograd::AccumulateGrad":
         names.append(f.name())
         f = f.next_functions[0][0] if f.next_functions else None
     return names

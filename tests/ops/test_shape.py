@@ -82,7 +82,7 @@ def test_flip_is_one_node_keeping_only_dims():
     x = engine.tensor(np.arange(24.0).reshape(2, 3, 4), requires_grad=True)
     y = engine.flip(x, (0, -1))
     assert y.grad_fn.name() == "FlipBackward0" and y.grad_fn._saved_dims == (0, -1)
-    assert y.grad_fn.saved_tensors_info == [] and y.grad_fn.next_functions[0][0].name() == "AccumulateGrad"
+    assert y.grad_fn.saved_tensors_info == [] and y.grad_fn.next_functions[0][0].name() == "torch::autograd::AccumulateGrad"
     assert y.tolist() == np.flip(np.arange(24.0).reshape(2, 3, 4), (0, 2)).tolist()
     assert y._storage is not x._storage and y.is_contiguous()           # a copy, as PyTorch's
     assert engine.fliplr(x).grad_fn._saved_dims == (1,) and engine.flipud(x).grad_fn._saved_dims == (0,)
@@ -148,7 +148,7 @@ def test_in_place_on_an_output_of_several_views_is_refused_with_grad():
 def test_sum_to_size_nodes_and_error():
     x = f64(4, 3)
     y = x.sum_to_size(1, 3)
-    assert y.grad_fn.name() == "SumBackward1" and y.grad_fn.next_functions[0][0].name() == "AccumulateGrad"
+    assert y.grad_fn.name() == "SumBackward1" and y.grad_fn.next_functions[0][0].name() == "torch::autograd::AccumulateGrad"
     z = x.sum_to_size(3)
     assert z.grad_fn.name() == "ViewBackward0" and z.grad_fn.next_functions[0][0].name() == "SumBackward1"
     assert x.sum_to_size(4, 3) is x

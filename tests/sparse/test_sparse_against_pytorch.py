@@ -34,7 +34,7 @@ def saved_names(node):
 
 
 def torch_name(name):
-    return "AccumulateGrad" if name == "torch::autograd::AccumulateGrad" else name
+    return name
 
 
 def test_repr_matches_pytorch():

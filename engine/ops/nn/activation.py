@@ -26,6 +26,7 @@ from ...backend import gaps as _backend
 from ...core.fns import array_fns
 from ...core.table import op
 from ..grad_rows import grad_of
+from .sleef_exp import expf_u10
 
 _ndarray = np.ndarray
 
@@ -51,8 +52,21 @@ def _log_softmax_fwd(xp, a, dim):
 op("softmax", "SoftmaxBackward0", ("self",), _softmax_fwd,
    lambda F, g, s: (s.result * (g - F.sum(g * s.result, axis=s.dim, keepdims=True)),),
    save={"result": ()}, float_op=True)
-op("log_softmax", "LogSoftmaxBackward0", ("self",), _log_softmax_fwd,
-   lambda F, g, s: (g - F.exp(s.result) * F.sum(g, axis=s.dim, keepdims=True),),
+
+
+def _log_softmax_bwd(F, g, s):
+    """PyTorch's ``grad - exp(output) * sum(grad, dim)``; on NumPy float32 with its kernel's exp,
+    bit for bit (NOTE [ The float32 exp of log_softmax's backward ] in sleef_exp.py)."""
+    out = s.result
+    if type(out) is _ndarray and out.dtype == np.float32 and type(g) is _ndarray and g.dtype == np.float32:
+        last = out.ndim == 0 or s.dim % out.ndim == out.ndim - 1     # NOTE rule 5: the kernel by dim
+        e = expf_u10(out) if last else np.exp(out.astype(np.float64)).astype(np.float32)
+        total = np.sum(g, axis=s.dim, keepdims=True)
+        return ((g.astype(np.float64) - e.astype(np.float64) * total).astype(np.float32),)   # one rounding: a fused multiply-add
+    return (g - F.exp(out) * F.sum(g, axis=s.dim, keepdims=True),)
+
+
+op("log_softmax", "LogSoftmaxBackward0", ("self",), _log_softmax_fwd, _log_softmax_bwd,
    save={"result": ()}, float_op=True)
 
 

@@ -12,6 +12,7 @@ import numpy as np
 from ...core.primitives import _inverse_count
 from ...core.table import op
 from ..grad_rows import grad_of
+from .nll_sum import cascade_sum
 
 _ndarray = np.ndarray
 
@@ -30,6 +31,9 @@ def _nll_pick(xp, x, target, ignore_index, axis=-1):
 def _nll_fwd(xp, x, target, reduction="mean", ignore_index=-100, axis=-1):
     if type(x) is _ndarray and x.ndim == 2 and axis == -1:
         picked, total = _np_nll_pick(x, target, ignore_index)
+        if reduction != "none":    # PyTorch's order of summation (NOTE [ nll_loss's cascaded sum ])
+            out = cascade_sum(-picked, target != ignore_index)
+            return (out if reduction == "sum" else out / total), {"total_weight": total}
     else:
         picked, valid, _ = _nll_pick(xp, x, target, ignore_index, axis)
         total = xp.sum(xp.astype(valid, x.dtype))
@@ -242,8 +246,10 @@ def _nll_weighted_fwd(xp, x, target, weight, reduction="mean", ignore_index=-100
     picked = x_t * w_t
     if reduction == "none":
         return -picked, {"total_weight": xp.zeros((), dtype=x.dtype)}   # PyTorch leaves it 0 here
-    total = xp.sum(w_t)
-    out = -xp.sum(picked)
+    if type(x) is _ndarray and x.ndim == 2 and axis == -1:     # NOTE [ nll_loss's cascaded sum ]
+        total, out = cascade_sum(w_t, valid), cascade_sum(-picked, valid)
+    else:
+        total, out = xp.sum(w_t), -xp.sum(picked)
     return (out if reduction == "sum" else out / total), {"total_weight": total}
 
 
