@@ -17,7 +17,7 @@ from replay.model import TraceModel
 
 from . import graph_layout as layout
 from .dot_text import quote as _q
-from .module_groups import alike_line, assign_modules, collapsed_instances, ops_line
+from .module_groups import alike_line, assign_modules, collapsed_instances, totals
 from .picture import FORMATS, INSTALL_HINT, GraphPicture, GraphvizNotFound  # noqa: F401  (their home is picture.py)
 
 # style name -> (node attributes, legend text, legend swatch: (fill, cell style, text))
@@ -329,39 +329,21 @@ class _Builder:
         sig = {inst: tuple(n.name for n in sorted(ns, key=lambda n: n.seq) if n.kind == "fn")
                for inst, ns in members.items()}
         self.alike: dict[tuple, list] = {}       # node sequence -> its instances, for the legend
-        leaf_st = s.leaf_storages()
         for inst, ns in sorted(members.items(), key=lambda kv: min(n.seq for n in kv[1])):
             self.alike.setdefault(sig[inst], []).append(inst)
-            fns = sorted((n for n in ns if n.kind == "fn"), key=lambda n: n.seq)
-            leaves = [n for n in ns if n.kind == "leaf"]
-            run = sum(n.state == "executed" for n in fns)
-            live = released = dropped = 0
-            seen = set(leaf_st)      # a saved parameter costs no bytes of its own
-            for n in fns:
-                for sl in n.saved:
-                    key = sl.dropped_storage if sl.dropped_storage is not None else (n.id, sl.name)
-                    if sl.state == "dropped" and key not in seen:
-                        seen.add(key)
-                        dropped += sl.bytes
-                    elif sl.state != "dropped" and sl.storage not in seen:
-                        seen.add(sl.storage)
-                        if sl.state == "released":
-                            released += sl.bytes
-                        else:
-                            live += sl.bytes
-            state = ("current" if any(n.state == "current" for n in fns) else
-                     "executed" if fns and run == len(fns) else "pending")
+            t = totals(s, [n.id for n in ns])     # as the app's folded box counts them
+            fns_n, run, live, released, dropped, state = t.nodes, t.executed, t.saved, t.released, t.dropped, t.state
             title = f"checkpoint {inst}" if inst.startswith("region ") else f"module {inst}"
             lines = [title,
-                     f"collapsed: {_plural(len(fns), 'grad_fn node')} · {_plural(len(leaves), 'parameter')}",
-                     "ops: " + ops_line(fns),
+                     f"collapsed: {_plural(fns_n, 'grad_fn node')} · {_plural(t.params, 'parameter')}",
+                     "ops: " + t.ops,
                      f"saved: {words.nbytes(live)} held beyond parameters"
                      + (f", {words.nbytes(released)} released" if released else "")]
             if dropped:
                 lines.append(f"checkpointed: {words.nbytes(dropped)} dropped")
-            if any(n.recomputed for n in fns):
+            if t.recomputed:
                 lines.append("recomputed")
-            lines.append(f"backward: {run}/{len(fns)} nodes run")
+            lines.append(f"backward: {run}/{fns_n} nodes run")
             extra = {"fillcolor": _STATE_FILL[state]}
             if state == "current":
                 extra.update(penwidth="3", color="#d84315")
