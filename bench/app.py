@@ -6,8 +6,9 @@ the trace's index (NOTE [ Trace index ] in engine/trace_index.py) and saves its 
 (NOTE [ A saved model ] in replay/model_cache.py), the later ones read them.
 Traces are recorded once and kept in ``$TMPDIR/glassgrad-bench/``. The million-event trace
 is opt-in: ``GLASSGRAD_BENCH_1M=1 python -m bench app``. The follow part records a 200-step
-training run through `glassgrad run`'s worker while the app folds its stream in, and samples
-the app process's resident memory.
+and a 1,000-step training run through `glassgrad run`'s worker while the app follows it
+(NOTE [ A followed run ] in replay/index.py), and samples the app process's resident memory
+and the time the app spends folding in each batch.
 """
 from __future__ import annotations
 
@@ -142,6 +143,21 @@ async def _follow(script: str, trace_out: str) -> dict:
     from tui.app import GlassgradApp
 
     app = GlassgradApp("run", script=script, out=trace_out)
+    drains = []          # seconds the app spends folding in each batch: a key pressed then waits this long
+    drain = app._drain
+    folding = []         # (events folded in, resident MiB) as each batch begins: before the saved trace opens
+
+    def timed_drain():
+        s = getattr(app, "screen_run", None)
+        if s is not None and app._pending and app._pending[0] is not None and type(app._pending[0]) is not tuple:
+            folding.append((len(s.model), round(_rss_mib(), 1)))
+        busy = bool(app._pending)
+        t = time.perf_counter()
+        drain()
+        if busy:
+            drains.append(time.perf_counter() - t)
+
+    app._drain = timed_drain
     samples = []
     t0 = time.perf_counter()
     async with app.run_test(size=(120, 40)) as pilot:
@@ -154,7 +170,9 @@ async def _follow(script: str, trace_out: str) -> dict:
                 break
             if time.perf_counter() - t0 > 600:
                 break
-    return {"samples": samples, "rss_peak": _peak_mib(), "seconds": time.perf_counter() - t0}
+    drains.sort()
+    return {"samples": samples, "rss_peak": _peak_mib(), "seconds": time.perf_counter() - t0,
+            "folding": folding, "drain_median": drains[len(drains) // 2] if drains else 0.0, "drain_max": drains[-1] if drains else 0.0}
 
 
 def _child(argv) -> None:
@@ -229,8 +247,18 @@ def _follow_rows(steps: int) -> list:
             Row("  resident memory of the app at 1/4 of them", early[2], "MiB"),
             Row("  resident memory of the app at the end", s[-1][2], "MiB"),
             Row("  peak resident memory of the app", res["rss_peak"], "MiB")]
+    f = res["folding"]
+    if f:
+        a, b = next((r for r in f if r[0] >= n // 4), f[0]), f[-1]
+        rows.insert(3, Row(f"  resident memory of the app with {b[0]:,} events folded in (following)", b[1], "MiB"))
+        if b[0] > a[0]:
+            rows.append(Row(f"  growth per 1,000 events folded in while following ({a[0]:,} to {b[0]:,})",
+                            (b[1] - a[1]) * 1000 / (b[0] - a[0]), "MiB"))
     if n > early[1]:
-        rows.append(Row("  growth per 1,000 events folded in", (s[-1][2] - early[2]) * 1000 / (n - early[1]), "MiB"))
+        rows.append(Row("  growth per 1,000 events, a quarter in to the end (saved trace opened)",
+                        (s[-1][2] - early[2]) * 1000 / (n - early[1]), "MiB"))
+    rows += [Row("  app time per batch folded in while following (median)", res["drain_median"] * 1e3, "ms"),
+             Row("  app time per batch folded in while following (longest)", res["drain_max"] * 1e3, "ms")]
     return rows
 
 
@@ -240,6 +268,8 @@ def run(cfg):
     if os.environ.get("GLASSGRAD_BENCH_1M") and not cfg.quick:
         rows += _trace_rows(1_000_000, 30)
     rows += _follow_rows(20 if cfg.quick else 200)
+    if not cfg.quick:
+        rows += _follow_rows(1000)
     return rows
 
 

@@ -1,7 +1,7 @@
 """A trace's index: its checks done once, a few numbers per event in columns, and each line's offset.
 
 NOTE [ Trace index ]
-1. ``Trace.open(path)`` reads a JSON Lines trace once, in pieces of a few MiB (memory stays
+1. ``Trace.open(path)`` reads a JSON Lines trace once, in pieces of 1 MiB (memory stays
    bounded), with every check ``Trace.load`` makes (NOTE [ Trace validation ]; one difference:
    the first problem in file order is the one reported). What it keeps is the *index*: the
    header's ``meta`` and ``created``, the warnings, whether the text is plain
@@ -22,6 +22,18 @@ NOTE [ Trace index ]
    when asked for (``os.pread`` at its offset, a few recent ones cached), made safe for a
    terminal unless the trace is plain, and a line that no longer parses (the file changed
    since it was opened) raises TraceFormatError.
+6. A trace another process is still writing (``glassgrad run``'s ``OUT.part``) is followed by a
+   :class:`LineTail`: it reads the file in order and hands back only complete lines (one that
+   ends in a newline: a last line the writer is still writing is read once it is whole), each
+   parsed once, with its byte offset, as :class:`Lines`.
+7. Their reader folds the parsed events into a model and drops them: a :class:`FollowedEvents`
+   keeps each line's offset, its kind code and, for ``alloc``/``free``/``category`` events, the
+   event index and storage (9 bytes an event, 16 more a memory event), never the events.
+   Event i is read back from its line as in rule 5, into a cache of at most
+   :data:`FOLLOW_CACHE` events, the least recently asked for leaving first; the newest few
+   folded in are put there as they arrive (a followed screen shows the newest event).
+8. A followed file may be removed once read (the run finished and wrote its trace): its
+   events stay readable from the descriptor ``hold`` opened.
 """
 from __future__ import annotations
 
@@ -29,6 +41,7 @@ import hashlib
 import json
 import os
 from array import array
+from collections import OrderedDict
 from itertools import accumulate
 
 import numpy as np
@@ -40,8 +53,9 @@ from .trace_text import plain_json, safe_text, safe_value
 INDEX_VERSION = 1
 SUFFIX = ".ggidx.npz"
 BLOCK = 64 * 1024               # rule 3: bytes hashed at each end of the trace
-PIECE = 4 * 1024 * 1024         # rule 1: bytes read at a time
+PIECE = 1024 * 1024             # rule 1: bytes read at a time (a bigger piece only holds more parsed lines at once)
 CACHE = 4096                    # rule 5: parsed events kept
+FOLLOW_CACHE = 512              # rule 7: parsed events a followed trace keeps
 COLUMNS = ("offsets", "kind", "phase", "node", "storage", "nbytes", "device", "cat", "cat2", "reserved")
 _INT_COLUMNS = COLUMNS[3:]
 _NONE = -1
@@ -418,3 +432,131 @@ def open_trace(cls, path, cache: bool = True, progress=None):
     tr.index = idx
     tr.notes = notes
     return tr
+
+
+# ---------------------------------------------------------------------- a trace still being written (rules 6-8)
+
+class Lines(list):
+    """Events parsed from complete lines (rule 6): ``start`` is the first line's byte offset and
+    ``ends[k]`` the offset just past line k."""
+
+    def __init__(self, events=(), start: int = 0, ends=()):
+        super().__init__(events)
+        self.start = start
+        self.ends = list(ends)
+
+
+class LineTail:
+    """Complete lines of a JSON Lines file another process is appending to (rule 6).
+
+    ``read()`` gives the events of the lines completed since the last call, as :class:`Lines`
+    (empty when none); the header line is kept in ``header``, never handed on."""
+
+    def __init__(self, path, piece: int = PIECE):
+        self.path = str(path)
+        self.header = None
+        self.pos = 0               # the offset just past the last complete line handed on
+        self._piece = piece
+        self._f = None
+        self._rest = b""           # the start of a line not yet complete
+
+    def read(self) -> Lines:
+        if self._f is None:
+            try:
+                self._f = open(self.path, "rb")       # noqa: SIM115 - read while the writer appends
+            except FileNotFoundError:
+                return Lines((), self.pos)
+        data = self._f.read(self._piece)
+        if not data:
+            return Lines((), self.pos)
+        data = self._rest + data
+        cut = data.rfind(b"\n") + 1
+        self._rest = data[cut:]
+        raw = data[:cut].split(b"\n")
+        raw.pop()
+        pos = self.pos
+        if self.header is None and raw:
+            self.header = json.loads(raw[0])
+            pos += len(raw[0]) + 1
+            raw = raw[1:]
+        text = [s.decode("utf-8") for s in raw]
+        events = _trace._scan_lines(text)
+        if events is None:
+            events = [json.loads(s) for s in text]
+        out = Lines(events, pos, accumulate((len(s) + 1 for s in raw), initial=pos))
+        out.ends.pop(0)
+        self.pos = out.ends[-1] if out.ends else pos
+        return out
+
+    def close(self) -> None:
+        if self._f is not None:
+            self._f.close()
+            self._f = None
+
+
+_MEMORY_KINDS = ("alloc", "free", "category")
+
+
+class FollowedEvents(LazyEvents):
+    """The events of a followed trace (rules 7-8): offsets and kinds kept, events read back by offset."""
+
+    def __init__(self, path):
+        self.path = str(path)
+        self._off = array("q")
+        self._kind, self._kinds, self._codes = array("B"), [], {}
+        self.mem_at, self.mem_storage = array("q"), array("q")     # rule 7: memory events and their storages
+        self._n = self._plain = 0
+        self._cache: OrderedDict = OrderedDict()
+        self._fd = None
+
+    def add(self, start: int, ends, events) -> None:
+        """The events (already folded in) of lines from ``start`` to ``ends[-1]`` (rule 7)."""
+        if len(ends) != len(events):
+            raise ValueError("one line end an event")
+        if not self._n:
+            self._off = array("q", [start])
+        elif start != self._off[-1]:
+            raise ValueError(f"lines from offset {start} do not follow the last one read (offset {self._off[-1]})")
+        self._off.extend(ends)
+        codes, kind = self._codes, self._kind.append
+        for i, e in enumerate(events, self._n):
+            k = e.get("kind")
+            code = codes.get(k)
+            if code is None:
+                code = codes[k] = len(self._kinds)
+                self._kinds.append(k)
+            kind(code)
+            if k in _MEMORY_KINDS:
+                s = e.get("storage")
+                self.mem_at.append(i)
+                self.mem_storage.append(s if type(s) is int else _NONE)
+        self._n += len(events)
+        for i in range(max(self._n - 8, self._n - len(events)), self._n):
+            self._keep(i, events[i - self._n])
+
+    def _keep(self, i: int, e: dict) -> None:
+        c = self._cache
+        c[i] = e
+        c.move_to_end(i)
+        while len(c) > FOLLOW_CACHE:
+            c.popitem(last=False)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(self._n))]
+        if i < 0:
+            i += self._n
+        if not 0 <= i < self._n:
+            raise IndexError("event index out of range")
+        e = self._cache.get(i)
+        if e is None:
+            e = self._parse(self._read(i, i + 1), i)
+            self._keep(i, e)
+        else:
+            self._cache.move_to_end(i)
+        return e
+
+    def hold(self) -> None:
+        """Open the file now, so its events stay readable once it is removed (rule 8)."""
+        if self._fd is None:
+            self._fd = os.open(self.path, os.O_RDONLY)

@@ -8,6 +8,8 @@ NOTE [ A followed run's events ]
    dicts with interned keys and interned strings of up to :data:`SHORT` characters (names,
    kinds, devices, dtypes), the same values in less memory. A model made from a whole
    trace keeps the trace's event objects (NOTE [ One trace model ] rule 11).
+3. A model following ``glassgrad run`` keeps no event once folded in (NOTE [ A followed run ]
+   in replay/index.py); what its nodes and slots keep of them is compact all the same.
 """
 from __future__ import annotations
 

@@ -14,16 +14,42 @@ NOTE [ A model from an index ]
 4. The model is of a whole file: its ``extend`` is refused (a running script's stream is
    folded into a model of its own); ``TraceModel.from_trace`` makes it once per opened
    trace and keeps it there (``trace.model``).
+
+NOTE [ A followed run ]
+1. ``glassgrad run`` follows the worker's ``OUT.part`` with a ``LineTail`` (NOTE [ Trace index ]
+   rule 6 in engine/trace_index.py): a reader thread parses each complete line once and queues
+   the events with their line offsets (``Lines``); the app folds them into the model
+   ``TraceModel.followed(path)`` made, whose ``extend`` folds each event in (NOTE [ One trace model ]) and
+   then keeps only its offset, kind and storage (``FollowedEvents``): no event dict outlives
+   its fold but the few in the read-back cache (rule 7 there). The reader parses at most a
+   few pieces ahead of the app (``FOLLOW_QUEUE`` in tui/app.py), so parsed events waiting to
+   be folded in stay few too.
+2. What the model holds per event is what a model from an index holds: offsets, the memory
+   replay's figures, the per-node and per-slot indices; the event log, the inspector and the
+   narrative read the events they show back from the file by offset, and a node reads the
+   tensors and attributes of its op event (``inputs``, ``output``, ``attrs``) back from that
+   event (``FollowedNode``).
+3. ``storage_at`` bisects the memory events of one storage (``FollowedStorages``), sorted
+   again only after more events arrived.
+4. When the run has ended and every line read is folded in, the reader opens the trace the
+   worker saved, through its index as `glassgrad view` opens it, and ``settle`` points the
+   model at it: its events (the nodes' too), storage lookup and meta replace the followed ones; nodes, graphs, steps and the memory replay are the same (the same events
+   were folded in the same order), unless its meta says bytes were alive before the first
+   event: then the replay is made from its columns (rule 1). A saved trace that is
+   missing or holds another number of events is not used: the events stay readable from the
+   followed file (NOTE [ Trace index ] rule 8).
 """
 from __future__ import annotations
 
 import bisect
+from array import array
 
 import numpy as np
 
 from engine.trace_schema import CATEGORIES, PHASES
 
 from .memory import RESERVED_KINDS, Replay, reserved_start, start_of
+from .nodes import Node
 
 
 class IntColumn:
@@ -172,3 +198,81 @@ class StorageLookup:
         name = idx.kinds[int(idx.kind[j])]
         c = int(idx.cat2[j] if name == "category" else idx.cat[j])
         return int(idx.nbytes[j]), CATEGORIES[c] if c >= 0 else "other", name != "free"
+
+
+# ---------------------------------------------------------------------- a followed run (NOTE [ A followed run ])
+
+def follow(m, path) -> None:
+    """Make the empty TraceModel ``m`` follow the trace being written at ``path`` (rule 1)."""
+    from engine.trace_index import FollowedEvents
+
+    m.events = FollowedEvents(path)
+    m.storages = FollowedStorages(m.events)
+    m._node = type("FollowedNode", (FollowedNode,), {"__slots__": (), "events": m.events})
+    m.memory.total, m.memory.reserved = array("q"), array("q")
+
+
+def _op_event(n):
+    return n.events[n.op_at] if n.op_at is not None else {}
+
+
+def _ignore(n, value):
+    pass
+
+
+class FollowedNode(Node):
+    """A followed run's node (rule 2): the tensors and attributes its op event names are read back from
+    that event (``events``, a class attribute) when asked for, not held."""
+
+    __slots__ = ()
+    events: object = None
+    inputs = property(lambda n: _op_event(n).get("inputs") or (), _ignore)
+    output = property(lambda n: _op_event(n).get("output"), _ignore)
+    attrs = property(lambda n: (_op_event(n).get("node") or {}).get("attrs") or {}, _ignore)
+
+
+class FollowedStorages:
+    """``at(sid, i)`` of a followed model from its events' memory columns (rule 3)."""
+
+    def __init__(self, events):
+        self.events = events
+        self._n = -1
+        self._at = self._keys = None
+
+    def at(self, sid, i: int):
+        if type(sid) is not int:
+            return None
+        ev = self.events
+        if self._n != len(ev.mem_at):
+            self._n = len(ev.mem_at)
+            at, keys = np.array(ev.mem_at, dtype=np.int64), np.array(ev.mem_storage, dtype=np.int64)
+            order = np.argsort(keys, kind="stable")
+            self._at, self._keys = at[order], keys[order]
+        js = self._at[np.searchsorted(self._keys, sid, "left"):np.searchsorted(self._keys, sid, "right")].tolist()
+        k = bisect.bisect_right(js, i) - 1
+        if k < 0:
+            return None
+        e = ev[js[k]]
+        cat = e.get("new") if e.get("kind") == "category" else e.get("category")
+        return e.get("bytes", 0), cat or "other", e.get("kind") != "free"
+
+
+def settle(model, trace) -> bool:
+    """Point the followed ``model`` at ``trace``, the run's saved trace opened through its index (rule 4);
+    whether it was used."""
+    from engine.trace import safe_value
+
+    if getattr(trace, "index", None) is None or len(trace.events) != len(model.events):
+        return False
+    old = model.events
+    if isinstance(model._node, type) and issubclass(model._node, FollowedNode):
+        model._node.events = trace.events
+    meta = dict(safe_value(dict(trace.meta or {})))
+    if (start_of(meta), reserved_start(meta)) != (start_of(model.meta), reserved_start(model.meta)):
+        model.memory = replay_of(trace.index, meta)     # bytes alive before the first event: counted again
+    model.meta = meta
+    model.events, model.index = trace.events, trace.index
+    model.storages = StorageLookup(trace.index)
+    model._views, model._storage_idx = {}, None
+    old.close()
+    return True

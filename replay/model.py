@@ -106,6 +106,7 @@ class TraceModel:
         self._storage_idx = None
         self.index = self.storages = None   # an opened trace's index and its storage lookup (replay/index.py)
         self._stream = not events           # folded in as a run streams it (NOTE [ A followed run's events ])
+        self._node = Node                   # a followed run's nodes read their op event back (replay/index.py)
         if events:
             self.extend(events, plain)
 
@@ -118,6 +119,15 @@ class TraceModel:
                 trace.model = cls._of_opened(trace)
             return trace.model
         return cls(list(trace.events), getattr(trace, "meta", None), getattr(trace, "plain_events", 0))
+
+    @classmethod
+    def followed(cls, path) -> TraceModel:
+        """An empty model of the trace a running script is writing at ``path`` (NOTE [ A followed run ])."""
+        from .index import follow
+
+        m = cls()
+        follow(m, path)
+        return m
 
     @classmethod
     def _of_opened(cls, trace) -> TraceModel:
@@ -146,12 +156,16 @@ class TraceModel:
         """Fold in ``events``; the first ``plain`` of them are known to hold only safe text (rule 11)."""
         if self.index is not None:
             raise TypeError("a model of an opened trace file holds the whole file; fold a stream into a TraceModel")
+        lines = (getattr(events, "start", None), getattr(events, "ends", None))
         events = list(events)
         events[plain:] = [safe_value(e) for e in events[plain:]]
         if self._stream:
             events = [compact(e) for e in events]
         start = len(self.events)
-        self.events.extend(events)
+        if isinstance(self.events, list):
+            self.events.extend(events)
+        else:                   # a followed run keeps offsets, not events (NOTE [ A followed run ] in replay/index.py)
+            self.events.add(*lines, events)
         self.memory.extend(events)
         handlers, phase, starts = _HANDLERS, self._phase, self.phase_starts
         for i, e in enumerate(events, start):
@@ -168,7 +182,7 @@ class TraceModel:
         self.marks.append((i, e))
 
     def _placeholder(self, nid, name, i, seq) -> Node:
-        n = self.nodes[nid] = Node(nid, name or "?", "missing", i, seq)
+        n = self.nodes[nid] = self._node(nid, name or "?", "missing", i, seq)
         if not n.is_leaf:
             self._parent[nid] = nid
         return n
@@ -183,7 +197,7 @@ class TraceModel:
             return
         n = self.nodes.get(info["id"])
         if n is None or n.kind == "missing":
-            n = Node(info["id"], info.get("name", "?"), "fn", i if n is None else n.created, e.get("seq", i))
+            n = self._node(info["id"], info.get("name", "?"), "fn", i if n is None else n.created, e.get("seq", i))
             self.nodes[n.id] = n
         n.fill(e, info, i if phase == "recompute" else None)
         n.op_at = i
@@ -245,8 +259,8 @@ class TraceModel:
         nid = e.get("node")
         n = self.nodes.get(nid)
         if n is None or n.kind == "missing":
-            n = self.nodes[nid] = Node(nid, e.get("name", "AccumulateGrad"), "leaf",
-                                       i if n is None else n.created, e.get("seq", i))
+            n = self.nodes[nid] = self._node(nid, e.get("name", "AccumulateGrad"), "leaf",
+                                             i if n is None else n.created, e.get("seq", i))
         n.tensor = e.get("tensor")
         n.leaf_at = i
         n.about.append(i)

@@ -10,12 +10,17 @@ from collections import deque
 
 from textual.app import App
 
+from engine.trace_index import LineTail
+from replay.index import settle
 from replay.model import TraceModel
 
 from .gcpause import paused_gc
 from .home_screen import HomeScreen
 from .record_worker import command
 from .trace_screen import TraceScreen
+
+FOLLOW_PIECE = 256 * 1024      # bytes of a followed run read at a time (NOTE [ A followed run ] rule 1)
+FOLLOW_QUEUE = 4               # pieces parsed and not yet folded in, at most
 
 
 class GlassgradApp(App):
@@ -39,6 +44,7 @@ class GlassgradApp(App):
         self.lessons_list = lessons
         self._pending: deque = deque()
         self._proc = None
+        self._closed = False
 
     def on_mount(self) -> None:
         if self.start == "home":
@@ -94,8 +100,8 @@ class GlassgradApp(App):
         out = self.out or os.path.join(tempfile.mkdtemp(prefix="glassgrad-"), "run.jsonl")
         self.out = out
         part = out + ".part"
-        self.screen_run = TraceScreen(TraceModel(), title=f"run {os.path.basename(self.script)}", follow=True,
-                                      output=True)
+        self.screen_run = TraceScreen(TraceModel.followed(part), title=f"run {os.path.basename(self.script)}",
+                                      follow=True, output=True)
         self.push_screen(self.screen_run)
         self._log = open(out + ".log", "w", encoding="utf-8")
         self._log_reader = open(out + ".log", encoding="utf-8", errors="replace")
@@ -106,34 +112,38 @@ class GlassgradApp(App):
         self._drain_timer = self.set_interval(0.1, self._drain)
 
     def _tail(self, part: str) -> None:
-        """Reader thread: follow the worker's streaming file, queue complete events."""
+        """Reader thread: follow the worker's streaming file and queue the events of its complete
+        lines with their offsets (NOTE [ A followed run ] in replay/index.py); at the end, the saved
+        trace opened through its index (or None), then None."""
         import time
 
-        f = None
-        buf = ""
-        header_seen = False
+        from engine.trace import Trace
+
+        tail = LineTail(part, piece=FOLLOW_PIECE)
         while True:
+            if len(self._pending) >= FOLLOW_QUEUE:      # the app folds what is read before more is parsed
+                if self._closed:
+                    break
+                time.sleep(0.02)
+                continue
             done = self._proc.poll() is not None
-            if f is None and os.path.exists(part):
-                f = open(part, encoding="utf-8")
-            if f is not None:
-                chunk = f.read()
-                if chunk:
-                    buf += chunk
-                    *lines, buf = buf.split("\n")
-                    for line in lines:
-                        if not line.strip():
-                            continue
-                        if not header_seen:
-                            header_seen = True
-                            continue
-                        self._pending.append(json.loads(line))
-                    continue
-            if done:
+            lines = tail.read()
+            if lines:
+                self._pending.append(lines)
+                continue
+            if done:        # it ended before this read: the file is read (a line left incomplete never ends)
                 break
             time.sleep(0.05)
-        if f is not None:
-            f.close()
+        tail.close()
+        while self._pending and not self._closed:     # everything read is folded in before the saved trace opens
+            time.sleep(0.02)
+        saved = None
+        if self._proc.returncode is not None and os.path.exists(self.out):
+            try:
+                saved = Trace.open(self.out)      # as glassgrad view opens it (NOTE [ Trace index ])
+            except Exception:  # noqa: BLE001 - a trace that cannot be opened: the followed events stay
+                saved = None
+        self._pending.append(("saved", saved))
         self._pending.append(None)  # end of run
 
     def _read_output(self) -> None:
@@ -143,24 +153,37 @@ class GlassgradApp(App):
 
     def _drain(self) -> None:
         self._read_output()
-        batch = []
+        batch = None
         finished = False
+        saved = None
         while self._pending:
-            e = self._pending.popleft()
-            if e is None:
+            lines = self._pending.popleft()
+            if lines is None:
                 finished = True
                 break
-            batch.append(e)
+            if type(lines) is tuple:
+                saved = lines[1]
+            elif batch is None:
+                batch = lines
+            else:
+                batch.extend(lines)
+                batch.ends.extend(lines.ends)
         if batch:
             self.screen_run.add_events(batch)
         if finished:
-            self._finish_run()
+            self._finish_run(saved)
 
-    def _finish_run(self) -> None:
+    def _finish_run(self, saved=None) -> None:
         rc = self._proc.returncode
         self._log.close()
         self._read_output()
         self._log_reader.close()
+        model = self.screen_run.model
+        if saved is None or not settle(model, saved):     # NOTE [ A followed run ] rule 4
+            try:
+                model.events.hold()
+            except OSError:
+                pass
         try:
             os.remove(self.out + ".part")
         except OSError:
@@ -191,6 +214,7 @@ class GlassgradApp(App):
         self._drain_timer.stop()
 
     def on_unmount(self) -> None:
+        self._closed = True
         if self._proc is not None and self._proc.poll() is None:
             self._proc.terminate()
 
