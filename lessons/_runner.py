@@ -119,7 +119,7 @@ def render_text(lr: LessonRun) -> str:
         if r.events:
             fi = r.focus_index()
             ev = lr.trace.events[fi]
-            out.append(f"Look at: the {r.step.focus.panel} panel, event #{fi} ({event_line(ev)})")
+            out.append(f"Look at: {focus_words(r.step.focus)}, event #{fi} ({event_line(ev)})")
         out.append("Checks:")
         for c in r.checks:
             mark = "✓" if c.ok else "✗"
@@ -129,6 +129,17 @@ def render_text(lr: LessonRun) -> str:
     n = sum(len(r.checks) for r in lr.steps)
     out.append(f"{n_ok} of {n} checks passed" + ("" if n_ok == n else " -- something is off, see ✗ above"))
     return "\n".join(out) + "\n"
+
+
+def focus_words(f) -> str:
+    """Where a step's Focus sends the app, in words ("the memory panel's holders view, by module, ...")."""
+    if f.view is None or f.view == "chart":
+        where = f"the {f.panel} panel"
+    else:
+        where = f"the {f.panel} panel's {f.view} view"
+    extra = [f"by {f.group}" if f.group else "", f"{f.category} only" if f.category else "",
+             f"window: {f.window}" if f.window else ""]
+    return ", ".join([where, *[x for x in extra if x]])
 
 
 def write_outputs(lr: LessonRun, outdir: str) -> list:

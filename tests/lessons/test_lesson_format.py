@@ -112,3 +112,13 @@ def test_a_question_the_run_cannot_answer_with_one_of_its_choices_fails_the_step
     bad = [c for c in lr.steps[0].checks if not c.ok]
     assert [c.detail for c in bad] == ["'3' is not one of ['1', '2']"]
     assert [(a.answer, a.why) for a in lr.steps[0].answers] == [("6", "twice 3")]
+
+
+def test_the_plain_text_runner_names_the_memory_view_a_step_opens():
+    from lessons._format import Focus
+    from lessons._runner import focus_words
+
+    assert focus_words(Focus("graph", "end")) == "the graph panel"
+    assert focus_words(Focus("memory", "peak", view="chart", window="backward")) == "the memory panel, window: backward"
+    assert focus_words(Focus("memory", "peak", view="holders", group="module", category="activation")) == \
+        "the memory panel's holders view, by module, activation only"
