@@ -21,7 +21,9 @@ NOTE [ Storage lifetimes ]
    e. otherwise "its last reference died".
    A storage allocated in backward without an op event of its own is made by the node
    executing then ("MulBackward0 (backward)"); an "optimizer" allocation by the optimizer
-   named in the next ``optimizer_step`` ("Adam state (step 1)").
+   named in the next ``optimizer_step`` ("Adam state (step 1)"); a storage that is no op's
+   output but that an op's node packed before its op event (LayerNorm's mean and rstd) by
+   that op ("layer_norm (kept for backward: result1)").
 6. ``bands`` keeps the ``n`` largest storages alive in a window (by bytes, then by how long
    they live in it) and sums the rest into one band, as PyTorch's memory viewer does with
    its detail slider.
@@ -85,6 +87,7 @@ def lifetimes(trace) -> list:
     dropped: set = set()
     executing = None
     optimizer_state: list = []                      # optimizer allocations waiting for their step's event
+    packed: dict = {}                               # node -> [(storage, saved name)] packed before its op event
     for i, e in enumerate(events):
         k = e.get("kind")
         sid = e.get("storage")
@@ -113,6 +116,13 @@ def lifetimes(trace) -> list:
                 lt.categories.append((i, e.get("old"), e.get("new")))
         elif k == "op":
             _read_op(out, e, i, node_names)
+            node = e.get("node")
+            nid = node.get("id") if isinstance(node, dict) else node
+            for psid, name in packed.pop(nid, ()):       # rule 5: what the op made only to keep
+                lt = out.get(psid)
+                if lt is not None and lt.made_by is None and not lt.before_recording and lt.start <= i:
+                    lt.made_by, lt.made_at = f"{e.get('op')} (kept for backward: {name})", i
+                    lt.where, lt.module = where(e.get("file"), e.get("line")), e.get("module")
         elif k == "leaf":
             t = e.get("tensor") or {}
             lt = out.get(t.get("storage"))
@@ -122,6 +132,8 @@ def lifetimes(trace) -> list:
             lt = out.get(sid)
             if lt is not None:
                 lt.saved_by.append((i, e.get("node"), node_names.get(e.get("node"), "?"), e.get("name")))
+                if e.get("phase") != "backward":
+                    packed.setdefault(e.get("node"), []).append((sid, e.get("name")))
         elif k == "release" and e.get("phase") == "backward":
             pending_release[sid] = i
         elif k == "checkpoint_drop" and not e.get("kept"):

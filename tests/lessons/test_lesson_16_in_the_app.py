@@ -38,9 +38,18 @@ def alive_after(events, at):
 
 
 def own_activation_bytes(events, lo, at):
-    """Activation bytes alive after ``at`` per module path of the op that made them (from event ``lo`` on)."""
-    module = {}
+    """Activation bytes alive after ``at`` per module path of the op that made them (from event ``lo`` on):
+    its output, or what its node packed before the op event and no input holds (LayerNorm's mean, rstd)."""
+    module, packed = {}, {}
     for e in events[lo:at + 1]:
+        if e["kind"] == "pack" and e.get("phase") != "backward":
+            packed.setdefault(e.get("node"), []).append(e["storage"])
+        if e["kind"] == "op":
+            node = e.get("node")
+            ins = {t.get("storage") for t in e.get("inputs") or [] if isinstance(t, dict)}
+            for sid in packed.pop(node.get("id") if isinstance(node, dict) else node, ()):
+                if sid not in ins and sid not in module and sid != (e.get("output") or {}).get("storage"):
+                    module[sid] = e.get("module") or ""
         o = e.get("output") if e["kind"] == "op" else None
         if isinstance(o, dict) and o.get("storage") not in module and all(
                 isinstance(t, dict) and t.get("storage") != o["storage"] for t in e.get("inputs") or []):

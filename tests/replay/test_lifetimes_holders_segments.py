@@ -148,3 +148,21 @@ def test_op_events_carry_the_module_path_and_holders_group_by_it():
     assert rows["0"].total == made_in_0 and rows["0"].own < rows["0"].total
     assert rows["0.act"].own == 4 * 8 * 4                     # the first ReLU's output is alive (saved)
     del y, z
+
+
+def test_what_an_op_makes_only_to_keep_for_backward_is_made_by_that_op():
+    """NOTE [ Storage lifetimes ] 5: LayerNorm's mean and rstd are no op's output; layer_norm packed them."""
+    ln = torch.nn.LayerNorm(8)
+    x = torch.randn(4, 8, requires_grad=True)
+    with torch.record() as tr:
+        y = ln(x)
+    packs = {e["storage"]: e["name"] for e in tr.events if e["kind"] == "pack"}
+    out = next(e for e in tr.events if e["kind"] == "op")["output"]["storage"]
+    by_sid = {lt.storage: lt for lt in lifetimes(tr)}
+    kept = [sid for sid, name in packs.items() if name.startswith("result") and sid != out]
+    assert len(kept) == 2
+    for sid in kept:
+        assert by_sid[sid].made_by == f"layer_norm (kept for backward: {packs[sid]})"
+        assert by_sid[sid].bytes == 4 * 4           # one float per row
+    assert by_sid[out].made_by == "layer_norm"
+    del y
