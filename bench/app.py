@@ -134,6 +134,7 @@ async def _open_and_step(path: str, presses: int) -> dict:
                     times.append(time.perf_counter() - t)
                     await pilot.pause()
                 out[label] = statistics.median(times)
+                out[label + " max"] = max(times)
     out["rss_peak"] = _peak_mib()
     return out
 
@@ -228,8 +229,9 @@ def _trace_rows(n: int, presses: int) -> list:
                  "<= 1024", statistics.median(o["rss_open"] for o in later) <= 1024),
              Row(f"{k}: peak resident memory of the first open", first["rss_peak"], "MiB")]
     for label in ("step", "step back", "next node", "next phase", "peak", "end"):
-        rows.append(Row(f"{k}: {label}: new state + every panel redrawn", steps[label] * 1e3, "ms", "<= 16",
-                        steps[label] <= 0.016))
+        rows.append(Row(f"{k}: {label}: new state + every panel redrawn (median)", steps[label] * 1e3, "ms",
+                        "<= 16", steps[label] <= 0.016))
+        rows.append(Row(f"{k}: {label}: the longest of them", steps[label + " max"] * 1e3, "ms"))
     return rows
 
 
@@ -264,9 +266,9 @@ def _follow_rows(steps: int) -> list:
 
 @section("app", "Terminal app: big traces and a followed run", order=70)
 def run(cfg):
-    rows = _trace_rows(20_000 if cfg.quick else 100_000, 10 if cfg.quick else 30)
+    rows = _trace_rows(20_000 if cfg.quick else 100_000, 10 if cfg.quick else 50)
     if os.environ.get("GLASSGRAD_BENCH_1M") and not cfg.quick:
-        rows += _trace_rows(1_000_000, 30)
+        rows += _trace_rows(1_000_000, 50)
     rows += _follow_rows(20 if cfg.quick else 200)
     if not cfg.quick:
         rows += _follow_rows(1000)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from rich.segment import Segment
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -17,7 +17,7 @@ PHASE_MARK = {"forward": "F", "backward": "B", "recompute": "R", "optimizer": "O
 class EventLog(ScrollView, can_focus=True):
     COMPONENT_CLASSES = {"log--row", "log--cursor", "log--future", "log--backward", "log--recompute", "log--mark"}
 
-    index: reactive[int] = reactive(0)
+    index: reactive[int] = reactive(0, repaint=False)   # NOTE [ Redrawing only changed lines ] rule 1
 
     class EventClicked(Message):
         def __init__(self, index: int) -> None:
@@ -34,8 +34,18 @@ class EventLog(ScrollView, can_focus=True):
         self.refresh()
 
     def watch_index(self, old: int, new: int) -> None:
+        """Redraw only the rows from ``old`` to ``new`` (the cursor rows and the rows that crossed from
+        past to future); a scroll redraws the whole panel itself: NOTE [ Redrawing only changed lines ]
+        rule 2 (tui/changed_lines.py)."""
+        top = self.scroll_offset.y
         self._keep_in_view()
-        self.refresh()
+        if self.scroll_offset.y != top:
+            return
+        h = self.size.height
+        a = max(min(old, new) - int(top), 0)
+        b = min(max(old, new) - int(top), h - 1)
+        if b >= a:
+            self.refresh(Region(0, a, self.size.width, b - a + 1))
 
     def on_resize(self) -> None:
         self._keep_in_view(center=True)

@@ -106,9 +106,9 @@ class GraphView(ScrollView, can_focus=True):
         "graph--freed",
     }
 
-    index: reactive[int] = reactive(0)
+    index: reactive[int] = reactive(0, repaint=False)   # NOTE [ Redrawing only changed lines ] rule 1
     selected: reactive[int | str | None] = reactive(None)   # a node id, or a folded group's id
-    current: reactive[int | None] = reactive(None)   # the node the event at the cursor is about
+    current: reactive[int | None] = reactive(None, repaint=False)   # the node the event at the cursor is about
     keep_freed: reactive[bool] = reactive(False)       # f: draw dead nodes greyed, not leave them out
     overview: reactive[bool] = reactive(False)         # v: the whole graph scaled into the panel (graph_overview.py)
     zoom: reactive[int] = reactive(BOXES)              # NOTE [ Graph zoom ] in tui/graph_zoom.py
@@ -136,6 +136,7 @@ class GraphView(ScrollView, can_focus=True):
         self._at = {}            # (col, row) -> box id at WHOLE
         self._tot = {}
         self._pending_look = None
+        self._sigs = None        # (view, box id -> look) drawn last: _refresh_boxes
         self._drag = None
         self._dragged = False
 
@@ -205,7 +206,7 @@ class GraphView(ScrollView, can_focus=True):
     def watch_index(self, old: int, new: int) -> None:
         self._tot = {}
         self._ensure_layout()
-        self.refresh()
+        self._refresh_boxes()
 
     def watch_selected(self) -> None:
         self.refresh()
@@ -216,7 +217,31 @@ class GraphView(ScrollView, can_focus=True):
         self.refresh()
 
     def watch_current(self) -> None:
-        self.refresh()
+        self._refresh_boxes()
+
+    def _refresh_boxes(self) -> None:
+        """Redraw only the rows of the boxes whose look changed since the last call (a step leaves the
+        layout and most boxes as they were); anything else that moved redraws the whole panel:
+        NOTE [ Redrawing only changed lines ] rule 2 (tui/changed_lines.py)."""
+        lay = self._lay
+        view = (self._key, tuple(self.scroll_offset), tuple(self.size), self.selected)
+        if lay is None or self.zoom == WHOLE or self.overview or not lay.rects:
+            self._sigs = None
+            self.refresh()
+            return
+        sigs = {d: (self._style_name(d), self._border(d), self._texts(d)) for d in self.boxes_in_view()}
+        old = self._sigs
+        self._sigs = (view, sigs)
+        if old is None or old[0] != view:
+            self.refresh()
+            return
+        sy, (w, h) = self.scroll_offset.y, self.size
+        for d, sig in sigs.items():
+            if old[1].get(d) != sig:
+                _, by, _, bh = lay.rects[d]
+                a, b = max(0, by - sy), min(h, by - sy + bh)
+                if b > a:
+                    self.refresh(Region(0, a, w, b - a))
 
     def watch_zoom(self) -> None:
         """Lay out at the new level and keep the selected (else current) box in the middle (rule 4)."""

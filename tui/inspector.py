@@ -1,6 +1,7 @@
 """Inspector: what the selected node, or the event at the cursor, is made of."""
 from __future__ import annotations
 
+import functools
 import os
 
 from rich.text import Text
@@ -11,8 +12,16 @@ from replay import values, why_saved
 from replay.model import TraceModel
 from replay.words import event_line, nbytes, shape, where
 
+from .changed_lines import redraw_changed
+
 _STATE_WORDS = {"future": "not created yet", "pending": "in the graph, waiting for backward",
                 "current": "running now", "executed": "executed by backward"}
+
+
+@functools.lru_cache(maxsize=1024)
+def _why(node_name: str, slot: str) -> tuple:
+    """``why_saved.why``, once per (node name, slot): it reads the op's source each time."""
+    return tuple(why_saved.why(node_name, slot))
 
 
 def _tensor(t: dict | None) -> str:
@@ -31,7 +40,7 @@ def _saved(out: Text, model: TraceModel, rec, i: int) -> None:
         flag = " = its output" if s.is_output else ""
         out.append(f"  · {s.name}: {shape(s.shape)} {s.dtype} {nbytes(s.bytes)}"
                    f" (storage {s.storage_at(i)}){flag}\n")
-        for line in why_saved.why(rec.name, s.name):             # NOTE [ Why is this saved ]
+        for line in _why(rec.name, s.name):                      # NOTE [ Why is this saved ]
             out.append(f"    {line}\n", style="dim")
 
 
@@ -130,21 +139,28 @@ def reserved_change(model: TraceModel, i: int) -> str:
 class Inspector(Static):
     """Shows the selected node; with none selected, the event at the cursor (and its node)."""
 
-    index: reactive[int] = reactive(0)
+    index: reactive[int] = reactive(0, repaint=False)   # NOTE [ Redrawing only changed lines ] rule 1
     selected: reactive[int | None] = reactive(None)
 
     def __init__(self, model: TraceModel, **kw) -> None:
         super().__init__("", **kw)
         self.model = model
+        self._shown = Text()
+
+    def render(self) -> Text:
+        return self._shown
 
     def on_mount(self) -> None:
-        self.update(self.content(), layout=False)
+        self._shown = self.content()
+        self.refresh()
 
     def watch_index(self) -> None:
-        self.update(self.content(), layout=False)
+        self._shown = self.content()
+        redraw_changed(self)        # rule 3
 
     def watch_selected(self) -> None:
-        self.update(self.content(), layout=False)
+        self._shown = self.content()
+        self.refresh()
 
     def content(self) -> Text:
         m = self.model

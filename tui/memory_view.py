@@ -12,6 +12,8 @@ from textual.widget import Widget
 from replay.model import TraceModel
 from replay.words import nbytes
 
+from .changed_lines import redraw_changed
+
 EIGHTHS = " ▁▂▃▄▅▆▇█"
 SHORT = {"parameter": "param", "gradient": "grad", "activation": "act", "optimizer": "optim"}
 
@@ -66,6 +68,31 @@ def wrap_items(widths: list, width: int) -> list:
     return lines
 
 
+def _stack(snap, scale: float) -> list:
+    """A column's stack: (cumulative height in eighths of a row, category index) per category with bytes."""
+    parts, acc = [], 0
+    for k, v in enumerate(snap):
+        if v > 0:
+            acc += v
+            parts.append((acc * scale, k))
+    return parts
+
+
+def _cell(parts, lo: float, styles: list) -> tuple:
+    """(character, style) of the cell whose bottom is ``lo`` eighths up a column stacked as ``parts``:
+    the style of the category covering most of it."""
+    ch, st = " ", None
+    if parts and parts[-1][0] > lo:
+        ch = EIGHTHS[max(1, min(8, int(round(parts[-1][0] - lo))))]
+        best, below = -1.0, 0.0
+        for edge, k in parts:
+            cover = min(edge, lo + 8) - max(below, lo)
+            if cover > best:
+                best, st = cover, styles[k]
+            below = edge
+    return ch, st
+
+
 class MemoryView(Widget, can_focus=True):
     """The memory panel: a stacked chart in characters, a legend with the bytes at the cursor.
 
@@ -83,7 +110,7 @@ class MemoryView(Widget, can_focus=True):
         name = f"memory--{cat}"
         return self.get_component_rich_style(name if name in self.COMPONENT_CLASSES else "memory--unknown")
 
-    index: reactive[int] = reactive(0)
+    index: reactive[int] = reactive(0, repaint=False)   # NOTE [ Redrawing only changed lines ] rule 1
     window: reactive[tuple | None] = reactive(None)   # (lo, hi): show only events [lo, hi); None: the whole run
 
     class WindowChosen(Message):
@@ -117,9 +144,11 @@ class MemoryView(Widget, can_focus=True):
         self._peak_key = None
         self._peak = (0, 0)
         self._reserved_shown = None
+        self._runs_key = None
+        self._runs = []
 
     def reload(self) -> None:
-        self._cols_key = None
+        self._cols_key = self._runs_key = None
         self.sync_reserved()
         self.refresh()
 
@@ -128,6 +157,7 @@ class MemoryView(Widget, can_focus=True):
 
     def watch_index(self) -> None:
         self.sync_reserved()
+        redraw_changed(self)        # NOTE [ Redrawing only changed lines ] rule 3
 
     def reserved_text(self) -> str:
         """"reserved 2.00 MiB" at the cursor, or "" when the trace has no reserved figures."""
@@ -168,6 +198,28 @@ class MemoryView(Widget, can_focus=True):
             self._peak_key = key
         return self._peak
 
+    def _chart_runs(self, cols, chart_h, scale, styles, key) -> list:
+        """Per chart row, its runs of equal style ``(start, end, chars, style)`` with every column at its
+        own busiest event: kept while ``key`` (width, window, events, height, scale) and the styles hold,
+        so a step redraws only the cursor column over them."""
+        key = (key, tuple(styles))
+        if key == self._runs_key:
+            return self._runs
+        mem = self.model.memory
+        stacks = [_stack(mem.snaps[ev], scale) for ev, _ in cols]
+        out = []
+        for r in range(chart_h):
+            row_lo = (chart_h - 1 - r) * 8  # this row's bottom, in eighths
+            cells = [_cell(stacks[c], row_lo, styles) if c < len(stacks) else (" ", None) for c in range(key[0][0])]
+            row, start = [], 0  # one run per stretch of equal styles
+            for c in range(1, len(cells) + 1):
+                if c == len(cells) or cells[c][1] is not cells[start][1]:
+                    row.append((start, c, "".join(ch for ch, _ in cells[start:c]), cells[start][1]))
+                    start = c
+            out.append(row)
+        self._runs_key, self._runs = key, out
+        return out
+
     def render(self) -> Text:
         m = self.model
         mem = m.memory
@@ -189,46 +241,27 @@ class MemoryView(Widget, can_focus=True):
         cur_col = column_of(w, i, lo, hi)
         peak_col = column_of(w, peak_i, lo, hi)
         act_col = column_of(w, act_i, lo, hi) if act_b else None
-        # per column: the stack of categories at the shown event, as cumulative heights in eighths of a row
-        scale = chart_h * 8 / top
-        stacks = []
-        for c, (ev, _) in enumerate(cols):
-            snap = mem.snaps[i if c == cur_col else ev]
-            parts, acc = [], 0
-            for k, v in enumerate(snap):
-                if v > 0:
-                    acc += v
-                    parts.append((acc * scale, k))
-            stacks.append(parts)
         styles = [self._cat_style(cat) for cat in mem.categories]
         cursor_line = self.get_component_rich_style("memory--cursor")
         cursor_bg = Style(bgcolor=cursor_line.bgcolor)
+        scale = chart_h * 8 / top
+        runs = self._chart_runs(cols, chart_h, scale, styles, (w, lo, hi, len(m), chart_h, top))
+        cur = _stack(mem.snaps[i], scale) if cur_col is not None else None
         text = Text()
-        for r in range(chart_h):
-            lo = (chart_h - 1 - r) * 8  # this row's bottom, in eighths
-            row_chars, row_styles = [], []
-            for c in range(w):
-                parts = stacks[c] if c < len(stacks) else ()
-                ch, st = " ", None
-                if parts and parts[-1][0] > lo:
-                    ch = EIGHTHS[max(1, min(8, int(round(parts[-1][0] - lo))))]
-                    # the cell takes the color of the category covering most of it
-                    best, below = -1.0, 0.0
-                    for edge, k in parts:
-                        cover = min(edge, lo + 8) - max(below, lo)
-                        if cover > best:
-                            best, st = cover, styles[k]
-                        below = edge
-                if c == cur_col:
-                    st = cursor_line if ch == " " else st + cursor_bg
+        for r, row in enumerate(runs):
+            for a, b, chars, st in row:
+                if cur is not None and a <= cur_col < b:   # the cursor column is drawn each time
+                    ch, cst = _cell(cur, (chart_h - 1 - r) * 8, styles)
+                    cst = cursor_line if ch == " " else cst + cursor_bg
                     ch = "│" if ch == " " else ch
-                row_chars.append(ch)
-                row_styles.append(st)
-            start = 0  # one span per run of equal styles
-            for c in range(1, w + 1):
-                if c == w or row_styles[c] is not row_styles[start]:
-                    text.append("".join(row_chars[start:c]), row_styles[start])
-                    start = c
+                    k = cur_col - a
+                    if k:
+                        text.append(chars[:k], st)
+                    text.append(ch, cst)
+                    if k + 1 < len(chars):
+                        text.append(chars[k + 1:], st)
+                else:
+                    text.append(chars, st)
             text.append("\n")
         # axis line: cursor and peak markers
         axis = ["─"] * w
