@@ -364,10 +364,19 @@ class LazyEvents:
         e = self._cache.get(i)
         if e is None:
             e = self._parse(self._read(i, i + 1), i)
-            if len(self._cache) >= CACHE:
-                self._cache.clear()
-            self._cache[i] = e
+            self._keep(i, e)
+        else:
+            self._hit(i)
         return e
+
+    def _keep(self, i: int, e: dict) -> None:
+        """Cache a parsed event: a saved trace's cache is emptied when full."""
+        if len(self._cache) >= CACHE:
+            self._cache.clear()
+        self._cache[i] = e
+
+    def _hit(self, i: int) -> None:
+        """An event read from the cache (a followed trace keeps its most recent ones)."""
 
     def _parse(self, raw: bytes, i: int) -> dict:
         try:
@@ -541,20 +550,8 @@ class FollowedEvents(LazyEvents):
         while len(c) > FOLLOW_CACHE:
             c.popitem(last=False)
 
-    def __getitem__(self, i):
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(self._n))]
-        if i < 0:
-            i += self._n
-        if not 0 <= i < self._n:
-            raise IndexError("event index out of range")
-        e = self._cache.get(i)
-        if e is None:
-            e = self._parse(self._read(i, i + 1), i)
-            self._keep(i, e)
-        else:
-            self._cache.move_to_end(i)
-        return e
+    def _hit(self, i: int) -> None:
+        self._cache.move_to_end(i)
 
     def hold(self) -> None:
         """Open the file now, so its events stay readable once it is removed (rule 8)."""

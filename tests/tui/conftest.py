@@ -109,3 +109,25 @@ def host_screen(model, title: str = "trace"):
             self.push_screen(TraceScreen(model, title=title))
 
     return Host()
+
+
+def residual_blocks(n: int):
+    """A recorded forward and backward of ``n`` alike residual blocks (x + tanh(Linear(8, 8)(x))):
+    the TraceModel and the index of its ``backward_begin`` event."""
+    import engine as torch
+    from replay.model import TraceModel
+
+    class Block(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = torch.nn.Linear(8, 8)
+
+        def forward(self, x):
+            return x + torch.tanh(self.lin(x))
+
+    torch.manual_seed(0)
+    m = torch.nn.Sequential(*[Block() for _ in range(n)])
+    with torch.record() as tr:
+        m(torch.randn(2, 8)).sum().backward()
+    model = TraceModel.from_trace(tr)
+    return model, next(k for k, e in enumerate(model.events) if e.get("kind") == "backward_begin")

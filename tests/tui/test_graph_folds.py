@@ -1,11 +1,9 @@
 """Module groups folded in the graph panel: one box with the group's totals, lit while backward runs inside it."""
 import pytest
 
-import engine as torch
 from replay.graph import graph_at
-from replay.model import TraceModel
 from replay.words import nbytes
-from tests.tui.conftest import host_screen
+from tests.tui.conftest import host_screen, residual_blocks
 from tui.graph_folds import GROUP, MIN_REPEATS
 from tui.graph_view import GraphView
 from tui.inspector import Inspector
@@ -15,25 +13,11 @@ from viz.module_groups import collapsed_instances, totals
 SIZE = (120, 36)
 
 
-class Block(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.lin = torch.nn.Linear(8, 8)
-
-    def forward(self, x):
-        return x + torch.tanh(self.lin(x))
-
-
 @pytest.fixture(scope="module")
 def blocks():
     """Four alike residual blocks, recorded through backward; ``at``: the last event of forward."""
-    torch.manual_seed(0)
-    m = torch.nn.Sequential(*[Block() for _ in range(4)])
-    with torch.record() as tr:
-        m(torch.randn(2, 8)).sum().backward()
-    model = TraceModel.from_trace(tr)
-    at = next(k for k, e in enumerate(model.events) if e.get("kind") == "backward_begin") - 1
-    return model, at
+    model, begin = residual_blocks(4)
+    return model, begin - 1
 
 
 def _members(model, i, inst):

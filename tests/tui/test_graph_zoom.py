@@ -3,7 +3,7 @@ import pytest
 
 import engine as torch
 from replay.model import TraceModel
-from tests.tui.conftest import host_screen
+from tests.tui.conftest import host_screen, residual_blocks
 from tui.graph_layout import COMPACT, FULL, layout, to_text
 from tui.graph_view import GraphView
 from tui.graph_zoom import BOXES, NAMES, PAN_X, WHOLE, cells, fit, fit_name, short_name
@@ -11,25 +11,10 @@ from tui.graph_zoom import BOXES, NAMES, PAN_X, WHOLE, cells, fit, fit_name, sho
 SIZE = (120, 36)
 
 
-class Block(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.lin = torch.nn.Linear(8, 8)
-
-    def forward(self, x):
-        return x + torch.tanh(self.lin(x))
-
-
 @pytest.fixture(scope="module")
 def deep():
     """17 residual blocks: a graph of 103 nodes (per block T, Addmm, Tanh, Add and two AccumulateGrad)."""
-    torch.manual_seed(0)
-    m = torch.nn.Sequential(*[Block() for _ in range(17)])
-    with torch.record() as tr:
-        m(torch.randn(2, 8)).sum().backward()
-    model = TraceModel.from_trace(tr)
-    at = next(k for k, e in enumerate(model.events) if e.get("kind") == "backward_begin")
-    return model, at
+    return residual_blocks(17)
 
 
 def _text(g) -> list:
