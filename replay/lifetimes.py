@@ -22,8 +22,9 @@ NOTE [ Storage lifetimes ]
    A storage allocated in backward without an op event of its own is made by the node
    executing then ("MulBackward0 (backward)"); an "optimizer" allocation by the optimizer
    named in the next ``optimizer_step`` ("Adam state (step 1)"); a storage that is no op's
-   output but that an op's node packed before its op event (LayerNorm's mean and rstd) by
-   that op ("layer_norm (kept for backward: result1)").
+   output, allocated (not as "input" data) after the previous op event and packed by an op's
+   node before its op event (LayerNorm's mean and rstd), by that op ("layer_norm (kept for
+   backward: result1)").
 6. ``bands`` keeps the ``n`` largest storages alive in a window (by bytes, then by how long
    they live in it) and sums the rest into one band, as PyTorch's memory viewer does with
    its detail slider.
@@ -88,6 +89,7 @@ def lifetimes(trace) -> list:
     executing = None
     optimizer_state: list = []                      # optimizer allocations waiting for their step's event
     packed: dict = {}                               # node -> [(storage, saved name)] packed before its op event
+    last_op = -1                                    # the previous op event's index
     for i, e in enumerate(events):
         k = e.get("kind")
         sid = e.get("storage")
@@ -120,9 +122,11 @@ def lifetimes(trace) -> list:
             nid = node.get("id") if isinstance(node, dict) else node
             for psid, name in packed.pop(nid, ()):       # rule 5: what the op made only to keep
                 lt = out.get(psid)
-                if lt is not None and lt.made_by is None and not lt.before_recording and lt.start <= i:
+                if (lt is not None and lt.made_by is None and not lt.before_recording and last_op < lt.start <= i
+                        and lt.category != "input"):
                     lt.made_by, lt.made_at = f"{e.get('op')} (kept for backward: {name})", i
                     lt.where, lt.module = where(e.get("file"), e.get("line")), e.get("module")
+            last_op = i
         elif k == "leaf":
             t = e.get("tensor") or {}
             lt = out.get(t.get("storage"))

@@ -153,8 +153,8 @@ def test_op_events_carry_the_module_path_and_holders_group_by_it():
 def test_what_an_op_makes_only_to_keep_for_backward_is_made_by_that_op():
     """NOTE [ Storage lifetimes ] 5: LayerNorm's mean and rstd are no op's output; layer_norm packed them."""
     ln = torch.nn.LayerNorm(8)
-    x = torch.randn(4, 8, requires_grad=True)
     with torch.record() as tr:
+        x = torch.randn(4, 8, requires_grad=True)    # data made inside the trace: not layer_norm's
         y = ln(x)
     packs = {e["storage"]: e["name"] for e in tr.events if e["kind"] == "pack"}
     out = next(e for e in tr.events if e["kind"] == "op")["output"]["storage"]
@@ -165,4 +165,5 @@ def test_what_an_op_makes_only_to_keep_for_backward_is_made_by_that_op():
         assert by_sid[sid].made_by == f"layer_norm (kept for backward: {packs[sid]})"
         assert by_sid[sid].bytes == 4 * 4           # one float per row
     assert by_sid[out].made_by == "layer_norm"
+    assert by_sid[x._storage.id].made_by is None
     del y
