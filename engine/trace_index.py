@@ -34,6 +34,10 @@ NOTE [ Trace index ]
    folded in are put there as they arrive (a followed screen shows the newest event).
 8. A followed file may be removed once read (the run finished and wrote its trace): its
    events stay readable from the descriptor ``hold`` opened.
+9. Building can hand each piece's events on as they are checked (``pieces``): a first open
+   shows the start of a big trace while the rest is still being read (NOTE [ A first open ]
+   in tui/first_open.py). What is handed on passed every check of the lines before it; a
+   problem later in the file still fails the build.
 """
 from __future__ import annotations
 
@@ -101,15 +105,8 @@ def sidecar_paths(path) -> list:
 
 # ---------------------------------------------------------------------- building (rule 1)
 
-def build(f, name: str, size: int, progress=None) -> TraceIndex:
-    """Read and check the whole trace in ``f`` (a binary file at its start) and index it;
-    ``progress(bytes_read, size)`` is called after each piece."""
-    where = safe_text(name)
-
-    def fail(line, msg):
-        raise _trace.TraceFormatError(f"{where}: line {line}: {msg}")
-
-    first = f.readline()
+def read_header(first: bytes, where: str, fail) -> tuple:
+    """(text, meta, created) of a trace's first line, checked (NOTE [ Trace validation ] rule 2)."""
     if not first:
         raise _trace.TraceFormatError(f"{where}: empty file (no header line)")
     try:
@@ -117,7 +114,20 @@ def build(f, name: str, size: int, progress=None) -> TraceIndex:
     except UnicodeDecodeError:
         fail(1, "not UTF-8 text")
     complete = head.endswith("\n")          # a header without a newline is the file's only line
-    meta, created = _trace._read_header(head[:-1] if complete else head, not complete, fail)
+    return (head, *_trace._read_header(head[:-1] if complete else head, not complete, fail))
+
+
+def build(f, name: str, size: int, progress=None, pieces=None) -> TraceIndex:
+    """Read and check the whole trace in ``f`` (a binary file at its start) and index it;
+    ``progress(bytes_read, size)`` is called after each piece, and ``pieces(lines)`` with the
+    events of each piece once they are checked, as :class:`Lines` (rule 9)."""
+    where = safe_text(name)
+
+    def fail(line, msg):
+        raise _trace.TraceFormatError(f"{where}: line {line}: {msg}")
+
+    first = f.readline()
+    head, meta, created = read_header(first, where, fail)
     cols = {c: array("q") for c in COLUMNS}          # 8 bytes an entry while the file is read
     offsets = cols["offsets"]
     offsets.append(len(first))
@@ -131,7 +141,8 @@ def build(f, name: str, size: int, progress=None) -> TraceIndex:
         lines = f.readlines(PIECE)
         if not lines:
             break
-        offsets.extend(accumulate((len(s) for s in lines), initial=offsets[-1]))
+        start = offsets[-1]
+        offsets.extend(accumulate((len(s) for s in lines), initial=start))
         del offsets[-len(lines) - 1]
         data = b"".join(lines)
         try:
@@ -149,9 +160,15 @@ def build(f, name: str, size: int, progress=None) -> TraceIndex:
         if not ends and not body[-1].rstrip().endswith("}"):
             fail(n + len(body) + 1, "truncated: the last line is incomplete")
         _schema.validate(events, warnings, fail, state, n)
-        plain = plain and plain_json(text)
+        piece_plain = plain_json(text)
+        plain = plain and piece_plain
         _columns(events, cols, kinds, devices)
         n += len(events)
+        if pieces is not None:
+            out = Lines(events, start)
+            out.ends = offsets[-len(lines):].tolist()
+            out.plain = piece_plain
+            pieces(out)
         if progress is not None:
             progress(offsets[-1], size)
     header = {"meta": meta, "created": created, "warnings": [list(w) for w in warnings],
@@ -297,9 +314,9 @@ def looks_like_npz(path: str) -> bool:
         return False
 
 
-def index_of(path, cache: bool = True, progress=None) -> tuple:
+def index_of(path, cache: bool = True, progress=None, pieces=None) -> tuple:
     """(TraceIndex, notes) for the trace at ``path``: read from a sidecar that names it, else built
-    (and saved, when ``cache``)."""
+    (and saved, when ``cache``; ``pieces`` as in :func:`build`)."""
     name = str(path)
     notes: list = []
     try:
@@ -317,7 +334,7 @@ def index_of(path, cache: bool = True, progress=None) -> tuple:
                         if "another version" not in str(why):
                             notes.append(safe_text(f"the index {p} was rebuilt: {why}"))
             f.seek(0)
-            idx = build(f, name, st.st_size, progress)
+            idx = build(f, name, st.st_size, progress, pieces)
     except OSError as e:
         raise _trace.TraceFormatError(f"{safe_text(name)}: cannot read trace: {e.strerror or e}") from None
     idx.header["mark"] = mark
@@ -429,10 +446,10 @@ class LazyEvents:
         self.close()
 
 
-def open_trace(cls, path, cache: bool = True, progress=None):
+def open_trace(cls, path, cache: bool = True, progress=None, pieces=None):
     """A ``cls`` (a Trace) whose events are read from the file as asked for, through its index
     (NOTE [ Trace index ])."""
-    idx, notes = index_of(path, cache, progress)
+    idx, notes = index_of(path, cache, progress, pieces)
     h = idx.header
     tr = cls(meta=h["meta"], created=h["created"])
     tr.events = LazyEvents(path, idx)
@@ -446,13 +463,15 @@ def open_trace(cls, path, cache: bool = True, progress=None):
 # ---------------------------------------------------------------------- a trace still being written (rules 6-8)
 
 class Lines(list):
-    """Events parsed from complete lines (rule 6): ``start`` is the first line's byte offset and
-    ``ends[k]`` the offset just past line k."""
+    """Events parsed from complete lines (rule 6): ``start`` is the first line's byte offset,
+    ``ends[k]`` the offset just past line k, and ``plain`` whether their text is known to be
+    plain (NOTE [ Text from a trace ] rule 5; a build knows, a tail does not)."""
 
-    def __init__(self, events=(), start: int = 0, ends=()):
+    def __init__(self, events=(), start: int = 0, ends=(), plain: bool = False):
         super().__init__(events)
         self.start = start
         self.ends = list(ends)
+        self.plain = plain
 
 
 class LineTail:

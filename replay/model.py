@@ -60,6 +60,10 @@ NOTE [ One trace model ]
    engine/trace_text.py), so ``events``, nodes, slots and marks hold only safe text. An
    event that needed no change is kept as the same object; ``from_trace`` skips the
    events ``Trace.load`` found plain (``trace.plain_events``, trace_text rule 5).
+12. Graphs built when n events were folded in answer ``view(i)`` for i < n after more
+   arrive, as graphs built again would (what rule 8 compares with such an i is at or before
+   i, or else past it either way), unless a later edge joins two graphs built apart:
+   ``_union`` drops them then. ``graphs()`` always builds them again.
 """
 from __future__ import annotations
 
@@ -101,6 +105,7 @@ class TraceModel:
         self._outputs: dict = {}          # storage -> ids of nodes whose output it holds (rule 7)
         self._parent: dict = {}           # union-find over graph nodes (rule 6)
         self._graphs = None
+        self._graphs_n = self._graph_roots = None   # rule 12: events folded in, roots, when graphs were built
         self._firsts: list = []
         self._views: dict = {}
         self._storage_idx = None
@@ -121,11 +126,12 @@ class TraceModel:
         return cls(list(trace.events), getattr(trace, "meta", None), getattr(trace, "plain_events", 0))
 
     @classmethod
-    def followed(cls, path) -> TraceModel:
-        """An empty model of the trace a running script is writing at ``path`` (NOTE [ A followed run ])."""
+    def followed(cls, path, meta=None) -> TraceModel:
+        """An empty model of the trace a running script is writing at ``path`` (NOTE [ A followed run ]),
+        whose header's ``meta`` is known or not yet."""
         from .index import follow
 
-        m = cls()
+        m = cls(None, meta)
         follow(m, path)
         return m
 
@@ -176,7 +182,11 @@ class TraceModel:
             if handler is not None:
                 handler(self, i, e)
         self._phase = phase
-        self._graphs, self._views, self._storage_idx = None, {}, None
+        if self._graphs is None:
+            self._graphs_n = None
+        elif self._graphs_n is None:
+            self._graphs_n = start        # rule 12: they still answer views before ``start``
+        self._views, self._storage_idx = {}, None
 
     def _on_mark(self, i, e):
         self.marks.append((i, e))
@@ -359,13 +369,19 @@ class TraceModel:
         ra, rb = self._find(a), self._find(b)
         if ra != rb:
             self._parent[max(ra, rb)] = min(ra, rb)
+            built = self._graph_roots
+            if built is not None and (ra in built or rb in built):      # rule 12
+                if ra in built and rb in built:
+                    self._graphs = self._graph_roots = None      # two graphs built apart are one
+                else:
+                    built.add(min(ra, rb))
 
     # ------------------------------------------------------------------ graphs (rules 6-8)
 
     def graphs(self) -> list:
         """Every graph of the trace, by start (rules 6-7); ``hide`` is where a newer graph replaces it."""
-        if self._graphs is None:
-            self._graphs = self._build_graphs()
+        if self._graphs is None or self._graphs_n is not None:
+            self._graphs, self._graphs_n = self._build_graphs(), None
         return self._graphs
 
     def _build_graphs(self) -> list:
@@ -381,6 +397,7 @@ class TraceModel:
                     spent[r] = min(spent.get(r, end), end)
         named = set()
         out = []
+        self._graph_roots = set(members)          # rule 12
         for root, ms in members.items():
             joins = {m.id: m.created for m in ms}
             for m in ms:
@@ -426,7 +443,9 @@ class TraceModel:
         v = self._views.get((i, keep_freed))
         if v is not None:
             return v
-        gs = self.graphs()
+        gs = self._graphs
+        if gs is None or (self._graphs_n is not None and i >= self._graphs_n):     # rule 12
+            gs = self.graphs()
         k = bisect.bisect_right(self._firsts, i)
         shown = [g for g in gs[:k] if (g.hide_kept if keep_freed else g.hide) > i]
         ids, since = set(), {}

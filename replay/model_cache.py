@@ -111,12 +111,20 @@ def _arrays(model) -> tuple:
     arrays["depth"] = np.asarray(model._depth, dtype=np.int64).reshape(len(model._depth), 2)
     arrays["marks"] = np.asarray([i for i, _ in model.marks], dtype=np.int64)
     mem = model.memory
-    arrays["m_snaps"], arrays["m_total"], arrays["m_reserved"] = mem.snaps.a, mem.total.a, mem.reserved.a
+    arrays["m_snaps"], arrays["m_total"], arrays["m_reserved"] = (_array(mem.snaps), _array(mem.total),
+                                                                  _array(mem.reserved))
     regions = [[r.id, r.nodes, [list(x) for x in r.recompute], [list(x) for x in r.drops],
                 [list(k) if isinstance(k, tuple) else k for k in r._keys]] for r in model.regions().values()]
     header = {"version": VERSION, "mark": model.index.header["mark"], "events": len(model.index), "names": names,
               "roots": [[i, r] for i, r in model._roots], "regions": regions, "has_reserved": mem.has_reserved}
     return arrays, np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8)
+
+
+def _array(column):
+    """A replay column as an int64 array: an index's column holds one (``.a``), a fold's is a list
+    or an ``array('q')`` (a followed run's, NOTE [ A followed run ])."""
+    a = getattr(column, "a", None)
+    return a if a is not None else np.asarray(column, dtype=np.int64)
 
 
 class BadModel(Exception):

@@ -6,6 +6,7 @@ import os
 import subprocess
 import tempfile
 import threading
+import time
 from collections import deque
 
 from textual.app import App
@@ -44,7 +45,9 @@ class GlassgradApp(App):
         self.lessons_list = lessons
         self._pending: deque = deque()
         self._proc = None
+        self._saved = None                  # the run's saved trace, opened through its index
         self._closed = False
+        self.first_open = None              # a big trace being read (NOTE [ A first open ] in tui/first_open.py)
 
     def on_mount(self) -> None:
         if self.start == "home":
@@ -60,6 +63,8 @@ class GlassgradApp(App):
                 self._push_lesson(self.lesson_run)
             else:
                 self.open_lesson(self.lesson_key)
+        elif self.start == "first_open":
+            self.open_trace(self.trace, self.trace_title)
         elif self.start == "trace":
             with paused_gc():
                 model = TraceModel.from_trace(self.trace)
@@ -82,9 +87,19 @@ class GlassgradApp(App):
         self.push_screen(TraceScreen(TraceModel.from_trace(lr.trace), title=f"Lesson {L.number} · {L.title}",
                                      lesson_run=lr))
 
-    def open_trace(self, path: str) -> None:
+    def open_trace(self, path: str, title: str | None = None) -> None:
         from engine.trace import Trace
 
+        from . import first_open
+
+        if first_open.wanted(path):          # NOTE [ A first open ]
+            try:
+                self.first_open = first_open.FirstOpen(self, path, title)
+            except Exception as exc:  # noqa: BLE001 - a file that cannot be read: say why, stay
+                self.notify(f"Cannot open {path}: {exc}", severity="error")
+                return
+            self.first_open.start()
+            return
         try:
             with paused_gc():
                 tr = Trace.open(path)      # through its index (NOTE [ Trace index ])
@@ -109,14 +124,12 @@ class GlassgradApp(App):
         self._proc = subprocess.Popen(argv, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                       cwd=os.getcwd(), env=env)
         threading.Thread(target=self._tail, args=(part,), daemon=True).start()
-        self._drain_timer = self.set_interval(0.1, self._drain)
+        self._drain_timer = self.set_interval(0.05, self._drain)
 
     def _tail(self, part: str) -> None:
         """Reader thread: follow the worker's streaming file and queue the events of its complete
         lines with their offsets (NOTE [ A followed run ] in replay/index.py); at the end, the saved
         trace opened through its index (or None), then None."""
-        import time
-
         from engine.trace import Trace
 
         tail = LineTail(part, piece=FOLLOW_PIECE)
@@ -152,26 +165,30 @@ class GlassgradApp(App):
             self.screen_run.add_output(text)
 
     def _drain(self) -> None:
+        """Fold in what the reader queued, a chunk at a time for at most FOLD_BUDGET seconds, so keys
+        are answered while a fast run streams (NOTE [ A first open ] rule 1 in tui/first_open.py)."""
+        from .first_open import FOLD_BUDGET, fold_head
+
         self._read_output()
-        batch = None
-        finished = False
-        saved = None
-        while self._pending:
-            lines = self._pending.popleft()
-            if lines is None:
-                finished = True
-                break
-            if type(lines) is tuple:
-                saved = lines[1]
-            elif batch is None:
-                batch = lines
-            else:
-                batch.extend(lines)
-                batch.ends.extend(lines.ends)
-        if batch:
-            self.screen_run.add_events(batch)
-        if finished:
-            self._finish_run(saved)
+        s = self.screen_run
+        at_end = s.index >= len(s.model) - 1
+        t0 = time.perf_counter()
+        grew = False
+        while self._pending and time.perf_counter() - t0 < FOLD_BUDGET:
+            head = self._pending[0]
+            if head is None:
+                self._pending.popleft()
+                if grew:
+                    s.grew(at_end)
+                self._finish_run(self._saved)
+                return
+            if type(head) is tuple:
+                self._saved = self._pending.popleft()[1]
+                continue
+            fold_head(s.model, self._pending)
+            grew = True
+        if grew:
+            s.grew(at_end)
 
     def _finish_run(self, saved=None) -> None:
         rc = self._proc.returncode
@@ -215,6 +232,8 @@ class GlassgradApp(App):
 
     def on_unmount(self) -> None:
         self._closed = True
+        if self.first_open is not None:
+            self.first_open.stop()
         if self._proc is not None and self._proc.poll() is None:
             self._proc.terminate()
 

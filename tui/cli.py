@@ -248,6 +248,23 @@ class _Progress:
                   f"later opens read the index: {pct}%", end=end, file=sys.stderr, flush=True)
 
 
+def _first_open(path: str) -> int:
+    from engine.trace import TraceFormatError, safe_text
+    from engine.trace_head import read_head
+
+    from . import recent
+    from .app import GlassgradApp
+
+    try:
+        read_head(path)
+    except TraceFormatError as exc:
+        print(safe_text(f"glassgrad: {exc}"), file=sys.stderr)
+        return 2
+    recent.remember(path)
+    GlassgradApp("first_open", trace=path, title=os.path.basename(path)).run()
+    return 0
+
+
 def summary(trace, name: str) -> str:
     from replay.model import TraceModel
     from replay.words import nbytes
@@ -272,6 +289,12 @@ def summary(trace, name: str) -> str:
 
 def cmd_view(path: str, text: bool) -> int:
     from .gcpause import paused_gc
+
+    if not text and os.path.isfile(path):
+        from . import first_open
+
+        if first_open.wanted(path):       # a big trace's first open: the app reads it (NOTE [ A first open ])
+            return _first_open(path)
 
     with paused_gc(freeze=not text):   # NOTE [ GC while loading ]
         tr = _load(path, index=not text)   # the app reads a big trace through its index

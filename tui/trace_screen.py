@@ -564,12 +564,21 @@ class TraceScreen(Screen):
         """More events arrived (``glassgrad run``): fold them in and follow the newest one."""
         at_end = self.index >= len(self.model) - 1
         self.model.extend(events)
-        for sel in ("#graph", "#memory", "#log"):
-            self.query_one(sel).reload()
+        self.grew(at_end)
+
+    def grew(self, at_end: bool) -> None:
+        """Events were folded into the model: the panels read it again, and the cursor follows the
+        newest event when it was ``at_end`` of a followed run."""
+        self.reload_panels()
         if self.follow and at_end:
             self.index = len(self.model) - 1
         else:
             self.query_one("#status", Static).update(self._status(), layout=False)
+
+    def reload_panels(self) -> None:
+        """The model grew: the panels that draw the whole trace read it again."""
+        for sel in ("#graph", "#memory", "#log"):
+            self.query_one(sel).reload()
 
     def set_title(self, text: str, finished: bool = False) -> None:
         self.title_text = text
