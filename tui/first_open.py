@@ -162,6 +162,7 @@ class FirstOpen:
         s.reload_panels()
         if first:
             s._push_index()           # the panels learn that event 0 exists
+            s.query_one("#inspector").watch_index()     # its index was 0 already: describe event 0 now
         if not self.done:
             s.set_title(self._title(self._read_bytes))
         self._next_show = t0 + max(SHOW_EVERY, 4 * (time.perf_counter() - t0))

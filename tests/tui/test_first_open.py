@@ -67,6 +67,8 @@ async def test_the_start_shows_while_the_rest_is_read_then_the_model_settles_on_
         total = len(Trace.load(p).events)
         assert 0 < len(opening.model) < total and not opening.done
         assert s.title_text.startswith("t.jsonl (first open: read ") and s.index == 0
+        shown = s.query_one("#inspector")._shown.plain
+        assert shown.startswith("event #0 ") and "Nothing recorded" not in shown
         assert not (tmp_path / "t.jsonl.ggidx.npz").exists()
         await pilot.press("right")                  # the learner can step while the rest is read
         assert s.index == 1 and s.query_one("#inspector").index == 1
