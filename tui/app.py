@@ -31,9 +31,10 @@ class GlassgradApp(App):
 
     def __init__(self, start: str = "home", *, lesson=None, lesson_run=None, trace=None, title: str | None = None,
                  script: str | None = None, out: str | None = None, recent: list | None = None,
-                 lessons: list | None = None, first_screen=None) -> None:
+                 lessons: list | None = None, first_screen=None, freeze: bool = False) -> None:
         super().__init__()
         self.first_screen = first_screen    # start="screen": a screen of its own (glassgrad plan, glassgrad diff)
+        self.freeze = freeze                # freeze what a first open loaded out of later collections (tui/gcpause.py)
         self.start = start
         self.lesson_key = lesson
         self.lesson_run = lesson_run
@@ -94,7 +95,7 @@ class GlassgradApp(App):
 
         if first_open.wanted(path):          # NOTE [ A first open ]
             try:
-                self.first_open = first_open.FirstOpen(self, path, title)
+                self.first_open = first_open.FirstOpen(self, path, title, freeze=self.freeze)
             except Exception as exc:  # noqa: BLE001 - a file that cannot be read: say why, stay
                 self.notify(f"Cannot open {path}: {exc}", severity="error")
                 return

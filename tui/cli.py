@@ -161,7 +161,7 @@ def cmd_home() -> int:
     if interactive():
         from .app import GlassgradApp
 
-        GlassgradApp("home").run()
+        GlassgradApp("home", freeze=True).run()
         return 0
     cmd_lessons()
     print("\nNo terminal here, so the app does not start; lesson 1 as text:\n")
@@ -261,7 +261,7 @@ def _first_open(path: str) -> int:
         print(safe_text(f"glassgrad: {exc}"), file=sys.stderr)
         return 2
     recent.remember(path)
-    GlassgradApp("first_open", trace=path, title=os.path.basename(path)).run()
+    GlassgradApp("first_open", trace=path, title=os.path.basename(path), freeze=True).run()
     return 0
 
 

@@ -23,9 +23,14 @@ NOTE [ A first open ]
    error is shown, the title says only the first N events are shown, and those stay
    browsable (each passed its checks). Nothing is saved beside the trace.
 6. Leaving the screen or the app stops the reader at its next piece.
+7. The cyclic garbage collector is off while the file is read (NOTE [ GC while loading ] in
+   tui/gcpause.py): a full collection over a model of a million events stalls a key for
+   hundreds of milliseconds. When the reading ends it is on again, the model frozen out of
+   later collections first when the app asks (``freeze``, as `glassgrad view` does).
 """
 from __future__ import annotations
 
+import gc
 import os
 import threading
 import time
@@ -78,8 +83,8 @@ class FirstOpen:
     """One first open: its screen, its reader thread, and the app's timer that folds pieces in.
     TraceFormatError at once when the file's header is not a trace's."""
 
-    def __init__(self, app, path: str, title: str | None = None):
-        self.app, self.path = app, path
+    def __init__(self, app, path: str, title: str | None = None, freeze: bool = False):
+        self.app, self.path, self.freeze = app, path, freeze
         self.name = title or os.path.basename(path)
         self.size = os.path.getsize(path)
         meta, _ = read_head(path)
@@ -94,6 +99,7 @@ class FirstOpen:
         self._timer = None
         self._shown = None                # when the panels last caught up (rule 3)
         self._next_show = 0.0
+        self._gc = None                   # rule 7: whether the collector was on before
 
     def _title(self, done: int) -> str:
         return f"{self.name} (first open: read {100 * done // max(1, self.size)}%)"
@@ -101,12 +107,25 @@ class FirstOpen:
     # ------------------------------------------------------------ the reader thread (rules 1-2)
 
     def start(self) -> None:
+        self._gc = gc.isenabled()
+        gc.disable()
         self.app.push_screen(self.screen)
         threading.Thread(target=self._read, daemon=True).start()
         self._timer = self.app.set_interval(TICK, self._tick)
 
     def stop(self) -> None:
         self._stop = True
+        self._gc_back()
+
+    def _gc_back(self) -> None:
+        """Rule 7."""
+        if self._gc is None:
+            return
+        if self.freeze:
+            gc.freeze()
+        if self._gc:
+            gc.enable()
+        self._gc = None
 
     def _piece(self, lines) -> None:
         while len(self._pending) >= QUEUE:
@@ -170,6 +189,7 @@ class FirstOpen:
     def _finish(self, what: str, value) -> None:
         self.done = True
         self._timer.stop()
+        self._gc_back()
         s = self.screen
         if what == "trace":
             self.trace = value

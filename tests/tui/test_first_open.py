@@ -1,4 +1,5 @@
 """A big trace's first open shows its start at once and folds the rest in as it is read (NOTE [ A first open ])."""
+import gc
 import threading
 
 import pytest
@@ -66,6 +67,7 @@ async def test_the_start_shows_while_the_rest_is_read_then_the_model_settles_on_
                      "the first pieces folded in")
         total = len(Trace.load(p).events)
         assert 0 < len(opening.model) < total and not opening.done
+        assert not gc.isenabled()                   # no full collection stalls a key while reading (rule 7)
         assert s.title_text.startswith("t.jsonl (first open: read ") and s.index == 0
         shown = s.query_one("#inspector")._shown.plain
         assert shown.startswith("event #0 ") and "Nothing recorded" not in shown
@@ -75,7 +77,7 @@ async def test_the_start_shows_while_the_rest_is_read_then_the_model_settles_on_
         gate.set()
         await _until(pilot, lambda: opening.done, "the whole file read")
         m = opening.model
-        assert s.title_text == "t.jsonl" and s.index == 1 and opening.error is None
+        assert s.title_text == "t.jsonl" and s.index == 1 and opening.error is None and gc.isenabled()
         assert m.index is not None and len(m) == total          # settled on the index (rule 4)
         same_answers(m, TraceModel.from_trace(Trace.load(p)))
     assert th.has_index(p) and not fo.wanted(str(p))
@@ -111,7 +113,7 @@ async def test_leaving_the_app_stops_the_reader(recorded, tmp_path):
     async with app.run_test(size=(120, 36)) as pilot:
         opening = app.first_open
         await _until(pilot, lambda: len(opening.model) > 0, "a first piece")
-    assert opening._stop
+    assert opening._stop and gc.isenabled()
 
 
 def test_view_refuses_a_file_that_is_not_a_trace_before_starting_the_app(tmp_path, capsys):
