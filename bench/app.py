@@ -191,7 +191,7 @@ async def _follow(script: str, trace_out: str) -> dict:
     """Run ``script`` as `glassgrad run` does and sample this (the app's) process while it follows."""
     from tui.app import GlassgradApp
 
-    app = GlassgradApp("run", script=script, out=trace_out)
+    app = GlassgradApp("run", script=script, out=trace_out, freeze=True)     # as `glassgrad run` starts it
     drains = []          # seconds the app spends folding in each batch: a key pressed then waits this long
     drain = app._drain
     folding = []         # (events folded in, resident MiB) as each batch begins: before the saved trace opens

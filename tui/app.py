@@ -1,6 +1,7 @@
 """GlassgradApp: the Textual application (home screen, lessons, traces, live runs)."""
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
@@ -47,6 +48,7 @@ class GlassgradApp(App):
         self._pending: deque = deque()
         self._proc = None
         self._saved = None                  # the run's saved trace, opened through its index
+        self._shown_len, self._next_show = 0, 0.0    # events the panels last showed, and when next
         self._closed = False
         self.first_open = None              # a big trace being read (NOTE [ A first open ] in tui/first_open.py)
 
@@ -167,19 +169,20 @@ class GlassgradApp(App):
 
     def _drain(self) -> None:
         """Fold in what the reader queued, a chunk at a time for at most FOLD_BUDGET seconds, so keys
-        are answered while a fast run streams (NOTE [ A first open ] rule 1 in tui/first_open.py)."""
-        from .first_open import FOLD_BUDGET, fold_head
+        are answered while a fast run streams, and let the panels catch up at most every SHOW_EVERY
+        seconds (NOTE [ A first open ] rules 1 and 3 in tui/first_open.py)."""
+        from .first_open import FOLD_BUDGET, SHOW_EVERY, fold_head
 
         self._read_output()
         s = self.screen_run
-        at_end = s.index >= len(s.model) - 1
+        at_end = s.index >= self._shown_len - 1       # on the newest event the learner has seen
         t0 = time.perf_counter()
         grew = False
         while self._pending and time.perf_counter() - t0 < FOLD_BUDGET:
             head = self._pending[0]
             if head is None:
                 self._pending.popleft()
-                if grew:
+                if grew or self._shown_len != len(s.model):
                     s.grew(at_end)
                 self._finish_run(self._saved)
                 return
@@ -189,7 +192,12 @@ class GlassgradApp(App):
             fold_head(s.model, self._pending)
             grew = True
         if grew:
-            s.grew(at_end)
+            if self.freeze:         # what is folded in lives as long as the app (NOTE [ GC while loading ] 3)
+                gc.freeze()
+            if t0 >= self._next_show:        # the panels catch up as a first open's do (rule 3 there)
+                s.grew(at_end)
+                self._shown_len = len(s.model)
+                self._next_show = t0 + max(SHOW_EVERY, 4 * (time.perf_counter() - t0))
 
     def _finish_run(self, saved=None) -> None:
         rc = self._proc.returncode

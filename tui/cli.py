@@ -98,9 +98,17 @@ def _main(argv=None) -> int:
     if a.command == "lesson":
         return cmd_lesson(a.name, a.text or not interactive(), a.out)
     if a.command == "run":
-        if a.full_traceback:
-            os.environ["GLASSGRAD_FULL_TRACEBACK"] = "1"
-        return cmd_run(a.script, a.out, a.text or not interactive())
+        if not a.full_traceback:
+            return cmd_run(a.script, a.out, a.text or not interactive())
+        was = os.environ.get("GLASSGRAD_FULL_TRACEBACK")
+        os.environ["GLASSGRAD_FULL_TRACEBACK"] = "1"      # the worker inherits it
+        try:
+            return cmd_run(a.script, a.out, a.text or not interactive())
+        finally:            # a caller's later runs are as it set them (main() is called by tests too)
+            if was is None:
+                del os.environ["GLASSGRAD_FULL_TRACEBACK"]
+            else:
+                os.environ["GLASSGRAD_FULL_TRACEBACK"] = was
     if a.command == "view":
         return cmd_view(a.trace, a.text or not interactive())
     if a.command == "diff":
@@ -330,7 +338,7 @@ def cmd_run(script: str, out: str | None, text: bool) -> int:
     if not text:
         from .app import GlassgradApp
 
-        app = GlassgradApp("run", script=script, out=out)
+        app = GlassgradApp("run", script=script, out=out, freeze=True)
         app.run()
         if out:
             print(f"trace saved to {out}")

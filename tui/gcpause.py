@@ -9,6 +9,9 @@ NOTE [ GC while loading ]
    is kept on the trace, ``trace.model``), so a million-event model is never
    scanned by a collection. Tests never freeze: a frozen cycle would never be
    collected in their process.
+3. A model that grows while the app runs is kept out the same way: a first open turns
+   the collector off until the file is read (NOTE [ A first open ] rule 7), and
+   `glassgrad run` freezes what it folded in after each batch it follows.
 """
 from __future__ import annotations
 
