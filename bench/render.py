@@ -62,7 +62,7 @@ def run(cfg):
                             goal))
             t = _timed(lambda: graph_picture(tr).render(out))
             rows.append(Row("trace -> svg, repeated blocks collapsed", t, "s"))
-        chain = _shared_chain(667 if not cfg.quick else 100)        # 3 nodes a step: about 2,000 nodes
+        chain = _shared_chain(667 if not cfg.quick else 30)         # 3 nodes a step: about 2,000 nodes (quick: 90)
         n_chain = graph_picture(chain).state.counts()["nodes"]
         for ext in ("svg", "png"):
             out = os.path.join(d, f"chain.{ext}")

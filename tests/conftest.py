@@ -42,3 +42,32 @@ def _engine_defaults():
     yield
     engine.set_default_dtype(engine.float32)
     engine.set_default_device("cpu")
+
+
+# NOTE [ Pilot's idle wait ]
+# 1. Textual's Pilot syncs with the app after every key press by ``wait_for_idle``: it sleeps in
+#    slices of ``SLEEP_GRANULARITY`` (1/50 s) until one slice passes with the process using less
+#    than ``SLEEP_IDLE`` (1/20 of a slice) of CPU, twice per key.
+# 2. The suite presses thousands of keys, so the slices alone added up to a minute of sleeping.
+#    Pilot tests run with a 1/200 s slice and the same 1/20 ratio: the app still runs until a
+#    slice passes idle, so a key's messages, and the work they queue, are done when ``press``
+#    returns.
+# 3. Work a key leaves on a timer is not waited for, at any slice length; tests that look at the
+#    screen after such work call ``pilot.pause()`` (which also runs the screen's update).
+# 4. Snapshot tests (``snap_compare``) keep Textual's own slice: a snapshot pictures one moment,
+#    and where a key starts a timed scroll, the moment depends on the slice (lesson 3's later
+#    step scrolls its narrative to another row at 1/100 s).
+PILOT_SLICE = 1 / 200
+
+
+@pytest.fixture(autouse=True)
+def _short_pilot_idle_slices(request):
+    """Pilot's idle-wait slice shortened for tests that loaded Textual (NOTE [ Pilot's idle wait ])."""
+    wait = sys.modules.get("textual._wait")
+    if wait is None or "snap_compare" in request.fixturenames or not hasattr(wait, "SLEEP_GRANULARITY"):
+        yield
+        return
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(wait, "SLEEP_GRANULARITY", PILOT_SLICE)
+        mp.setattr(wait, "SLEEP_IDLE", PILOT_SLICE / 20)
+        yield

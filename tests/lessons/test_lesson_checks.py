@@ -5,9 +5,21 @@ import lessons
 from lessons import _runner
 
 
+@pytest.fixture(scope="module")
+def lesson_runs():
+    """Each lesson's headless run, made once for this module: the tests here only read it."""
+    runs = {}
+
+    def get(name):
+        if name not in runs:
+            runs[name] = _runner.run(lessons.get(name))
+        return runs[name]
+    return get
+
+
 @pytest.mark.parametrize("name", lessons.module_names())
-def test_lesson_checks_pass(name):
-    lr = _runner.run(lessons.get(name))
+def test_lesson_checks_pass(name, lesson_runs):
+    lr = lesson_runs(name)
     failed = [(r.step.title, c.text, c.detail) for r in lr.steps for c in r.checks if not c.ok]
     assert failed == []
     for r in lr.steps:
@@ -47,12 +59,12 @@ def test_main_prints_and_writes_the_trace(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("name", lessons.module_names())
-def test_every_claim_about_a_peak_is_checked(name):
+def test_every_claim_about_a_peak_is_checked(name, lesson_runs):
     """A step whose text says where a peak is has a check about that peak, computed from the run,
     and it names which peak: the activation peak (P) or the live-bytes peak (p)."""
     import re
 
-    lr = _runner.run(lessons.get(name))
+    lr = lesson_runs(name)
     for r in lr.steps:
         text = r.narrative()
         if re.search(r"peaks? (at|in)\b|the (`)?peak", text) is None:

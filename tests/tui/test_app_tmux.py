@@ -33,7 +33,7 @@ def _wait_for(session, *texts, timeout=30.0):
         screen = _capture(session)
         if all(t in screen for t in texts):
             return screen
-        time.sleep(0.2)
+        time.sleep(0.05)
     raise AssertionError(f"{texts!r} never all appeared; the screen was:\n{screen}")
 
 
