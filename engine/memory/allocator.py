@@ -70,13 +70,13 @@ def should_split(pool: str, remaining: int) -> bool:
 class Block:
     __slots__ = ("address", "size", "requested", "segment", "prev", "next", "allocated", "owner")
 
-    def __init__(self, address, size, segment):
+    def __init__(self, address, size, segment, prev=None, next=None):
         self.address = address
         self.size = size
         self.segment = segment
         self.requested = 0
-        self.prev = None
-        self.next = None
+        self.prev = prev
+        self.next = next
         self.allocated = False
         self.owner = None       # storage id while allocated
 
@@ -270,10 +270,9 @@ class AllocatorHook:
     """The ``_memstate.allocator_hooks`` entry: one model per device, fed by every storage.
 
     NOTE [ Deferred allocator model ]
-    1. ``alloc``/``free`` only append ``(device, owner, nbytes)`` (``nbytes`` -1 for a free)
-       to a log (``_memstate`` appends the same entries itself while this is its only hook);
-       the models replay the log in order, so every figure they give is the one they would
-       give had they seen each call at once.
+    1. ``alloc``/``free`` only append ``(device, owner, nbytes, None)`` (``nbytes`` -1 for a
+       free) to a log; the models replay the log in order (``replay``, NOTE [ Fast replay ]),
+       so every figure they give is the one they would give had they seen each call at once.
     2. Anything that reads a model (``model``, ``models``, ``reserved``, ``run``) replays
        the log first; so does an ``alloc`` or ``free`` that finds ``LOG_LIMIT`` entries
        waiting, which bounds the log's memory. While a trace is recorded every event
@@ -286,6 +285,11 @@ class AllocatorHook:
        for the hook's life, which a replay empties by deleting the entries it took, so an
        append (atomic in CPython) needs no lock: one that lands during a replay is replayed
        by it or by the next (NOTE [ Deferred counters ] 5 in ``memory/state.py``).
+    6. ``source`` is another log that feeds these models, and ``drain`` replays it. The default
+       ``hook`` is fed this way only: its source is ``memory/state.py``'s ``_pending``, the one
+       log of the storages' allocs, frees and category moves, which ``_replay`` applies to the
+       counters and to these models (NOTE [ Deferred counters ] 1); the storages never call
+       ``alloc``/``free`` on it. Every read that replays (rule 2) drains ``source`` first.
     """
 
     LOG_LIMIT = 4096
@@ -294,22 +298,24 @@ class AllocatorHook:
         self._models: dict = {}
         self._log: list = []
         self._busy = False
+        self.source: list = []          # another module's log of entries for these models (rule 6)
+        self.drain = None               # replays ``source`` into the models
 
     @property
     def models(self) -> dict:
         """device -> CachingAllocatorModel, up to date."""
-        if self._log:
+        if self._log or self.source:
             self.flush()
         return self._models
 
     @models.setter
     def models(self, value: dict) -> None:
-        if self._log:
+        if self._log or self.source:
             self.flush()
         self._models = value
 
     def model(self, device: str) -> CachingAllocatorModel:
-        if self._log:
+        if self._log or self.source:
             self.flush()
         m = self._models.get(device)
         if m is None:
@@ -318,26 +324,28 @@ class AllocatorHook:
 
     def reserved(self, device: str) -> int:
         """The model's reserved bytes on ``device`` (0 for a device it has not seen)."""
-        if self._log:
+        if self._log or self.source:
             self.flush()
         m = self._models.get(device)
         return m.reserved if m is not None else 0
 
     def alloc(self, st) -> None:
         log = self._log
-        log.append(("cpu" if st.device is _CPU else str(st.device), st.id, st.nbytes))
+        log.append(("cpu" if st.device is _CPU else str(st.device), st.id, st.nbytes, None))
         if len(log) >= self.LOG_LIMIT:
             self.flush()
 
     def free(self, st) -> None:
         log = self._log
-        log.append(("cpu" if st.device is _CPU else str(st.device), st.id, -1))
+        log.append(("cpu" if st.device is _CPU else str(st.device), st.id, -1, None))
         if len(log) >= self.LOG_LIMIT:
             self.flush()
 
     def flush(self) -> None:
-        """Replay the log into the models (rules 1, 3 and 5)."""
+        """Replay the logs into the models (rules 1, 3, 5 and 6)."""
         with LOCK:
+            if self.source:
+                self.drain()
             self._flush()
 
     def _flush(self) -> None:
@@ -350,19 +358,7 @@ class AllocatorHook:
                 k = len(log)
                 entries = log[:k]
                 del log[:k]
-                last, m = None, None
-                for key, owner, n in entries:
-                    if key != last:       # runs of one device: look the model up once per run
-                        m = models.get(key)
-                        if m is None:
-                            if n < 0:
-                                continue      # a free on a device the model never saw allocate
-                            m = models[key] = CachingAllocatorModel(key)
-                        last, malloc, free = key, m.malloc, m.free
-                    if n < 0:
-                        free(owner)
-                    else:
-                        malloc(owner, n)
+                replay(models, entries)
         finally:
             self._busy = False
 
@@ -370,6 +366,119 @@ class AllocatorHook:
         """``fn(*args)`` on an up-to-date model; a call made during a replay waits for none."""
         self.flush()
         return fn(*args)
+
+
+# NOTE [ Fast replay ]
+# ``replay`` applies log entries with ``CachingAllocatorModel.malloc`` and ``free`` written out
+# in one loop; every figure, block and address it leaves is the one those methods leave.
+# 1. The model's ``active``, ``active_peak`` and ``requested`` live in locals for a run of one
+#    device's entries and are written back when the run ends (before another model is touched,
+#    and before ``replay`` returns). Nothing reads them meanwhile: a read replays first, and a
+#    replay is not reentrant (NOTE [ Deferred allocator model ] 3). ``reserved`` and the
+#    segments change only in ``_new_segment``, which writes them at once.
+# 2. Rounding (rule 1) is ``(n + 511) & -512`` (-512 is ~511): the same multiple of 512 for n > 0.
+# 3. In the small pool every block size is a multiple of 512 (2 MiB segments, rounded
+#    requests), so a remainder splits (rule 5) exactly when it is not zero; the large pool
+#    keeps the ``> 1 MiB`` test.
+# 4. A free merges with the free neighbours it had before the merge (rule 6), the previous one
+#    first, as ``free`` does; the free-block index entries are removed by their (size, address).
+# 5. A model whose ``malloc`` or ``free`` is replaced (on the instance, or by a subclass) gets
+#    its run of entries through those methods instead.
+# tests/memory/test_accounting_fastpath.py replays random and training-like logs both ways
+# and compares every figure, ``stats()``, ``snapshot()`` and the free-block index.
+def replay(models: dict, entries) -> None:
+    """Apply ``(device, owner, nbytes, _)`` entries to ``models`` (NOTE [ Fast replay ]): nbytes < 0
+    is a free, 0 does nothing (a 0-byte request, or NOTE [ Deferred counters ]' category moves)."""
+    last = m = None
+    active = peak = requested = 0
+    calls = False
+    bisect_left, insort, new_block = _bisect_left, _insort, Block
+    by_owner = small = large = None
+    for key, owner, n, _ in entries:
+        if key != last:
+            if m is not None and not calls:                             # rule 1: end of a run
+                m.active, m.active_peak, m.requested = active, peak, requested
+            m = models.get(key)
+            if m is None:
+                if n < 0 or owner is None:
+                    last = None
+                    continue                  # a free (or a category move) on a device never seen to allocate
+                m = models[key] = CachingAllocatorModel(key)
+            last, by_owner = key, m.by_owner
+            small, large = m.free_blocks["small"], m.free_blocks["large"]
+            active, peak, requested = m.active, m.active_peak, m.requested
+            calls = type(m) is not CachingAllocatorModel or "malloc" in m.__dict__ or "free" in m.__dict__
+        if calls:                                                       # rule 5
+            m.free(owner) if n < 0 else m.malloc(owner, n)
+            continue
+        if n < 0:                                                       # CachingAllocatorModel.free
+            block = by_owner.pop(owner, None)
+            if block is None:
+                continue
+            size = block.size
+            active -= size
+            requested -= block.requested
+            block.allocated = False
+            block.requested = 0
+            block.owner = None
+            lst = small if block.segment.pool == "small" else large
+            prev, nxt = block.prev, block.next
+            if prev is not None and not prev.allocated:                 # rule 4
+                del lst[bisect_left(lst, (prev.size, prev.address))]
+                prev.size += size
+                prev.next = nxt
+                if nxt is not None:
+                    nxt.prev = prev
+                block = prev
+            if nxt is not None and not nxt.allocated:
+                del lst[bisect_left(lst, (nxt.size, nxt.address))]
+                block.size += nxt.size
+                after = block.next = nxt.next
+                if after is not None:
+                    after.prev = block
+            insort(lst, (block.size, block.address, block))
+        elif n:                                                         # CachingAllocatorModel.malloc
+            size = (n + 511) & -512                                     # rule 2
+            if size <= SMALL_SIZE:
+                i = bisect_left(small, (size, -1))
+                if i < len(small):
+                    block = small[i][2]
+                    del small[i]
+                else:
+                    block = m._new_segment(size, "small")
+                remaining = block.size - size
+                if remaining:                                           # rule 3
+                    nxt = block.next
+                    rest = block.next = new_block(block.address + size, remaining, block.segment, block, nxt)
+                    if nxt is not None:
+                        nxt.prev = rest
+                    block.size = size
+                    insort(small, (remaining, rest.address, rest))
+            else:
+                i = bisect_left(large, (size, -1))
+                if i < len(large):
+                    block = large[i][2]
+                    del large[i]
+                else:
+                    block = m._new_segment(size, "large")
+                remaining = block.size - size
+                if remaining > SMALL_SIZE:
+                    nxt = block.next
+                    rest = block.next = new_block(block.address + size, remaining, block.segment, block, nxt)
+                    if nxt is not None:
+                        nxt.prev = rest
+                    block.size = size
+                    insort(large, (remaining, rest.address, rest))
+            block.allocated = True
+            block.requested = n
+            block.owner = owner
+            by_owner[owner] = block
+            active += block.size
+            requested += n
+            if active > peak:
+                peak = active
+    if m is not None and not calls:
+        m.active, m.active_peak, m.requested = active, peak, requested
 
 
 hook = AllocatorHook()

@@ -1,9 +1,10 @@
 """Live-byte counters per device and category; the allocator model hangs off these.
 
 Every storage calls :func:`on_alloc` when created and :func:`on_free` when its last
-reference dies (NOTE [ Storage lifetime and categories ] in ``core/storage.py``); each
-object in ``allocator_hooks`` sees the same calls. The default hook is the caching
-allocator model (NOTE [ Caching allocator model ] in ``memory/allocator.py``).
+reference dies (NOTE [ Storage lifetime and categories ] in ``core/storage.py``). The default
+entry of ``allocator_hooks``, the caching allocator model (NOTE [ Caching allocator model ] in
+``memory/allocator.py``), is fed from the same log as the counters (NOTE [ Deferred counters ]);
+every other object in ``allocator_hooks`` sees the same calls itself.
 
 NOTE [ Reserved bytes in events ]
 1. ``alloc``, ``free`` and ``empty_cache`` events carry ``reserved``: the caching
@@ -24,11 +25,11 @@ from ..backend.device import CPU as _CPU
 
 # Reentrant: a storage allocated under the lock may make the garbage collector finalize
 # another storage (Storage.__del__ -> on_free) on this same thread. The allocator model's
-# lock, so its log is appended and replayed under one lock (NOTE [ Deferred allocator model ] 5).
+# lock, so the log is appended and replayed under one lock (NOTE [ Deferred allocator model ] 5).
 _lock = _allocator.LOCK
 allocator_hooks: list = [_allocator.hook]   # objects with alloc(storage) / free(storage)
 _model = _allocator.hook
-_only_model = [_model]      # on_alloc/on_free append to its log themselves (AllocatorHook.alloc/free, inlined)
+_only_model = [_model]      # the default model is fed from ``_pending`` (NOTE [ Deferred counters ] 1)
 
 _FIELDS = ("allocated", "peak", "count", "count_peak", "bytes_allocated", "bytes_freed", "n_allocated", "n_freed")
 
@@ -61,108 +62,138 @@ def reserved_now(key: str) -> int:
 
 
 # NOTE [ Deferred counters ]
-# 1. ``on_alloc``, ``on_free`` and ``on_move`` append one entry to ``_pending`` (and, for the
-#    default allocator hook, one to the model's log: NOTE [ Deferred allocator model ]) and
-#    return; the per-device counters are brought up to date by ``_replay``, which applies
-#    the entries in order, so every current and peak figure is the one the storages'
-#    history gives.
+# 1. ``on_alloc``, ``on_free`` and ``on_move`` append one entry to ``_pending`` and return. The
+#    log feeds both the per-device counters (``_apply``) and the default allocator hook's models
+#    (``allocator.replay``; the hook drains it before any read of a model through its
+#    ``source``/``drain``, NOTE [ Deferred allocator model ] 6). ``_replay`` applies the entries
+#    in order to both, so every current and peak figure is the one the storages' history gives.
+#    Entries: ``(device, storage id, nbytes, category)`` for an alloc, the same with ``~nbytes``
+#    (always < 0) for a free, ``(device, None, 0, (old, new, nbytes))`` for a category move (a
+#    0-byte request: the model skips it).
 # 2. Everything that reads or resets counters (``stats``, ``reset_peak``,
-#    ``reset_accumulated``, ``devices``) replays first; so does an append that finds
+#    ``reset_accumulated``, ``devices``) or a model replays first; so does an append that finds
 #    ``PENDING_LIMIT`` entries waiting, which bounds the log.
 # 3. While a trace is recorded, each entry is replayed at once and its event carries the
-#    figures of that moment, as before; other allocator hooks also see every call at once.
-# 4. Replays run under ``_lock``. A free that the garbage collector runs during a replay is
-#    appended and applied by the same loop before it returns.
+#    figures of that moment, as before; other allocator hooks see every call at once, after
+#    the entry is logged (so a hook that reads a figure sees it). When the default hook is not
+#    in ``allocator_hooks``, the counters take the entry at once and the models never see it.
+# 4. Replays run under ``_lock`` and set the default hook's ``_busy``: one replay at a time
+#    touches its models, whether it started here or in the hook (NOTE [ Deferred allocator
+#    model ] 3). A free that the garbage collector runs during a replay is appended and
+#    applied by the same loop before it returns.
 # 5. Outside a trace, with only the default hook, an append takes no lock: ``list.append``
 #    is atomic, ``_pending`` is never replaced, and a replay applies the entries present
 #    when it looks and then deletes exactly those (``del _pending[:n]``), so an entry another
 #    thread appends meanwhile waits for the next replay instead of being lost.
+# 6. ``_apply`` holds a device's counters in locals while it applies a run of that device's
+#    entries and writes them back before it returns; nothing reads them meanwhile (rule 4:
+#    a reader replays first, and a replay started during another returns at once).
 PENDING_LIMIT = 4096
-_pending: list = []        # (kind, device, bytes, category, new category); kind 0 alloc, 1 free, 2 move
-_replaying = False
+_pending: list = []
 
 
 def _replay() -> None:
-    """Apply the pending entries to the counters (NOTE [ Deferred counters ] 1, 4, 5)."""
-    global _replaying
+    """Apply the pending entries to the counters and the default hook's models (rules 1, 4, 5)."""
     with _lock:
-        if _replaying:
+        if _model._busy:        # a replay of these models is running further up this thread's stack
             return
-        _replaying = True
+        _model._busy = True
         try:
             while _pending:
                 n = len(_pending)
-                _apply(_pending[:n])
+                batch = _pending[:n]
+                _apply(batch)
+                _allocator.replay(_model._models, batch)
                 del _pending[:n]
         finally:
-            _replaying = False
+            _model._busy = False
+
+
+_model.source, _model.drain = _pending, _replay      # NOTE [ Deferred allocator model ] 6
 
 
 def _apply(entries) -> None:
-    last = None
-    for kind, key, n, cat, new in entries:
-        if key != last:         # runs of one device: look its counters up once per run
+    """Apply log entries to the counters in order (rules 1 and 6)."""
+    d = last = None
+    allocated = peak = count = count_peak = b_alloc = b_freed = n_alloc = n_freed = 0
+    bc = pbc = None
+    for key, owner, n, cat in entries:
+        if key != last:
+            if d is not None:
+                _store(d, allocated, peak, count, count_peak, b_alloc, b_freed, n_alloc, n_freed)
             d = _devices.get(key) or _dev(key)
             last, bc, pbc = key, d.by_cat, d.peak_by_cat
-        if kind == 0:
-            allocated = d.allocated = d.allocated + n
-            count = d.count = d.count + 1
-            d.bytes_allocated += n
-            d.n_allocated += 1
-            if count > d.count_peak:
-                d.count_peak = count
-            if allocated > d.peak:
-                d.peak = allocated
-            now = bc[cat] = bc.get(cat, 0) + n
-        elif kind == 1:
-            d.allocated -= n
-            d.count -= 1
-            d.bytes_freed += n
-            d.n_freed += 1
+            allocated, peak, count, count_peak = d.allocated, d.peak, d.count, d.count_peak
+            b_alloc, b_freed, n_alloc, n_freed = d.bytes_allocated, d.bytes_freed, d.n_allocated, d.n_freed
+        if n < 0:                               # a free
+            n = ~n
+            allocated -= n
+            count -= 1
+            b_freed += n
+            n_freed += 1
             bc[cat] = bc.get(cat, 0) - n
             continue
-        else:
-            bc[cat] = bc.get(cat, 0) - n
-            now = bc[new] = bc.get(new, 0) + n
-            cat = new
+        if owner is not None:                   # an alloc
+            allocated += n
+            count += 1
+            b_alloc += n
+            n_alloc += 1
+            if count > count_peak:
+                count_peak = count
+            if allocated > peak:
+                peak = allocated
+            now = bc[cat] = bc.get(cat, 0) + n
+        else:                                   # a category move
+            old, cat, n = cat
+            bc[old] = bc.get(old, 0) - n
+            now = bc[cat] = bc.get(cat, 0) + n
         if now > pbc.get(cat, 0):
             pbc[cat] = now
+    if d is not None:
+        _store(d, allocated, peak, count, count_peak, b_alloc, b_freed, n_alloc, n_freed)
+
+
+def _store(d, allocated, peak, count, count_peak, b_alloc, b_freed, n_alloc, n_freed) -> None:
+    d.allocated, d.peak, d.count, d.count_peak = allocated, peak, count, count_peak
+    d.bytes_allocated, d.bytes_freed, d.n_allocated, d.n_freed = b_alloc, b_freed, n_alloc, n_freed
 
 
 def _flush_both() -> None:
-    """Bring the allocator model and the counters up to date (a log reached its limit)."""
-    _model.flush()
+    """Bring the allocator model and the counters up to date."""
     _replay()
+    _model.flush()
 
 
-def _append(kind: int, st, key: str, n: int, cat: str):
-    """Log one alloc (kind 0) or free (kind 1) for the counters and every allocator hook, under the
-    lock (NOTE [ Deferred counters ] 1, 3; rule 5's path is inlined in on_alloc/on_free); returns
-    the reserved bytes its event carries, or None when no trace is recorded."""
+def _append(entry, st, free: bool):
+    """Log one alloc or free with other allocator hooks present or a trace recorded, under the
+    lock (rule 3); returns the reserved bytes its event carries, or None when no trace is recorded."""
     with _lock:
-        _pending.append((kind, key, n, cat, None))
+        if _model in allocator_hooks:
+            _pending.append(entry)
+        else:
+            _replay()
+            _apply([entry])
         for h in allocator_hooks:
-            h.alloc(st) if kind == 0 else h.free(st)
+            if h is not _model:
+                h.free(st) if free else h.alloc(st)
         if not _events.active:
             if len(_pending) >= PENDING_LIMIT:
                 _replay()
             return None
         _replay()
-        return reserved_now(key)
+        return reserved_now(entry[0])
 
 
 def on_alloc(st) -> None:
     key = "cpu" if st.device is _CPU else str(st.device)
     cat = st.base if not st.saved or st.base != "other" else "activation"   # st.category, inlined
     n = st.nbytes
-    if not _events.active and allocator_hooks == _only_model:     # _append's rule 5 path, inlined
-        _pending.append((0, key, n, cat, None))
-        log = _model._log
-        log.append((key, st.id, n))
-        if len(log) >= _model.LOG_LIMIT or len(_pending) >= PENDING_LIMIT:
-            _flush_both()
+    if not _events.active and allocator_hooks == _only_model:     # rule 5
+        _pending.append((key, st.id, n, cat))
+        if len(_pending) >= PENDING_LIMIT:
+            _replay()
         return
-    reserved = _append(0, st, key, n, cat)
+    reserved = _append((key, st.id, n, cat), st, False)
     if reserved is not None:
         if key == "cpu":
             _events.emit("alloc", storage=st.id, bytes=n, device=key, category=cat, reserved=reserved)
@@ -176,13 +207,11 @@ def on_free(st) -> None:
     cat = st.base if not st.saved or st.base != "other" else "activation"   # st.category, inlined
     n = st.nbytes
     if not _events.active and allocator_hooks == _only_model:     # as in on_alloc
-        _pending.append((1, key, n, cat, None))
-        log = _model._log
-        log.append((key, st.id, -1))
-        if len(log) >= _model.LOG_LIMIT or len(_pending) >= PENDING_LIMIT:
-            _flush_both()
+        _pending.append((key, st.id, ~n, cat))
+        if len(_pending) >= PENDING_LIMIT:
+            _replay()
         return
-    reserved = _append(1, st, key, n, cat)
+    reserved = _append((key, st.id, ~n, cat), st, True)
     if reserved is not None:
         if key == "cpu":
             _events.emit("free", storage=st.id, bytes=n, device=key, category=cat, reserved=reserved)
@@ -193,7 +222,7 @@ def on_free(st) -> None:
 
 def on_move(st, old: str, new: str) -> None:
     key = "cpu" if st.device is _CPU else str(st.device)
-    _pending.append((2, key, st.nbytes, old, new))      # NOTE [ Deferred counters ] 5
+    _pending.append((key, None, 0, (old, new, st.nbytes)))      # rule 5
     if not _events.active:
         if len(_pending) >= PENDING_LIMIT:
             _replay()
