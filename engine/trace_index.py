@@ -352,6 +352,7 @@ class LazyEvents:
 
     def __init__(self, path, index: TraceIndex):
         self.path = str(path)
+        self.index = index              # its columns, for readers handed only the events
         self._off = index.offsets
         self._kind, self._kinds = index.kind, index.kinds
         self._n = len(index)
@@ -436,6 +437,15 @@ class LazyEvents:
             for i in range(lo, hi):
                 e = self._cache.get(i)
                 yield e if e is not None else self._parse(raw[int(self._off[i]) - base:int(self._off[i + 1]) - base], i)
+
+    def reader(self) -> LazyEvents:
+        """The same events through a file descriptor and a cache of their own (a reader for another
+        thread: NOTE [ Lifetimes on a thread ] in tui/lifetimes_work.py)."""
+        r = object.__new__(LazyEvents)
+        r.path, r._off, r._kind, r._kinds = self.path, self._off, self._kind, self._kinds
+        r._n, r._plain, r._cache = self._n, self._plain, {}
+        r._fd = os.dup(self._fd) if self._fd is not None else None
+        return r
 
     def close(self) -> None:
         if self._fd is not None:
@@ -571,6 +581,13 @@ class FollowedEvents(LazyEvents):
 
     def _hit(self, i: int) -> None:
         self._cache.move_to_end(i)
+
+    def reader(self) -> LazyEvents:
+        """The events folded in so far, as a :class:`LazyEvents` of their own (rule 8's descriptor
+        shared, when held)."""
+        r = super().reader()
+        r._off, r._kind, r._kinds = self._off[:self._n + 1], self._kind[:self._n], list(self._kinds)
+        return r
 
     def hold(self) -> None:
         """Open the file now, so its events stay readable once it is removed (rule 8)."""

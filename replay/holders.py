@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .lifetimes import spans_of
+
 BY = ("module", "op", "line")
 SORTS = ("total", "own", "count", "name")
 NO_MAKER = "before recording"
@@ -46,9 +48,8 @@ def holders(lts, i: int, by: str = "op", device: str | None = None, categories=N
     if sort not in SORTS:
         raise ValueError(f"sort must be one of {SORTS}, got {sort!r}")
     rows: dict = {}
-    for lt in lts:
-        if not lt.alive_at(i) or (device is not None and lt.device != device):
-            continue
+    for k in spans_of(lts).alive(i, device).tolist():       # NOTE [ Lifetime spans ]
+        lt = lts[k]
         cat = lt.category_at(i)
         if categories and cat not in categories:
             continue

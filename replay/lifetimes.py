@@ -33,7 +33,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .memory import events_of, preexisting
+import numpy as np
+
+from .event_stream import stream
+from .memory import _tensor_infos
+from .spans import Spans
 from .words import where
 
 
@@ -73,16 +77,18 @@ class Lifetime:
         return max(0, end - max(self.start, lo))
 
 
-def lifetimes(trace) -> list:
-    """Every storage's Lifetime, in order of birth (rules 1-5)."""
-    events = events_of(trace)
+_KINDS = ("alloc", "free", "category", "op", "leaf", "pack", "release", "checkpoint_drop", "optimizer_step",
+          "execute", "backward_end")
+_PARSE = ("op", "leaf", "pack", "checkpoint_drop", "optimizer_step", "execute")     # the rest: from columns
+
+
+def lifetimes(trace, progress=None) -> list:
+    """Every storage's Lifetime, in order of birth (rules 1-5), in one pass over the events it needs
+    (NOTE [ A pass over some kinds ] in replay/event_stream.py; ``progress(done, total)`` follows it)."""
     out: dict = {}
-    pre = preexisting(events)
-    for sid, (b, dev, cat) in pre.items():
-        out[sid] = Lifetime(sid, b, dev, 0, category=cat, before_recording=True, made_by=None)
-    for k, lt in enumerate(_unseen(getattr(trace, "meta", None), pre)):
-        lt.storage = -1 - k
-        out[lt.storage] = lt
+    pre: dict = {}                                  # rule 1: storages alive before recording, as first seen
+    early: dict = {}                                # storage -> its packs before anything else named it
+    seen: dict = {}                                 # id(a lifetime's tensors or views list) -> its set
     node_names: dict = {}
     pending_release: dict = {}                      # storage -> index of its backward release
     dropped: set = set()
@@ -90,9 +96,11 @@ def lifetimes(trace) -> list:
     optimizer_state: list = []                      # optimizer allocations waiting for their step's event
     packed: dict = {}                               # node -> [(storage, saved name)] packed before its op event
     last_op = -1                                    # the previous op event's index
-    for i, e in enumerate(events):
+    for i, e in stream(trace, _KINDS, _PARSE, progress):
         k = e.get("kind")
         sid = e.get("storage")
+        if k in ("free", "category") and sid not in out or k in ("op", "leaf"):
+            _before_recording(out, pre, early, e, k, sid)
         if k == "alloc":
             lt = out[sid] = Lifetime(sid, e.get("bytes", 0), e.get("device", "cpu"), i,
                                      category=e.get("category", "other"))
@@ -117,7 +125,7 @@ def lifetimes(trace) -> list:
             if lt is not None:
                 lt.categories.append((i, e.get("old"), e.get("new")))
         elif k == "op":
-            _read_op(out, e, i, node_names)
+            _read_op(out, e, i, node_names, seen)
             node = e.get("node")
             nid = node.get("id") if isinstance(node, dict) else node
             for psid, name in packed.pop(nid, ()):       # rule 5: what the op made only to keep
@@ -130,12 +138,15 @@ def lifetimes(trace) -> list:
         elif k == "leaf":
             t = e.get("tensor") or {}
             lt = out.get(t.get("storage"))
-            if lt is not None and t.get("id") not in lt.tensors:
-                lt.tensors.append(t.get("id"))
+            if lt is not None:
+                _add(seen, lt.tensors, t.get("id"))
         elif k == "pack":
             lt = out.get(sid)
-            if lt is not None:
-                lt.saved_by.append((i, e.get("node"), node_names.get(e.get("node"), "?"), e.get("name")))
+            entry = (i, e.get("node"), node_names.get(e.get("node"), "?"), e.get("name"))
+            if lt is None:              # packed before the op that names it: alive before recording, or never seen
+                early.setdefault(sid, []).append(entry)
+            else:
+                lt.saved_by.append(entry)
                 if e.get("phase") != "backward":
                     packed.setdefault(e.get("node"), []).append((sid, e.get("name")))
         elif k == "release" and e.get("phase") == "backward":
@@ -150,9 +161,48 @@ def lifetimes(trace) -> list:
             executing = e.get("name")
         elif k == "backward_end":
             executing = None
+    for k, lt in enumerate(_unseen(getattr(trace, "meta", None), pre)):
+        lt.storage = -1 - k
+        out[lt.storage] = lt
     for lt in out.values():      # a pack's node may be named by an op event after it (the node's own)
         lt.saved_by = [(i, n, node_names.get(n, name), s) for i, n, name, s in lt.saved_by]
-    return sorted(out.values(), key=lambda lt: (lt.start, lt.storage if isinstance(lt.storage, int) else 0))
+    return LifetimeList(sorted(out.values(), key=lambda lt: (lt.start, lt.storage if isinstance(lt.storage, int) else 0)))
+
+
+class LifetimeList(list):
+    """Lifetimes in order of birth, with their ``spans`` (NOTE [ Lifetime spans ] in replay/spans.py)
+    made when first asked for."""
+
+    _spans = None
+
+    @property
+    def spans(self) -> Spans:
+        if self._spans is None or len(self._spans.start) != len(self):
+            self._spans = Spans(self)
+        return self._spans
+
+
+def spans_of(lts) -> Spans:
+    """The spans of ``lts`` (a LifetimeList's own, else made now)."""
+    return lts.spans if isinstance(lts, LifetimeList) else Spans(lts)
+
+
+def _before_recording(out, pre, early, e, k, sid) -> None:
+    """A storage first seen in a free, a category move or a tensor an op or leaf names, with no
+    alloc before: alive before recording (as ``memory.preexisting`` finds them); ``early`` holds
+    the packs of storages not seen yet (a node packs its input before its op event names it)."""
+    if k in ("free", "category"):
+        cat = e.get("old") if k == "category" else e.get("category")
+        found = [(sid, e.get("bytes", 0), e.get("device", "cpu"), cat or "other")]
+    else:
+        found = [(t["storage"], t.get("storage_bytes", t.get("bytes", 0)), t.get("device", "cpu"),
+                  "parameter" if (t.get("leaf") and t.get("requires_grad") and t.get("name")) else "other")
+                 for t in _tensor_infos(e) if t["storage"] not in out]
+    for s, b, dev, cat in found:
+        if s not in out:
+            pre[s] = (b, dev, cat)
+            out[s] = Lifetime(s, b, dev, 0, category=cat, before_recording=True, made_by=None,
+                              saved_by=early.pop(s, []))
 
 
 def _unseen(meta, pre) -> list:
@@ -176,7 +226,18 @@ def _unseen(meta, pre) -> list:
     return out
 
 
-def _read_op(out, e, i, node_names) -> None:
+def _add(seen, ids: list, x) -> None:
+    """Append ``x`` to a lifetime's ``ids`` (its tensors or views) unless there: a parameter's storage
+    gains a view every step (``t()``), so membership is a set's, beside the list."""
+    have = seen.get(id(ids))
+    if have is None:
+        have = seen[id(ids)] = set(ids)
+    if x not in have:
+        have.add(x)
+        ids.append(x)
+
+
+def _read_op(out, e, i, node_names, seen) -> None:
     node = e.get("node")
     if isinstance(node, dict) and "id" in node:
         node_names[node["id"]] = node.get("name", "?")
@@ -184,15 +245,14 @@ def _read_op(out, e, i, node_names) -> None:
     o = e.get("output")
     for t in ins + ([o] if isinstance(o, dict) and "storage" in o else []):
         lt = out.get(t["storage"])
-        if lt is not None and t.get("id") not in lt.tensors:
-            lt.tensors.append(t.get("id"))
+        if lt is not None:
+            _add(seen, lt.tensors, t.get("id"))
     if isinstance(o, dict) and "storage" in o:
         lt = out.get(o["storage"])
         if lt is None:
             return
         if any(t["storage"] == o["storage"] for t in ins):
-            if o.get("id") not in lt.views:
-                lt.views.append(o.get("id"))
+            _add(seen, lt.views, o.get("id"))
         elif lt.made_by is None and not lt.before_recording and lt.start <= i:
             lt.made_by, lt.made_at = e.get("op"), i
             lt.where = where(e.get("file"), e.get("line"))
@@ -206,22 +266,33 @@ class Bands:
     hi: int
     top: list                      # [Lifetime]
     rest: list                     # [Lifetime]
+    spans: Spans | None = None     # of the lifetimes ``rest_at`` indexes
+    rest_at: object = None         # their positions in it
 
     def rest_bytes_at(self, i: int) -> int:
-        return sum(lt.bytes for lt in self.rest if lt.alive_at(i))
+        return self.rest_bytes_over([i])[0]
+
+    def rest_bytes_over(self, points) -> list:
+        """The rest band's bytes alive after each of ``points`` (NOTE [ Lifetime spans ] rule 3)."""
+        if self.spans is None:
+            return [sum(lt.bytes for lt in self.rest if lt.alive_at(i)) for i in points]
+        return self.spans.bytes_at(self.rest_at, points)
 
 
 def bands(lts, lo: int, hi: int, n: int = 12, device: str | None = None) -> Bands:
-    """Rule 6, over the storages alive somewhere in events [lo, hi)."""
-    alive = [lt for lt in lts if lt.overlap(lo, hi) > 0 and (device is None or lt.device == device)]
-    alive.sort(key=lambda lt: (-lt.bytes, -lt.overlap(lo, hi), lt.start))
-    return Bands(lo, hi, sorted(alive[:n], key=lambda lt: lt.start), alive[n:])
+    """Rule 6, over the storages alive somewhere in events [lo, hi): the largest, then the longest
+    alive in it, then the oldest, ties in birth order."""
+    sp = spans_of(lts)
+    pos, ov = sp.overlapping(lo, hi, device)
+    order = pos[np.lexsort((sp.start[pos], -ov, -sp.bytes[pos]))]
+    top = order[:n].tolist()
+    return Bands(lo, hi, sorted((lts[k] for k in top), key=lambda lt: lt.start), [lts[k] for k in order[n:].tolist()],
+                 sp, order[n:])
 
 
 def alive_at(lts, i: int, device: str | None = None) -> list:
     """The storages alive after event ``i``, largest first."""
-    return sorted((lt for lt in lts if lt.alive_at(i) and (device is None or lt.device == device)),
-                  key=lambda lt: (-lt.bytes, lt.start))
+    return sorted((lts[k] for k in spans_of(lts).alive(i, device).tolist()), key=lambda lt: (-lt.bytes, lt.start))
 
 
 def describe(lt: Lifetime, events=None) -> list:

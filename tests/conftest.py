@@ -24,6 +24,19 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.core)
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _own_glassgrad_home(tmp_path_factory):
+    """The traces tests open are remembered in a folder of the test run, never in the user's
+    ``~/.glassgrad/recent.json`` (the home screen's recent traces)."""
+    was = os.environ.get("GLASSGRAD_HOME")
+    os.environ["GLASSGRAD_HOME"] = str(tmp_path_factory.mktemp("glassgrad_home"))
+    yield
+    if was is None:
+        os.environ.pop("GLASSGRAD_HOME", None)
+    else:
+        os.environ["GLASSGRAD_HOME"] = was
+
+
 @pytest.fixture(autouse=True)
 def _engine_defaults():
     """Each test starts with float32 default dtype, the CPU default device and seed 0.

@@ -29,10 +29,11 @@ class HoldersView(DataTable):
     sort_by: reactive[str] = reactive("total")
     category: reactive[str | None] = reactive(None)
 
-    def __init__(self, model, lifetimes_of, **kw) -> None:
+    def __init__(self, model, lifetimes_of, work_status=lambda: "", **kw) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, **kw)
         self.model = model
-        self.lifetimes_of = lifetimes_of        # () -> [Lifetime], shared with the lifetimes view
+        self.lifetimes_of = lifetimes_of        # () -> [Lifetime] or None while worked out, shared with the lifetimes view
+        self.work_status = work_status          # () -> what the thread working them out has done
         self.holder_rows: list = []
         self.phase_rows: list = []
         self.at = 0
@@ -61,7 +62,13 @@ class HoldersView(DataTable):
             return
         self.add_columns("who", "own", "total", "count", "split")
         self.at = self.where()
-        self.holder_rows = holders(self.lifetimes_of(), self.at, by=self.by, sort=self.sort_by,
+        lts = self.lifetimes_of()
+        if lts is None:                 # a big trace's are worked out on a thread (NOTE [ Lifetimes on a thread ])
+            self.holder_rows = []
+            self.add_row(self.work_status())
+            self.border_subtitle = " working… "
+            return
+        self.holder_rows = holders(lts, self.at, by=self.by, sort=self.sort_by,
                             categories=(self.category,) if self.category else None)
         for r in self.holder_rows:
             split = " ".join(f"{c[:5]} {nbytes(b)}" for c, b in sorted(r.split.items(), key=lambda kv: -kv[1]))

@@ -8,9 +8,10 @@ from textual.binding import Binding
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from replay.lifetimes import bands, describe, lifetimes
+from replay.lifetimes import bands, describe
 from replay.words import nbytes
 
+from .lifetimes_work import LifetimesWork
 from .memory_view import EIGHTHS, NO_MEMORY, column_of, column_starts, no_memory
 
 LABEL = 24            # columns of a band's label
@@ -35,16 +36,39 @@ class LifetimesView(Widget, can_focus=True):
     def __init__(self, model, **kw) -> None:
         super().__init__(**kw)
         self.model = model
-        self._lts_key = None
-        self._lts = []
+        self.work = LifetimesWork(model, self._call_soon, self._ready)     # NOTE [ Lifetimes on a thread ]
         self._bands_key = None
         self._bands = None
+        self._ticker = None
 
-    def lifetimes(self) -> list:
-        key = len(self.model.events)
-        if key != self._lts_key:
-            self._lts, self._lts_key = lifetimes(self.model), key          # the model carries meta
-        return self._lts
+    def _call_soon(self, fn, *args) -> None:
+        self.app.call_from_thread(fn, *args)
+
+    def _ready(self) -> None:
+        if self._ticker is not None:
+            self._ticker.stop()
+            self._ticker = None
+        self.refresh()
+        for w in self.screen.query("HoldersView"):
+            w.refill()
+
+    def lifetimes(self):
+        """The lifetimes as ready as they are (None while a big trace's are worked out on a thread)."""
+        lts = self.work.get()
+        if self.work.working and self._ticker is None and self.is_mounted:
+            self._ticker = self.set_interval(0.25, self._tick)
+        return lts
+
+    def _tick(self) -> None:
+        """While the thread works: the views say how far it has got."""
+        self.refresh()
+        for w in self.screen.query("HoldersView"):
+            if w.display:
+                w.refill()
+
+    @property
+    def _lts_key(self):
+        return self.work.key
 
     def _range(self) -> tuple:
         n = len(self.model.events)
@@ -96,6 +120,8 @@ class LifetimesView(Widget, can_focus=True):
         lo, hi = self._range()
         detail = DETAIL if self.show_detail else 0
         rows = max(1, h - 2 - detail)           # header, bands, the rest band, detail
+        if self.lifetimes() is None:
+            return Text(self.work.status(), style="dim")
         b = self.current_bands(rows)
         barw = w - LABEL
         starts = column_starts(lo, hi, barw)
@@ -121,9 +147,9 @@ class LifetimesView(Widget, can_focus=True):
                     st = st + Style(bgcolor=cursor.bgcolor)
                 text.append(ch, st)
         text.append("\n")
-        rest = [b.rest_bytes_at(s) for s in starts]
+        rest = b.rest_bytes_over(starts)
         top = max(rest + [1])
-        text.append(f"{'+' + str(len(b.rest)) + ' smaller':>9} {nbytes(sum(lt.bytes for lt in b.rest if lt.alive_at(i)))}"
+        text.append(f"{'+' + str(len(b.rest)) + ' smaller':>9} {nbytes(b.rest_bytes_at(i))}"
                     [:LABEL - 1].ljust(LABEL), self.get_component_rich_style("lifetimes--rest"))
         for c, v in enumerate(rest):
             text.append("│" if c == cur and not v else EIGHTHS[min(8, round(8 * v / top))] if v else " ",

@@ -37,7 +37,7 @@ TITLES = {
 def compose(model):
     """The three views beside the chart, hidden until ``m`` shows one (rule 1)."""
     lv = LifetimesView(model, id="lifetimes")
-    hv = HoldersView(model, lv.lifetimes, id="holders")
+    hv = HoldersView(model, lv.lifetimes, lv.work.status, id="holders")
     av = AllocatorView(model, id="allocator")
     for w, mode in ((lv, "lifetimes"), (hv, "holders"), (av, "allocator")):
         w.border_title = TITLES[mode][0]
@@ -54,7 +54,12 @@ def show(screen, mode: str, say: bool = True) -> None:
     files = screen.query_one("#records").display
     for m, sel in IDS.items():
         screen.query_one(sel).display = (m == mode) and not files
-    push_index(screen, screen.model.clamp(screen.index))
+    i = screen.model.clamp(screen.index)
+    holders = screen.query_one(IDS["holders"])
+    unmoved = holders.index == i
+    push_index(screen, i)
+    if mode == "holders" and unmoved:     # its index did not change, so it did not fill itself
+        holders.refill()
     if mode != "chart":
         from .fit import fit_title
         w = screen.query_one(IDS[mode])
@@ -99,7 +104,7 @@ def show_holders_row(screen, storages: list) -> None:
     """Rule 4: a holders row's storages lit in the lifetimes view (its largest one selected) and the
     graph node that made or saved them selected."""
     lv = screen.query_one("#lifetimes", LifetimesView)
-    lts = [lt for lt in lv.lifetimes() if lt.storage in set(storages)]
+    lts = [lt for lt in lv.lifetimes() or () if lt.storage in set(storages)]
     if not lts:
         return
     biggest = max(lts, key=lambda lt: lt.bytes)

@@ -1,0 +1,76 @@
+"""A big trace's lifetimes are worked out on a thread while the app stays live (NOTE [ Lifetimes on a thread ])."""
+import dataclasses
+import threading
+
+import pytest
+
+import tui.lifetimes_work as lw
+from engine.trace import Trace
+from replay.holders import holders
+from replay.lifetimes import bands, lifetimes
+from replay.model import TraceModel
+from tests.replay.traces import RECORDED
+from tests.tui.conftest import host_screen
+from tui.holders_view import HoldersView
+from tui.lifetimes_view import LifetimesView
+
+
+@pytest.fixture
+def opened(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    p = tmp_path / "t.jsonl"
+    RECORDED["training loop"]().save(p)
+    return TraceModel.from_trace(Trace.open(p))
+
+
+async def _until(pilot, cond):
+    for _ in range(300):
+        if cond():
+            return
+        await pilot.pause(0.02)
+    raise AssertionError("never")
+
+
+async def test_the_views_say_how_far_it_got_and_keys_work_meanwhile(opened, monkeypatch):
+    monkeypatch.setattr(lw, "ON_THREAD", 1)
+    gate, real = threading.Event(), lw.lifetimes
+    threads = []
+
+    def held(view, progress=None):
+        threads.append((threading.current_thread(), view.events))
+        gate.wait(10)
+        return real(view, progress=progress)
+    monkeypatch.setattr(lw, "lifetimes", held)
+    app = host_screen(opened)
+    async with app.run_test(size=(120, 40)) as pilot:
+        s = app.screen
+        await pilot.press("m")                        # lifetimes
+        lv = s.query_one(LifetimesView)
+        await _until(pilot, lambda: lv.work.working)
+        assert lv.render().plain.startswith("Working out the storages' lifetimes over ")
+        await pilot.press("m")                        # holders: it waits for the same work
+        hv = s.query_one(HoldersView)
+        assert hv.get_row_at(0)[0].startswith("Working out") and hv.border_subtitle == " working… "
+        await pilot.press("right", "right")
+        assert s.index == 2                           # the app answered keys meanwhile
+        gate.set()
+        await _until(pilot, lambda: lv.work.result is not None)
+        await pilot.pause()
+        want = lifetimes(opened)
+        assert [dataclasses.astuple(x) for x in lv.work.result] == [dataclasses.astuple(x) for x in want]
+        assert [r.name for r in hv.holder_rows] == [r.name for r in holders(want, 2, by=hv.by, sort=hv.sort_by)]
+        await pilot.press("m", "m", "m")              # back round to the lifetimes
+        assert lv.current_bands(5).top == bands(want, 0, len(opened), 5).top
+    (thread, events), = threads
+    assert thread is not threading.main_thread() and events is not opened.events     # a reader of its own
+    assert events._cache is not opened.events._cache
+
+
+def test_a_reader_reads_the_same_events_through_its_own_descriptor(opened):
+    ev = opened.events
+    first = ev[3]
+    r = ev.reader()
+    assert len(r) == len(ev) and r[3] == first and r._cache is not ev._cache
+    assert list(r) == list(ev)
+    r.close()
+    assert ev[len(ev) - 1] == Trace.load(ev.path).events[-1]

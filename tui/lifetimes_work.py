@@ -1,0 +1,91 @@
+"""The storages' lifetimes of a big trace, worked out on a thread while the app stays live.
+
+NOTE [ Lifetimes on a thread ]
+1. Below :data:`ON_THREAD` events the lifetimes are worked out when first asked for, at
+   once (a lesson's trace: milliseconds). From it on, asking starts a thread and gets None
+   until the answer is ready; the lifetimes and holders views say how far it has got, and
+   the app answers keys meanwhile (a million-event trace: a few seconds).
+2. The thread reads the events through a reader of its own (``events.reader()``: its own
+   file descriptor and cache), never the one the panels read, and the trace's index columns,
+   which nothing changes (NOTE [ A pass over some kinds ] in replay/event_stream.py).
+3. A model that grows (a followed run, a first open) is worked out for the events it had
+   when the thread started; asked again after more arrived, the last answer is given while
+   a new thread works out the longer one.
+4. When an answer is ready, ``on_ready`` is called on the app's thread.
+"""
+from __future__ import annotations
+
+import threading
+from types import SimpleNamespace
+
+from replay.lifetimes import lifetimes
+
+ON_THREAD = 50_000
+
+
+class LifetimesWork:
+    """The lifetimes of one model, as ready as they are (rules 1-4)."""
+
+    def __init__(self, model, call_soon, on_ready):
+        self.model = model
+        self.call_soon = call_soon          # runs a function on the app's thread (App.call_from_thread)
+        self.on_ready = on_ready
+        self.result, self.key = None, None  # the last answer, and the event count it is for
+        self.busy_for = None                # the event count the running thread works out
+        self.done, self.total = 0, 0        # its progress
+
+    def get(self):
+        """The lifetimes for the model as it is now, the last ones while newer are worked out, or None."""
+        n = len(self.model.events)
+        if n == self.key:
+            return self.result
+        if n < ON_THREAD:
+            self.result, self.key = lifetimes(self.model), n
+            return self.result
+        if self.busy_for is None:
+            self._start(n)
+        return self.result
+
+    @property
+    def working(self) -> bool:
+        return self.busy_for is not None
+
+    def _start(self, n: int) -> None:
+        m = self.model
+        reader = m.events.reader() if hasattr(m.events, "reader") else list(m.events[:n])
+        view = SimpleNamespace(events=reader, index=m.index if len(reader) == n else None, meta=m.meta)
+        self.busy_for, self.done, self.total = n, 0, n
+        threading.Thread(target=self._run, args=(view, n), daemon=True).start()
+
+    def _progress(self, done: int, total: int) -> None:
+        self.done, self.total = done, max(1, total)
+
+    def _run(self, view, n: int) -> None:
+        try:
+            lts = lifetimes(view, progress=self._progress)
+        except Exception as exc:  # noqa: BLE001 - a trace that changed on disk: say so in the view
+            self.call_soon(self._failed, exc)
+            return
+        finally:
+            close = getattr(view.events, "close", None)
+            if close is not None:
+                close()
+        self.call_soon(self._ready, lts, n)
+
+    def _ready(self, lts, n: int) -> None:
+        self.result, self.key, self.busy_for = lts, n, None
+        self.on_ready()
+
+    def _failed(self, exc) -> None:
+        self.busy_for = None
+        self.error = exc
+        self.on_ready()
+
+    def status(self) -> str:
+        """What the views say while there is no answer yet (rule 1)."""
+        err = getattr(self, "error", None)
+        if err is not None:
+            return f"The storages' lifetimes could not be worked out: {err}"
+        pct = 100 * self.done // max(1, self.total)
+        return (f"Working out the storages' lifetimes over {self.busy_for or 0:,} events… {pct}% "
+                "(the other panels work meanwhile)")
