@@ -76,3 +76,18 @@ def test_read_head_checks_the_header_line(saved, tmp_path):
     empty.write_text("")
     with pytest.raises(TraceFormatError, match="empty file"):
         th.read_head(empty)
+
+
+def test_a_followed_files_reader_holds_the_events_folded_in_so_far(saved, tmp_path):
+    from engine.trace_index import FollowedEvents, LineTail
+
+    tail, followed = LineTail(saved, piece=4096), FollowedEvents(saved)
+    lines = tail.read()
+    followed.add(lines.start, lines.ends, list(lines))
+    r = followed.reader()
+    more = tail.read()
+    followed.add(more.start, more.ends, list(more))
+    events = Trace.load(saved).events
+    assert len(r) == len(lines) < len(followed) and list(r) == events[:len(lines)]
+    assert r.of_kinds(("op",)) == [(i, e) for i, e in enumerate(events[:len(lines)]) if e["kind"] == "op"]
+    r.close()
