@@ -11,12 +11,19 @@ NOTE [ Windows ]
    allocations come before its event).
 3. The peak inside a window is the first event of the window with the highest live bytes
    (NOTE [ Memory replay ] rule 6), or the highest of one category.
+4. An opened trace (NOTE [ Trace index ]) is never walked: phase runs come from the index's
+   phase column, and only the ``mark``, ``recompute_*``, ``backward_end`` and
+   ``optimizer_step`` events are read (``of_kinds``); the presets are the ones a walk finds.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .memory import events_of, phase_runs
+import numpy as np
+
+from engine.trace_schema import PHASES
+
+from .memory import events_of, of_kinds, phase_runs
 
 
 @dataclass(frozen=True)
@@ -29,36 +36,59 @@ class Window:
         return self.lo <= i < self.hi
 
 
+def index_of(trace):
+    """The index (NOTE [ Trace index ]) of an opened trace, of its model or of its events; None for
+    anything else (an event list, a followed run)."""
+    events = events_of(trace)
+    for x in (trace, events):
+        idx = getattr(x, "index", None)
+        if hasattr(idx, "kinds") and hasattr(idx, "phase") and len(idx) == len(events):
+            return idx
+    return None
+
+
 def presets(trace) -> list:
-    """Rule 2."""
+    """Rule 2 (rule 4 on an opened trace)."""
     events = events_of(trace)
     n = len(events)
     out = []
-    marks = [i for i, e in enumerate(events) if e.get("kind") == "mark" and e.get("text") == "step"]
-    for k, i in enumerate(marks):
-        hi = marks[k + 1] if k + 1 < len(marks) else n
-        title = events[i].get("title")
-        out.append(Window(f"step {events[i].get('step', k) + 1}" + (f": {title}" if title else ""), i, hi))
+    marks = [(i, e) for i, e in of_kinds(events, ("mark",)) if e.get("text") == "step"]
+    for k, (i, e) in enumerate(marks):
+        hi = marks[k + 1][0] if k + 1 < len(marks) else n
+        title = e.get("title")
+        out.append(Window(f"step {e.get('step', k) + 1}" + (f": {title}" if title else ""), i, hi))
     counts: dict = {}
-    for lo, hi, ph in phase_runs(events):
+    for lo, hi, ph in _phase_runs(trace, events):
         counts[ph] = counts.get(ph, 0) + 1
         out.append(Window(f"{ph} #{counts[ph]}", lo, hi + 1))
     open_re: dict = {}
-    for i, e in enumerate(events):
-        k = e.get("kind")
-        if k == "recompute_begin":
+    for i, e in of_kinds(events, ("recompute_begin", "recompute_end")):
+        if e.get("kind") == "recompute_begin":
             open_re[e.get("region")] = i
-        elif k == "recompute_end" and e.get("region") in open_re:
+        elif e.get("region") in open_re:
             out.append(Window(f"recompute of region {e.get('region')}", open_re.pop(e.get("region")), i + 1))
     last = 0
-    for i, e in enumerate(events):
-        k = e.get("kind")
-        if k == "backward_end":
+    for i, e in of_kinds(events, ("backward_end", "optimizer_step")):
+        if e.get("kind") == "backward_end":
             last = i + 1
-        elif k == "optimizer_step":
+        else:
             out.append(Window(f"{e.get('optimizer', 'optimizer')} step {e.get('step', '')}".strip(), last, i + 1))
             last = i + 1
     return sorted(out, key=lambda w: (w.lo, -(w.hi - w.lo)))
+
+
+def _phase_runs(trace, events) -> list:
+    """``phase_runs(events)``, from the index's phase column on an opened trace (rule 4)."""
+    idx = index_of(trace)
+    if idx is None:
+        return phase_runs(events)
+    ph = idx.phase
+    n = len(ph)
+    if not n:
+        return []
+    starts = np.flatnonzero(np.r_[True, ph[1:] != ph[:-1]])
+    ends = np.r_[starts[1:] - 1, n - 1]
+    return [(lo, hi, PHASES[c]) for lo, hi, c in zip(starts.tolist(), ends.tolist(), ph[starts].tolist())]
 
 
 def peak_in(replay, window: Window, category: str | None = None) -> tuple:

@@ -7,8 +7,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from replay.memory import devices
-from replay.segments import POOL_DIFFERS, SegmentsAt, explain, gap, pool_lines
+from replay.segments import POOL_DIFFERS, SegmentsAt, devices_of, explain, gap, pool_lines
 from replay.words import nbytes
 
 from .memory_view import NO_MEMORY, no_memory
@@ -31,12 +30,11 @@ class AllocatorView(Widget, can_focus=True):
         self._seg_key = None
 
     def segments(self):
-        evs = self.model.events
-        devs = devices(evs)
-        dev = next((d for d in devs if d.startswith("cuda")), devs[0] if devs else "cpu")   # a GPU run's GPU
-        key = (len(evs), dev)
-        if key != self._seg_key:
-            self._seg, self._seg_key = SegmentsAt(self.model, dev), key
+        n = len(self.model.events)
+        if self._seg_key is None or self._seg_key[0] != n:
+            devs = devices_of(self.model)          # an opened trace's from its columns (NOTE [ Segments at an event ] 6)
+            dev = next((d for d in devs if d.startswith("cuda")), devs[0] if devs else "cpu")   # a GPU run's GPU
+            self._seg, self._seg_key = SegmentsAt(self.model, dev), (n, dev)
         return self._seg
 
     def render(self) -> Text:
