@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .event_stream import stream
-from .memory import _tensor_infos
+from .memory import first_mention
 from .spans import Spans
 from .words import where
 
@@ -80,6 +80,7 @@ class Lifetime:
 _KINDS = ("alloc", "free", "category", "op", "leaf", "pack", "release", "checkpoint_drop", "optimizer_step",
           "execute", "backward_end")
 _PARSE = ("op", "leaf", "pack", "checkpoint_drop", "optimizer_step", "execute")     # the rest: from columns
+_MENTIONS = ("alloc", "free", "category", "op", "leaf")
 
 
 def lifetimes(trace, progress=None) -> list:
@@ -88,6 +89,7 @@ def lifetimes(trace, progress=None) -> list:
     out: dict = {}
     pre: dict = {}                                  # rule 1: storages alive before recording, as first seen
     early: dict = {}                                # storage -> its packs before anything else named it
+    seen_ids, fresh = set(), {}                     # storages met so far; those just found alive before
     seen: dict = {}                                 # id(a lifetime's tensors or views list) -> its set
     node_names: dict = {}
     pending_release: dict = {}                      # storage -> index of its backward release
@@ -99,8 +101,13 @@ def lifetimes(trace, progress=None) -> list:
     for i, e in stream(trace, _KINDS, _PARSE, progress):
         k = e.get("kind")
         sid = e.get("storage")
-        if k in ("free", "category") and sid not in out or k in ("op", "leaf"):
-            _before_recording(out, pre, early, e, k, sid)
+        if k in _MENTIONS:
+            first_mention(e, seen_ids, fresh)               # rule 1: alive before recording
+            for s, (b, dev, cat) in fresh.items():
+                pre[s] = fresh[s]
+                out[s] = Lifetime(s, b, dev, 0, category=cat, before_recording=True, made_by=None,
+                                  saved_by=early.pop(s, []))
+            fresh.clear()
         if k == "alloc":
             lt = out[sid] = Lifetime(sid, e.get("bytes", 0), e.get("device", "cpu"), i,
                                      category=e.get("category", "other"))
@@ -185,24 +192,6 @@ class LifetimeList(list):
 def spans_of(lts) -> Spans:
     """The spans of ``lts`` (a LifetimeList's own, else made now)."""
     return lts.spans if isinstance(lts, LifetimeList) else Spans(lts)
-
-
-def _before_recording(out, pre, early, e, k, sid) -> None:
-    """A storage first seen in a free, a category move or a tensor an op or leaf names, with no
-    alloc before: alive before recording (as ``memory.preexisting`` finds them); ``early`` holds
-    the packs of storages not seen yet (a node packs its input before its op event names it)."""
-    if k in ("free", "category"):
-        cat = e.get("old") if k == "category" else e.get("category")
-        found = [(sid, e.get("bytes", 0), e.get("device", "cpu"), cat or "other")]
-    else:
-        found = [(t["storage"], t.get("storage_bytes", t.get("bytes", 0)), t.get("device", "cpu"),
-                  "parameter" if (t.get("leaf") and t.get("requires_grad") and t.get("name")) else "other")
-                 for t in _tensor_infos(e) if t["storage"] not in out]
-    for s, b, dev, cat in found:
-        if s not in out:
-            pre[s] = (b, dev, cat)
-            out[s] = Lifetime(s, b, dev, 0, category=cat, before_recording=True, made_by=None,
-                              saved_by=early.pop(s, []))
 
 
 def _unseen(meta, pre) -> list:

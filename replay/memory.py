@@ -103,22 +103,28 @@ def preexisting(events) -> dict:
     """Storage id -> (bytes, device, category) for storages alive before recording (rule 2)."""
     seen, pre = set(), {}
     for e in events:
-        k = e.get("kind")
-        sid = e.get("storage")
-        if k == "alloc":
-            seen.add(sid)
-        elif k in ("free", "category") and sid not in seen:
-            seen.add(sid)
-            cat = e.get("old") if k == "category" else e.get("category")
-            pre[sid] = (e.get("bytes", 0), e.get("device", "cpu"), cat or "other")
-        elif k in ("op", "leaf"):
-            for t in _tensor_infos(e):
-                s = t["storage"]
-                if s not in seen:
-                    seen.add(s)
-                    cat = "parameter" if (t.get("leaf") and t.get("requires_grad") and t.get("name")) else "other"
-                    pre[s] = (t.get("storage_bytes", t.get("bytes", 0)), t.get("device", "cpu"), cat)
+        first_mention(e, seen, pre)
     return pre
+
+
+def first_mention(e, seen: set, pre: dict) -> None:
+    """``preexisting``'s step: an alloc is ``seen``; a free, a category move or a tensor an op or leaf
+    names whose storage is not ``seen`` yet was alive before recording (into ``pre``)."""
+    k = e.get("kind")
+    sid = e.get("storage")
+    if k == "alloc":
+        seen.add(sid)
+    elif k in ("free", "category") and sid not in seen:
+        seen.add(sid)
+        cat = e.get("old") if k == "category" else e.get("category")
+        pre[sid] = (e.get("bytes", 0), e.get("device", "cpu"), cat or "other")
+    elif k in ("op", "leaf"):
+        for t in _tensor_infos(e):
+            s = t["storage"]
+            if s not in seen:
+                seen.add(s)
+                cat = "parameter" if (t.get("leaf") and t.get("requires_grad") and t.get("name")) else "other"
+                pre[s] = (t.get("storage_bytes", t.get("bytes", 0)), t.get("device", "cpu"), cat)
 
 
 def devices(events) -> list:

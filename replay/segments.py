@@ -41,7 +41,7 @@ import numpy as np
 from engine.memory.allocator import CachingAllocatorModel
 
 from .lifetimes import _unseen
-from .memory import MEMORY_KINDS, _tensor_infos, devices, events_of, preexisting
+from .memory import MEMORY_KINDS, devices, events_of, first_mention, preexisting
 from .windows import index_of
 
 
@@ -243,37 +243,18 @@ def _preexisting_columns(events, idx) -> dict:
                 seen.add(sid if sid >= 0 else events[i].get("storage"))
             elif k not in tensors:
                 if sid < 0 or sid not in seen:
-                    _first_mention(events[i], seen, pre)
+                    first_mention(events[i], seen, pre)
             else:
                 if fd is None:
                     fd = os.open(events.path, os.O_RDONLY)
                 a = int(off[i])
                 line = os.pread(fd, int(off[i + 1]) - a, a)
                 if any(not v.isdigit() or int(v) not in seen for v in _STORAGE.findall(line)):
-                    _first_mention(events[i], seen, pre)
+                    first_mention(events[i], seen, pre)
     finally:
         if fd is not None:
             os.close(fd)
     return pre
-
-
-def _first_mention(e, seen: set, pre: dict) -> None:
-    """What ``preexisting`` does with one event that may name a storage not met yet."""
-    k = e.get("kind")
-    sid = e.get("storage")
-    if k == "alloc":
-        seen.add(sid)
-    elif k in ("free", "category") and sid not in seen:
-        seen.add(sid)
-        c = e.get("old") if k == "category" else e.get("category")
-        pre[sid] = (e.get("bytes", 0), e.get("device", "cpu"), c or "other")
-    elif k in ("op", "leaf"):
-        for t in _tensor_infos(e):
-            s = t["storage"]
-            if s not in seen:
-                seen.add(s)
-                c = "parameter" if (t.get("leaf") and t.get("requires_grad") and t.get("name")) else "other"
-                pre[s] = (t.get("storage_bytes", t.get("bytes", 0)), t.get("device", "cpu"), c)
 
 
 def gap(model: CachingAllocatorModel) -> dict:
