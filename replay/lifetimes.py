@@ -31,6 +31,7 @@ NOTE [ Storage lifetimes ]
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -275,8 +276,27 @@ def bands(lts, lo: int, hi: int, n: int = 12, device: str | None = None) -> Band
     pos, ov = sp.overlapping(lo, hi, device)
     order = pos[np.lexsort((sp.start[pos], -ov, -sp.bytes[pos]))]
     top = order[:n].tolist()
-    return Bands(lo, hi, sorted((lts[k] for k in top), key=lambda lt: lt.start), [lts[k] for k in order[n:].tolist()],
-                 sp, order[n:])
+    return Bands(lo, hi, sorted((lts[k] for k in top), key=lambda lt: lt.start), Picked(lts, order[n:]), sp, order[n:])
+
+
+class Picked(Sequence):
+    """The lifetimes of ``lts`` at positions ``pos``, made a list only when iterated (a million-event
+    trace's rest band holds about 150,000)."""
+
+    def __init__(self, lts, pos):
+        self.lts, self.pos = lts, pos
+
+    def __len__(self):
+        return len(self.pos)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self.lts[j] for j in self.pos[k].tolist()]
+        return self.lts[int(self.pos[k])]
+
+    def __iter__(self):
+        lts = self.lts
+        return (lts[j] for j in self.pos.tolist())
 
 
 def alive_at(lts, i: int, device: str | None = None) -> list:
