@@ -41,7 +41,7 @@ import numpy as np
 from engine.memory.allocator import CachingAllocatorModel
 
 from .lifetimes import _unseen
-from .memory import MEMORY_KINDS, devices, events_of, first_mention, preexisting
+from .memory import MEMORY_KINDS, devices, events_of, first_mention, of_kinds, preexisting
 from .windows import index_of
 
 
@@ -301,7 +301,11 @@ def pool_at_peak(trace) -> str | None:
     events carry pool figures; None for a trace without them."""
     from .model import TraceModel
     m = trace if isinstance(trace, TraceModel) else TraceModel.from_trace(trace)
-    dev = next((e.get("device") for e in m.events if "pool_used" in e and e.get("kind") in ("alloc", "free")), None)
+    idx = index_of(m)
+    if idx is not None and not _names_pool(m.events, idx):      # rule 6: a file that never names them
+        return None
+    kinds = ("alloc", "free")
+    dev = next((e.get("device") for _, e in of_kinds(m.events, kinds) if "pool_used" in e), None)
     if dev is None:
         return None
     i = m.memory.peak_index

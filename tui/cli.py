@@ -274,13 +274,21 @@ def _first_open(path: str) -> int:
 
 
 def summary(trace, name: str) -> str:
+    import numpy as np
+
     from replay.model import TraceModel
     from replay.words import nbytes
 
     m = TraceModel.from_trace(trace)
     kinds: dict = {}
-    for e in m.events:
-        kinds[e.get("kind")] = kinds.get(e.get("kind"), 0) + 1
+    idx = getattr(trace, "index", None)
+    if idx is not None:             # an opened trace: its kind column (NOTE [ Trace index ])
+        for code, count in enumerate(np.bincount(idx.kind, minlength=len(idx.kinds)).tolist()):
+            if count:
+                kinds[idx.kinds[code]] = count
+    else:
+        for e in m.events:
+            kinds[e.get("kind")] = kinds.get(e.get("kind"), 0) + 1
     lines = [f"{name}: {len(m)} events, {len(m.nodes)} graph nodes",
              f"peak live memory: {nbytes(m.memory.peak_bytes)} after event #{m.memory.peak_index}",
              "events by kind: " + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items(), key=lambda kv: -kv[1]))]
@@ -305,7 +313,7 @@ def cmd_view(path: str, text: bool) -> int:
             return _first_open(path)
 
     with paused_gc(freeze=not text):   # NOTE [ GC while loading ]
-        tr = _load(path, index=not text)   # the app reads a big trace through its index
+        tr = _load(path, index=True)       # through its index: a big trace's text summary too
         if tr is not None and not text:
             from engine.trace import safe_text
             from replay.model import TraceModel
