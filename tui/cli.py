@@ -121,7 +121,7 @@ def cmd_diff(path_a: str, path_b: str, png: str | None, text: bool = True) -> in
     text; ``png`` also draws both memory curves."""
     from engine.trace import safe_text
     from replay.diff import diff, summary
-    ta, tb = _load(path_a), _load(path_b)
+    ta, tb = _load(path_a, index=True), _load(path_b, index=True)      # through their indexes
     if ta is None or tb is None:
         return 2
     names = (os.path.basename(path_a), os.path.basename(path_b))
