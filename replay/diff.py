@@ -30,22 +30,30 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 
-from .memory import Replay, events_of, phase_runs, start_of
+import numpy as np
+
+from .memory import Replay, events_of, of_kinds, phase_runs, start_of
+from .windows import _phase_runs, index_of
 from .words import nbytes
 
 MACRO = {"recompute": "backward"}     # rule 1
 
 
-def steps(events) -> list:
-    """Rule 1: [(first, last, (iteration, phase, k))]."""
+def steps(events, trace=None) -> list:
+    """Rule 1: [(first, last, (iteration, phase, k))]; an opened ``trace``'s from its index's columns."""
+    idx = index_of(trace) if trace is not None else None
+    runs = _phase_runs(trace, events) if idx is not None else phase_runs(events)
+    ops = [i for i, _ in of_kinds(events, ("op",))] if idx is None else \
+        np.flatnonzero(np.isin(idx.kind, idx.codes("op"))).tolist()
     out, it, seen = [], 0, {}
-    for lo, hi, ph in phase_runs(events):
+    for lo, hi, ph in runs:
         ph = MACRO.get(ph, ph)
         if out and out[-1][2][1] == ph:
             out[-1] = (out[-1][0], hi, out[-1][2])
             continue
+        k = bisect.bisect_left(ops, lo)
         if (ph == "forward" and any(seen.get(p) for p in ("backward", "optimizer"))
-                and any(e.get("kind") == "op" for e in events[lo:hi + 1])):
+                and k < len(ops) and ops[k] <= hi):
             it, seen = it + 1, {}
         seen[ph] = seen.get(ph, 0) + 1
         out.append((lo, hi, (it, ph, seen[ph] - 1)))
@@ -120,9 +128,9 @@ def _n(run) -> int:
     return 0 if run is None else run[1] - run[0] + 1
 
 
-def align(ea, eb) -> Alignment:
-    """Rules 1-3."""
-    sa, sb = steps(ea), steps(eb)
+def align(ea, eb, a=None, b=None) -> Alignment:
+    """Rules 1-3 (``a`` and ``b``: the traces, when opened through their indexes)."""
+    sa, sb = steps(ea, a), steps(eb, b)
     common = _lcs([k for _, _, k in sa], [k for _, _, k in sb])
     segs, x, y = [], 0, 0
     for cx, cy in common + [(len(sa), len(sb))]:
@@ -158,7 +166,7 @@ class Diff:
 
 
 def _forward_nodes(events) -> list:
-    return [e["node"] for e in events if e.get("kind") == "op" and e.get("phase") == "forward"
+    return [e["node"] for _, e in of_kinds(events, ("op",)) if e.get("phase") == "forward"
             and isinstance(e.get("node"), dict)]
 
 
@@ -189,6 +197,15 @@ def _lcs(a: list, b: list) -> list:
     return out
 
 
+def _replay(trace, events) -> Replay:
+    """The trace's live bytes: an opened trace's from its model (its index's columns, NOTE [ A model
+    from an index ]), any other's folded from its events."""
+    if index_of(trace) is not None and hasattr(trace, "meta"):
+        from .model import TraceModel
+        return TraceModel.from_trace(trace).memory
+    return Replay(events, start_of(getattr(trace, "meta", None)))
+
+
 def _peaks(r: Replay) -> dict:
     return {"live": (r.peak_index, r.peak_bytes), "activation": (r.act_peak_index, r.act_peak_bytes),
             "by_category": {c: b for c, b in r.live_at(r.peak_index).items() if b}}
@@ -203,11 +220,12 @@ def module_bytes(trace, i: int) -> dict:
 
 def checkpoint_nodes(events) -> tuple:
     """Rule 5: ([(node name, saved name, bytes)] dropped by checkpointing, [node names made by a recompute])."""
-    names = {e["node"]["id"]: e["node"].get("name") for e in events
+    found = [e for _, e in of_kinds(events, ("op", "checkpoint_drop"))]     # by the index when opened
+    names = {e["node"]["id"]: e["node"].get("name") for e in found
              if e.get("kind") == "op" and isinstance(e.get("node"), dict)}
-    dropped = [(names.get(e.get("node"), "?"), e.get("name"), e.get("bytes", 0)) for e in events
+    dropped = [(names.get(e.get("node"), "?"), e.get("name"), e.get("bytes", 0)) for e in found
                if e.get("kind") == "checkpoint_drop" and not e.get("kept")]
-    made = [e["node"].get("name") for e in events if e.get("kind") == "op" and e.get("phase") == "recompute"
+    made = [e["node"].get("name") for e in found if e.get("kind") == "op" and e.get("phase") == "recompute"
             and isinstance(e.get("node"), dict)]
     return dropped, made
 
@@ -215,11 +233,10 @@ def checkpoint_nodes(events) -> tuple:
 def diff(a, b) -> Diff:
     """Compare trace ``a`` with trace ``b`` (rules 1-6)."""
     ea, eb = events_of(a), events_of(b)
-    al = align(ea, eb)
+    al = align(ea, eb, a, b)
     pairs = [((x[0], x[1], step_name(k)), (y[0], y[1], step_name(k))) for x, y, k in al.segments if x and y]
     unaligned = [f"{'A' if x else 'B'}: {step_name(k)}" for x, y, k in al.segments if not (x and y)]
-    ra = Replay(ea, start_of(getattr(a, "meta", None)))
-    rb = Replay(eb, start_of(getattr(b, "meta", None)))
+    ra, rb = _replay(a, ea), _replay(b, eb)
     pa, pb = _peaks(ra), _peaks(rb)
     cats = dict.fromkeys(list(pa["by_category"]) + list(pb["by_category"]))
     delta = {c: pb["by_category"].get(c, 0) - pa["by_category"].get(c, 0) for c in cats}

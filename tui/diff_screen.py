@@ -71,8 +71,8 @@ class DiffScreen(Screen):
         self.d = d
         self.names = names
         self.top = max(d.peaks["A"]["live"][1], d.peaks["B"]["live"][1], 1)
-        totals = d.memory["A"].total + d.memory["B"].total
-        self.floor = min(totals) if totals else 0     # both charts start here (NOTE in tui/diff_chart.py)
+        lows = [min(r.total) for r in (d.memory["A"], d.memory["B"]) if len(r.total)]
+        self.floor = min(lows) if lows else 0     # both charts start here (NOTE in tui/diff_chart.py)
 
     # ---- layout
     def compose(self) -> ComposeResult:
