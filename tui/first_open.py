@@ -165,13 +165,10 @@ class FirstOpen:
                 self._show()
                 self._finish(*item)
                 return
-            self._fold(item)
+            fold_head(self.model, self._pending)
             grew = True
         if grew and (self._shown is None or t0 >= self._next_show):
             self._show()
-
-    def _fold(self, lines) -> None:
-        fold_head(self.model, self._pending)
 
     def _show(self) -> None:
         """The panels and the title catch up with what is folded in (at most every SHOW_EVERY s)."""
