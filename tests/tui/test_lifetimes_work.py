@@ -74,3 +74,22 @@ def test_a_reader_reads_the_same_events_through_its_own_descriptor(opened):
     assert list(r) == list(ev)
     r.close()
     assert ev[len(ev) - 1] == Trace.load(ev.path).events[-1]
+
+
+def test_a_growing_model_gets_its_last_answer_while_the_longer_one_is_worked_out(monkeypatch):
+    monkeypatch.setattr(lw, "ON_THREAD", 1)
+    events = list(RECORDED["training loop"]().events)
+    m = TraceModel()
+    m.extend(events[:40])
+    done = threading.Event()
+    work = lw.LifetimesWork(m, lambda fn, *a: fn(*a), done.set)
+    assert work.get() is None and work.working            # rule 1: a thread works it out
+    assert done.wait(10)
+    first = work.get()
+    assert first is not None and work.key == 40
+    m.extend(events[40:])
+    done.clear()
+    assert work.get() is first and work.working           # rule 3: the last answer while the longer one is made
+    assert done.wait(10)
+    assert [dataclasses.astuple(x) for x in work.get()] == [dataclasses.astuple(x) for x in lifetimes(m)]
+    assert work.key == len(events) and not work.working
