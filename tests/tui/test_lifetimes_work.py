@@ -78,18 +78,23 @@ def test_a_reader_reads_the_same_events_through_its_own_descriptor(opened):
 
 def test_a_growing_model_gets_its_last_answer_while_the_longer_one_is_worked_out(monkeypatch):
     monkeypatch.setattr(lw, "ON_THREAD", 1)
+    gate, real = threading.Event(), lw.lifetimes
+    monkeypatch.setattr(lw, "lifetimes", lambda view, progress=None: gate.wait(10) and real(view, progress=progress))
     events = list(RECORDED["training loop"]().events)
     m = TraceModel()
     m.extend(events[:40])
     done = threading.Event()
     work = lw.LifetimesWork(m, lambda fn, *a: fn(*a), done.set)
     assert work.get() is None and work.working            # rule 1: a thread works it out
+    gate.set()
     assert done.wait(10)
     first = work.get()
     assert first is not None and work.key == 40
+    gate.clear()
     m.extend(events[40:])
     done.clear()
     assert work.get() is first and work.working           # rule 3: the last answer while the longer one is made
+    gate.set()
     assert done.wait(10)
     assert [dataclasses.astuple(x) for x in work.get()] == [dataclasses.astuple(x) for x in lifetimes(m)]
     assert work.key == len(events) and not work.working
