@@ -27,8 +27,8 @@ NOTE [ A followed run ]
 2. What the model holds per event is what a model from an index holds: offsets, the memory
    replay's figures, the per-node and per-slot indices; the event log, the inspector and the
    narrative read the events they show back from the file by offset, and a node reads the
-   tensors and attributes of its op event (``inputs``, ``output``, ``attrs``) back from that
-   event (``FollowedNode``).
+   tensors and attributes of its op event (``inputs``, ``output``, ``attrs``), and a leaf its
+   tensor, back from that event (``FollowedNode``).
 3. ``storage_at`` bisects the memory events of one storage (``FollowedStorages``), sorted
    again only after more events arrived.
 4. When the run has ended and every line read is folded in, the reader opens the trace the
@@ -221,12 +221,13 @@ def _ignore(n, value):
 
 
 class FollowedNode(Node):
-    """A followed run's node (rule 2): the tensors and attributes its op event names are read back from
-    that event (``events``, a class attribute) when asked for, not held."""
+    """A followed run's node (rule 2): the tensors and attributes its op event names, and a leaf's
+    tensor, are read back from that event (``events``, a class attribute) when asked for, not held."""
 
     __slots__ = ()
     events: object = None
     inputs = property(lambda n: _op_event(n).get("inputs") or (), _ignore)
+    tensor = property(lambda n: n.events[n.leaf_at].get("tensor") if n.leaf_at is not None else None, _ignore)
     output = property(lambda n: _op_event(n).get("output"), _ignore)
     attrs = property(lambda n: (_op_event(n).get("node") or {}).get("attrs") or {}, _ignore)
 
