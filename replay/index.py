@@ -209,7 +209,51 @@ def follow(m, path) -> None:
     m.events = FollowedEvents(path)
     m.storages = FollowedStorages(m.events)
     m._node = type("FollowedNode", (FollowedNode,), {"__slots__": (), "events": m.events})
-    m.memory.total, m.memory.reserved = array("q"), array("q")
+    m.memory.total, m.memory.reserved, m.memory.snaps = array("q"), array("q"), Snaps(m.memory.snaps)
+
+
+class Snaps:
+    """A followed model's live bytes per category after each event (``Replay.snaps``, rule 2): each
+    row the replay makes once, in an array, and per event the row it shares (consecutive events
+    that move no memory share one); a row is a tuple again when read."""
+
+    def __init__(self, rows=()):
+        self._rows, self._which, self._k, self._last = array("q"), array("i"), 0, None
+        for r in rows:
+            self.append(r)
+
+    def append(self, row) -> None:
+        if row is not self._last:
+            self._k, self._last = len(row), row
+            self._rows.extend(row)
+        self._which.append(len(self._rows) // self._k - 1 if self._k else 0)
+
+    def widen(self) -> None:
+        """Every row gains a column of zeros (a category met for the first time)."""
+        k, old = self._k, self._rows
+        self._rows = array("q", [v for r in range(len(old) // k if k else 0) for v in (*old[r * k:(r + 1) * k], 0)])
+        self._k, self._last = k + 1, None
+
+    def _row(self, r: int) -> tuple:
+        k = self._k
+        return tuple(self._rows[r * k:(r + 1) * k])
+
+    def __len__(self):
+        return len(self._which)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self._row(r) for r in self._which[i]]
+        return self._row(self._which[i])
+
+    def __iter__(self):
+        return (self._row(r) for r in self._which)
+
+    @property
+    def a(self) -> np.ndarray:
+        """Every event's row, as one 2-D array (a saved model's column, NOTE [ A saved model ])."""
+        rows = np.frombuffer(self._rows, dtype=np.int64).reshape(-1, max(1, self._k))
+        return rows[np.frombuffer(self._which, dtype=np.int32)] if len(self._which) else rows[:0]
 
 
 def _op_event(n):

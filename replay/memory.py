@@ -196,7 +196,11 @@ class Replay:
             k = self._col[cat] = len(self.categories)
             self.categories.append(cat)
             self._cur.append(0)
-            self.snaps[:] = [sn + (0,) for sn in self.snaps]    # in place: extend holds the list
+            widen = getattr(self.snaps, "widen", None)       # a followed model's (replay/index.py)
+            if widen is not None:
+                widen()
+            else:
+                self.snaps[:] = [sn + (0,) for sn in self.snaps]    # in place: extend holds the list
         return k
 
     def add(self, e: dict) -> None:
