@@ -7,7 +7,7 @@ from tests.replay.traces import RECORDED
 
 
 def test_snaps_read_as_the_list_they_replace():
-    rows = [(1, 2, 3)] * 3 + [tuple([4, 5, 6]), tuple([4, 5, 6])]
+    rows = [(1, 2, 3)] * 3 + [tuple([4, 5, 6]), tuple([4, 5, 6])]  # noqa: C409 - two objects, not one constant
     s = Snaps()
     for r in rows:
         s.append(r)
