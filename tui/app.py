@@ -210,6 +210,12 @@ class GlassgradApp(App):
                 model.events.hold()
             except OSError:
                 pass
+        else:               # the folded model saved beside the index: a later view of the run opens at once
+            from replay import model_cache
+
+            at = model_cache.path_of(saved.index)
+            if at is not None and not os.path.exists(at):
+                model_cache.save(model, at)
         try:
             os.remove(self.out + ".part")
         except OSError:

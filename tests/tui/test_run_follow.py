@@ -3,6 +3,7 @@ from engine.trace import Trace
 from engine.trace_index import FOLLOW_CACHE, FollowedEvents
 from replay.index import FollowedNode
 from replay.model import TraceModel
+from replay.model_cache import SavedNodes
 from tests.replay.test_scale import same_answers
 from tui.app import GlassgradApp
 
@@ -40,6 +41,9 @@ async def test_a_followed_run_ends_on_its_saved_trace_opened_through_its_index(t
         await pilot.press("left", "left")                 # the panels read the events they show from the file
         assert s.index == len(m) - 3
     assert seen[0][0] is FollowedEvents and not (tmp_path / "run.jsonl.part").exists()
+    again = TraceModel.from_trace(Trace.open(str(out)))   # the folded model was saved beside the index
+    assert isinstance(again.nodes, SavedNodes)
+    same_answers(again, saved)
 
 
 async def test_a_failed_run_keeps_its_events_readable_and_opens_at_the_failure(tmp_path, monkeypatch):
