@@ -11,7 +11,8 @@ NOTE [ A first open ]
    (NOTE [ Text from a trace ] rule 5).
 2. The reader stays at most :data:`QUEUE` pieces ahead of the fold: parsed events waiting
    to be folded in stay few, and memory grows as the model does, not as the file does.
-3. The title says how far it has read; the cursor stays where the learner put it (the
+3. The title says how far it has read (after a second, how long the rest should take at
+   the pace so far); the cursor stays where the learner put it (the
    start, unless they moved), never jumping to the newest event as a run does. The panels
    that draw the whole trace (graph, memory chart, event log) catch up at most every
    :data:`SHOW_EVERY` seconds, and never spend more than a fifth of the time: redrawing
@@ -87,6 +88,7 @@ class FirstOpen:
         self.app, self.path, self.freeze = app, path, freeze
         self.name = title or os.path.basename(path)
         self.size = os.path.getsize(path)
+        self._started = None              # when the reading began (rule 3's estimate)
         meta, _ = read_head(path)
         self.model = TraceModel.followed(path, meta)
         self.screen = TraceScreen(self.model, title=self._title(0))
@@ -102,11 +104,18 @@ class FirstOpen:
         self._gc = None                   # rule 7: whether the collector was on before
 
     def _title(self, done: int) -> str:
-        return f"{self.name} (first open: read {100 * done // max(1, self.size)}%)"
+        """Rule 3: how far it has read, and after a second how long the rest should take at this pace."""
+        pct = 100 * done // max(1, self.size)
+        spent = time.perf_counter() - self._started if self._started is not None else 0.0
+        if spent < 1.0 or done <= 0 or done >= self.size:
+            return f"{self.name} (first open: read {pct}%)"
+        left = spent * (self.size - done) / done
+        return f"{self.name} (first open: read {pct}%, about {max(1, round(left))} s left)"
 
     # ------------------------------------------------------------ the reader thread (rules 1-2)
 
     def start(self) -> None:
+        self._started = time.perf_counter()
         self._gc = gc.isenabled()
         gc.disable()
         self.app.push_screen(self.screen)

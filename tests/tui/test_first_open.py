@@ -121,3 +121,16 @@ def test_view_refuses_a_file_that_is_not_a_trace_before_starting_the_app(tmp_pat
     p.write_text('{"hello": 1}\n' * 10)
     assert cli.cmd_view(str(p), text=False) == 2
     assert "not a glassgrad trace" in capsys.readouterr().err
+
+
+def test_the_title_says_how_far_it_read_and_how_long_the_rest_should_take(recorded, tmp_path, monkeypatch):
+    p = _copy(recorded, tmp_path)
+    opening = fo.FirstOpen(None, str(p), "t.jsonl")
+    assert opening._title(0) == "t.jsonl (first open: read 0%)"
+    clock = iter([100.0, 100.5, 104.0])
+    monkeypatch.setattr(fo.time, "perf_counter", lambda: next(clock))
+    opening._started = fo.time.perf_counter()                       # 100.0
+    half = opening.size // 2
+    assert opening._title(half) == f"t.jsonl (first open: read {100 * half // opening.size}%)"   # within a second
+    quarter = opening.size // 4                                     # 4 s for a quarter: about 12 s for the rest
+    assert opening._title(quarter) == f"t.jsonl (first open: read {100 * quarter // opening.size}%, about 12 s left)"
