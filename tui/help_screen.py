@@ -31,7 +31,7 @@ KEYS = [
     ("v", "graph overview: the whole graph, a ■ per node, the normal view framed; click to go there"),
     ("m", "memory panel: chart → lifetimes → holders → allocator (NOTE [ Memory views ])"),
     ("a e", "mark the start / end of a window at the cursor (or drag across the chart with the mouse)"),
-    ("W  x", "next preset window (step, forward, backward, recompute, optimizer step) / clear the window"),
+    ("W  x", "next preset window (step, forward, backward, recompute, optimizer step; first the one around the cursor) / clear the window"),
     ("b s c", "holders view: rows by module, op, line or module phases / sort / category filter;"
               " enter marks the row's bands (▸) and selects the node that made them"),
     ("↑ ↓  enter", "lifetimes view: select a band / tell its story"),

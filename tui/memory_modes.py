@@ -7,7 +7,8 @@ NOTE [ Memory views ]
    blocks). Each follows the cursor.
 2. A window is a range of events every view shows: ``a`` marks its start at the cursor, ``e``
    its end; ``W`` steps through the presets (each lesson step, forward, backward, each
-   recompute, each optimizer step: replay/windows.py); dragging across the chart with the
+   recompute, each optimizer step: replay/windows.py), from the outermost one that holds the
+   cursor when no window is chosen; dragging across the chart with the
    mouse chooses one too; ``x`` clears it. The chart and the lifetimes draw only the window,
    the holders table reads the window's peak.
 3. A trace about files keeps its records panel; the views return with the graph.
@@ -178,14 +179,24 @@ def select_largest(screen, lo: int, i: int) -> None:
 
 
 def next_preset(screen):
-    """Rule 2's ``W``: the next preset window after the current one (wrapping)."""
-    ps = presets(screen.model.events)
+    """Rule 2's ``W``: the next preset window after the current one (wrapping); with none chosen, the
+    first that holds the cursor (the outermost), else the first after it."""
+    n = len(screen.model)
+    cached = getattr(screen, "_presets", None)
+    if cached is None or cached[0] != n:           # made once per length (a million events: a fraction of a second)
+        ps = presets(screen.model.events)
+        cached = screen._presets = (n, ps, [(p.lo, p.hi) for p in ps])
+    _, ps, keys = cached
     if not ps:
         screen.notify("This trace has no steps, phases or regions to pick.", timeout=3)
         return screen.window
     cur = screen.window
-    keys = [(p.lo, p.hi) for p in ps]
-    k = (keys.index(cur) + 1) % len(ps) if cur in keys else 0
+    if cur in keys:
+        k = (keys.index(cur) + 1) % len(ps)
+    else:
+        i = screen.model.clamp(screen.index)
+        k = next((j for j, (lo, hi) in enumerate(keys) if lo <= i < hi),
+                 next((j for j, (lo, _) in enumerate(keys) if lo > i), 0))
     screen.notify(f"Window: {ps[k].label}", timeout=3)
     return keys[k]
 

@@ -184,3 +184,24 @@ async def test_a_trace_without_memory_events_says_so_in_every_memory_view(mlp_tr
             w = s.query_one(view)
             text = w.get_row_at(0)[0] if view is HoldersView else str(w.render())
             assert "No memory in this trace" in text, view.__name__
+
+
+async def test_w_starts_from_the_windows_that_hold_the_cursor(mlp_trace):
+    from replay.windows import presets
+
+    model = TraceModel.from_trace(mlp_trace)
+    ps = presets(model.events)
+    i = len(model) * 2 // 3
+    holding = [(p.lo, p.hi) for p in ps if p.lo <= i < p.hi]
+    assert holding                                     # the fixture's cursor lies in some phase or step
+    async with host_screen(model, "mlp").run_test(size=(120, 40)) as pilot:
+        s = pilot.app.screen
+        s.index = i
+        await pilot.press("W")
+        assert s.window == holding[0]                 # the outermost window around the cursor
+        await pilot.press("W")
+        keys = [(p.lo, p.hi) for p in ps]
+        assert s.window == keys[(keys.index(holding[0]) + 1) % len(keys)]    # then on in order
+        s.index = len(model) - 1
+        await pilot.press("x", "W")
+        assert s.window == next(((p.lo, p.hi) for p in ps if p.lo <= len(model) - 1 < p.hi), keys[0])
