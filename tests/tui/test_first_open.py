@@ -134,3 +134,20 @@ def test_the_title_says_how_far_it_read_and_how_long_the_rest_should_take(record
     assert opening._title(half) == f"t.jsonl (first open: read {100 * half // opening.size}%)"   # within a second
     quarter = opening.size // 4                                     # 4 s for a quarter: about 12 s for the rest
     assert opening._title(quarter) == f"t.jsonl (first open: read {100 * quarter // opening.size}%, about 12 s left)"
+
+
+async def test_a_recent_trace_opened_from_the_home_screen_is_a_first_open_too(recorded, tmp_path):
+    p = _copy(recorded, tmp_path)
+    app = GlassgradApp("home", recent=[str(p)], lessons=[])
+    async with app.run_test(size=(120, 36)) as pilot:
+        app.open_trace(str(p))
+        opening = app.first_open
+        assert opening is not None and app.screen is opening.screen
+        await _until(pilot, lambda: opening.done, "the whole file read")
+        assert len(opening.model) == len(Trace.load(p).events) and th.has_index(p)
+        bad = tmp_path / "not-a-trace.jsonl"
+        bad.write_text('{"format": "other"}\n')
+        app.open_trace(str(bad))                      # refused with a notice, the screen stays
+        await pilot.pause()
+        assert app.screen is opening.screen
+        assert any("Cannot open" in x.message and "not a glassgrad trace" in x.message for x in app._notifications)
