@@ -227,21 +227,27 @@ def _columns(events, cols, kinds, devices) -> None:
 
 def save(index: TraceIndex, paths) -> str | None:
     """Write the index to the first of ``paths`` that can be written (atomically); its path or None."""
-    blob = np.frombuffer(json.dumps(index.header).encode("utf-8"), dtype=np.uint8)
-    for p in paths:
-        tmp = f"{p}.{os.getpid()}.tmp"
+    arrays = {c: getattr(index, c) for c in COLUMNS}
+    return next((p for p in paths if write_npz(p, index.header, arrays)), None)
+
+
+def write_npz(path: str, header: dict, arrays: dict) -> bool:
+    """``arrays`` and a JSON ``header`` as an ``.npz`` at ``path``, written to a temporary file then
+    renamed (a reader never sees half a file); whether it was written."""
+    blob = np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        with open(tmp, "wb") as f:
+            np.savez(f, header=blob, **arrays)
+        os.replace(tmp, path)
+        return True
+    except OSError:
         try:
-            os.makedirs(os.path.dirname(p), exist_ok=True)
-            with open(tmp, "wb") as f:
-                np.savez(f, header=blob, **{c: getattr(index, c) for c in COLUMNS})
-            os.replace(tmp, p)
-            return p
+            os.remove(tmp)
         except OSError:
-            try:
-                os.remove(tmp)
-            except OSError:
-                pass
-    return None
+            pass
+        return False
 
 
 class BadIndex(Exception):

@@ -24,6 +24,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from engine.trace_index import write_npz
+
 from .memory import Replay, reserved_start, start_of
 from .nodes import INF, Graph, Node, Region, Slot
 
@@ -63,20 +65,9 @@ def save(model, path: str) -> bool:
     """Write the folded ``model`` to ``path`` (rule 1); whether it was written (a model whose values do
     not fit the arrays, an id past int64 or a region id JSON cannot hold, is simply not saved)."""
     try:
-        arrays, blob = _arrays(model)
+        arrays, header = _arrays(model)
+        return write_npz(path, header, arrays)          # a header JSON cannot hold raises before writing
     except (TypeError, ValueError, OverflowError):
-        return False
-    tmp = f"{path}.{os.getpid()}.tmp"
-    try:
-        with open(tmp, "wb") as f:
-            np.savez(f, header=blob, **arrays)
-        os.replace(tmp, path)
-        return True
-    except OSError:
-        try:
-            os.remove(tmp)
-        except OSError:
-            pass
         return False
 
 
@@ -117,7 +108,7 @@ def _arrays(model) -> tuple:
                 [list(k) if isinstance(k, tuple) else k for k in r._keys]] for r in model.regions().values()]
     header = {"version": VERSION, "mark": model.index.header["mark"], "events": len(model.index), "names": names,
               "roots": [[i, r] for i, r in model._roots], "regions": regions, "has_reserved": mem.has_reserved}
-    return arrays, np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8)
+    return arrays, header
 
 
 def _array(column):
