@@ -41,6 +41,7 @@ NOTE [ Trace index ]
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -243,10 +244,8 @@ def write_npz(path: str, header: dict, arrays: dict) -> bool:
         os.replace(tmp, path)
         return True
     except OSError:
-        try:
+        with contextlib.suppress(OSError):
             os.remove(tmp)
-        except OSError:
-            pass
         return False
 
 
@@ -448,7 +447,7 @@ class LazyEvents:
         """The same events through a file descriptor and a cache of their own (a reader for another
         thread: NOTE [ Lifetimes on a thread ] in tui/lifetimes_work.py)."""
         r = object.__new__(LazyEvents)
-        r.path, r._off, r._kind, r._kinds = self.path, self._off, self._kind, self._kinds
+        r.path, r._off, r._kind, r._kinds, r.index = self.path, self._off, self._kind, self._kinds, self.index
         r._n, r._plain, r._cache = self._n, self._plain, {}
         r._fd = os.dup(self._fd) if self._fd is not None else None
         return r
@@ -549,7 +548,7 @@ class FollowedEvents(LazyEvents):
         self._off = array("q")
         self._kind, self._kinds, self._codes = array("B"), [], {}
         self.mem_at, self.mem_storage = array("q"), array("q")     # rule 7: memory events and their storages
-        self._n = self._plain = 0
+        self._n, self._plain, self.index = 0, 0, None      # a followed file has no index
         self._cache: OrderedDict = OrderedDict()
         self._fd = None
 

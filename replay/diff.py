@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .event_stream import index_of, phase_runs_of
 from .memory import Replay, events_of, of_kinds, phase_runs, start_of
-from .windows import _phase_runs, index_of
 from .words import nbytes
 
 MACRO = {"recompute": "backward"}     # rule 1
@@ -42,7 +42,7 @@ MACRO = {"recompute": "backward"}     # rule 1
 def steps(events, trace=None) -> list:
     """Rule 1: [(first, last, (iteration, phase, k))]; an opened ``trace``'s from its index's columns."""
     idx = index_of(trace) if trace is not None else None
-    runs = _phase_runs(trace, events) if idx is not None else phase_runs(events)
+    runs = phase_runs_of(trace, events) if idx is not None else phase_runs(events)
     ops = [i for i, _ in of_kinds(events, ("op",))] if idx is None else \
         np.flatnonzero(np.isin(idx.kind, idx.codes("op"))).tolist()
     out, it, seen = [], 0, {}

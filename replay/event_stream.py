@@ -19,20 +19,48 @@ import numpy as np
 
 from engine.trace_schema import CATEGORIES, PHASES
 
+from .memory import events_of, phase_runs
+
 EVERY = 8192
 
 
+def index_of(trace):
+    """The index (NOTE [ Trace index ]) of an opened trace, of its model or of its events; None for
+    anything else (an event list, a followed run)."""
+    events = events_of(trace)
+    for x in (trace, events):
+        idx = getattr(x, "index", None)
+        if hasattr(idx, "kinds") and hasattr(idx, "phase") and len(idx) == len(events):
+            return idx
+    return None
+
+
 def _index(trace):
-    idx = getattr(trace, "index", None)
-    events = getattr(trace, "events", None)
-    return (idx, events) if idx is not None and hasattr(events, "pick") and len(events) == len(idx) else (None, None)
+    """(index, events) of an opened trace whose events can be picked, else (None, None)."""
+    idx = index_of(trace)
+    events = events_of(trace)
+    return (idx, events) if idx is not None and hasattr(events, "pick") else (None, None)
+
+
+def phase_runs_of(trace, events) -> list:
+    """``phase_runs(events)``, from the index's phase column on an opened trace (NOTE [ Windows ] rule 4)."""
+    idx = index_of(trace)
+    if idx is None:
+        return phase_runs(events)
+    ph = idx.phase
+    n = len(ph)
+    if not n:
+        return []
+    starts = np.flatnonzero(np.r_[True, ph[1:] != ph[:-1]])
+    ends = np.r_[starts[1:] - 1, n - 1]
+    return [(lo, hi, PHASES[c]) for lo, hi, c in zip(starts.tolist(), ends.tolist(), ph[starts].tolist())]
 
 
 def stream(trace, kinds, parse=(), progress=None):
     """Rule 1-2: ``(i, event)`` of the events of ``trace`` whose kind is in ``kinds``."""
     idx, events = _index(trace)
     if idx is None:
-        events = trace.events if hasattr(trace, "events") else trace
+        events = events_of(trace)
         n = len(events)
         for i, e in enumerate(events):
             if e.get("kind") in kinds:

@@ -33,9 +33,9 @@ import numpy as np
 
 from engine.trace_schema import PHASES
 
+from .event_stream import index_of
 from .index import replay_of
 from .memory import Replay, events_of, start_of
-from .windows import index_of
 
 COLUMNS = ("pre_fwd", "post_fwd", "peak_fwd", "pre_bwd", "peak_bwd", "post_bwd")
 

@@ -40,9 +40,16 @@ import numpy as np
 
 from engine.memory.allocator import CachingAllocatorModel
 
+from .event_stream import index_of
 from .lifetimes import _unseen
-from .memory import MEMORY_KINDS, devices, events_of, first_mention, of_kinds, preexisting
-from .windows import index_of
+from .memory import (
+    MEMORY_KINDS,
+    devices,
+    events_of,
+    first_mention,
+    of_kinds,
+    preexisting,
+)
 
 
 class SegmentsAt:
@@ -304,8 +311,7 @@ def pool_at_peak(trace) -> str | None:
     idx = index_of(m)
     if idx is not None and not _names_pool(m.events, idx):      # rule 6: a file that never names them
         return None
-    kinds = ("alloc", "free")
-    dev = next((e.get("device") for _, e in of_kinds(m.events, kinds) if "pool_used" in e), None)
+    dev = next((e.get("device") for _, e in of_kinds(m.events, ("alloc", "free")) if "pool_used" in e), None)
     if dev is None:
         return None
     i = m.memory.peak_index

@@ -19,11 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
-from engine.trace_schema import PHASES
-
-from .memory import events_of, of_kinds, phase_runs
+from .event_stream import phase_runs_of
+from .memory import events_of, of_kinds
 
 
 @dataclass(frozen=True)
@@ -34,17 +31,6 @@ class Window:
 
     def __contains__(self, i: int) -> bool:
         return self.lo <= i < self.hi
-
-
-def index_of(trace):
-    """The index (NOTE [ Trace index ]) of an opened trace, of its model or of its events; None for
-    anything else (an event list, a followed run)."""
-    events = events_of(trace)
-    for x in (trace, events):
-        idx = getattr(x, "index", None)
-        if hasattr(idx, "kinds") and hasattr(idx, "phase") and len(idx) == len(events):
-            return idx
-    return None
 
 
 def presets(trace) -> list:
@@ -58,7 +44,7 @@ def presets(trace) -> list:
         title = e.get("title")
         out.append(Window(f"step {e.get('step', k) + 1}" + (f": {title}" if title else ""), i, hi))
     counts: dict = {}
-    for lo, hi, ph in _phase_runs(trace, events):
+    for lo, hi, ph in phase_runs_of(trace, events):
         counts[ph] = counts.get(ph, 0) + 1
         out.append(Window(f"{ph} #{counts[ph]}", lo, hi + 1))
     open_re: dict = {}
@@ -75,20 +61,6 @@ def presets(trace) -> list:
             out.append(Window(f"{e.get('optimizer', 'optimizer')} step {e.get('step', '')}".strip(), last, i + 1))
             last = i + 1
     return sorted(out, key=lambda w: (w.lo, -(w.hi - w.lo)))
-
-
-def _phase_runs(trace, events) -> list:
-    """``phase_runs(events)``, from the index's phase column on an opened trace (rule 4)."""
-    idx = index_of(trace)
-    if idx is None:
-        return phase_runs(events)
-    ph = idx.phase
-    n = len(ph)
-    if not n:
-        return []
-    starts = np.flatnonzero(np.r_[True, ph[1:] != ph[:-1]])
-    ends = np.r_[starts[1:] - 1, n - 1]
-    return [(lo, hi, PHASES[c]) for lo, hi, c in zip(starts.tolist(), ends.tolist(), ph[starts].tolist())]
 
 
 def peak_in(replay, window: Window, category: str | None = None) -> tuple:

@@ -16,6 +16,8 @@ from engine.trace_index import LineTail
 from replay.index import settle
 from replay.model import TraceModel
 
+from . import first_open
+from .first_open import FOLD_BUDGET, SHOW_EVERY, fold_head
 from .gcpause import paused_gc
 from .home_screen import HomeScreen
 from .record_worker import command
@@ -93,8 +95,6 @@ class GlassgradApp(App):
     def open_trace(self, path: str, title: str | None = None) -> None:
         from engine.trace import Trace
 
-        from . import first_open
-
         if first_open.wanted(path):          # NOTE [ A first open ]
             try:
                 self.first_open = first_open.FirstOpen(self, path, title, freeze=self.freeze)
@@ -171,8 +171,6 @@ class GlassgradApp(App):
         """Fold in what the reader queued, a chunk at a time for at most FOLD_BUDGET seconds, so keys
         are answered while a fast run streams, and let the panels catch up at most every SHOW_EVERY
         seconds (NOTE [ A first open ] rules 1 and 3 in tui/first_open.py)."""
-        from .first_open import FOLD_BUDGET, SHOW_EVERY, fold_head
-
         self._read_output()
         s = self.screen_run
         at_end = s.index >= self._shown_len - 1       # on the newest event the learner has seen

@@ -66,10 +66,6 @@ class LifetimesView(Widget, can_focus=True):
             if w.display:
                 w.refill()
 
-    @property
-    def _lts_key(self):
-        return self.work.key
-
     def _range(self) -> tuple:
         n = len(self.model.events)
         if self.window is None:
@@ -79,7 +75,7 @@ class LifetimesView(Widget, can_focus=True):
 
     def current_bands(self, rows: int):
         lo, hi = self._range()
-        key = (lo, hi, rows, self._lts_key)
+        key = (lo, hi, rows, self.work.key)
         if key != self._bands_key:
             self._bands = bands(self.lifetimes(), lo, hi, n=max(1, rows))
             self._bands_key = key

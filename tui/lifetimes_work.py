@@ -33,6 +33,7 @@ class LifetimesWork:
         self.result, self.key = None, None  # the last answer, and the event count it is for
         self.busy_for = None                # the event count the running thread works out
         self.done, self.total = 0, 0        # its progress
+        self.error = None                   # why the last thread could not work them out
 
     def get(self):
         """The lifetimes for the model as it is now, the last ones while newer are worked out, or None."""
@@ -83,9 +84,8 @@ class LifetimesWork:
 
     def status(self) -> str:
         """What the views say while there is no answer yet (rule 1)."""
-        err = getattr(self, "error", None)
-        if err is not None:
-            return f"The storages' lifetimes could not be worked out: {err}"
+        if self.error is not None:
+            return f"The storages' lifetimes could not be worked out: {self.error}"
         pct = 100 * self.done // max(1, self.total)
         return (f"Working out the storages' lifetimes over {self.busy_for or 0:,} events… {pct}% "
                 "(the other panels work meanwhile)")
