@@ -46,6 +46,13 @@ def path_of(idx) -> str | None:
     return None if at is None else at[: -len(".ggidx.npz")] + SUFFIX if at.endswith(".ggidx.npz") else None
 
 
+def save_beside(model, idx) -> bool:
+    """Save ``model`` beside its index ``idx`` (a followed run or a first open that settled on its new
+    index: the next open reads it); whether it was written."""
+    at = path_of(idx)
+    return at is not None and save(model, at)
+
+
 def _o(x):
     return _NONE if x is None else x
 

@@ -13,6 +13,7 @@ from collections import deque
 from textual.app import App
 
 from engine.trace_index import LineTail
+from replay import model_cache
 from replay.index import settle
 from replay.model import TraceModel
 
@@ -208,12 +209,8 @@ class GlassgradApp(App):
                 model.events.hold()
             except OSError:
                 pass
-        else:               # the folded model saved beside the index: a later view of the run opens at once
-            from replay import model_cache
-
-            at = model_cache.path_of(saved.index)
-            if at is not None and not os.path.exists(at):
-                model_cache.save(model, at)
+        else:               # a later view of the run reads the folded model (NOTE [ A saved model ])
+            model_cache.save_beside(model, saved.index)
         try:
             os.remove(self.out + ".part")
         except OSError:

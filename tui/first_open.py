@@ -92,7 +92,6 @@ class FirstOpen:
         meta, _ = read_head(path)
         self.model = TraceModel.followed(path, meta)
         self.screen = TraceScreen(self.model, title=self._title(0))
-        self.trace = None                 # the trace opened through its index, once read (rule 4)
         self.error = None                 # rule 5
         self.done = False
         self._pending: deque = deque()
@@ -198,11 +197,8 @@ class FirstOpen:
         self._gc_back()
         s = self.screen
         if what == "trace":
-            self.trace = value
             if settle(self.model, value):
-                at = model_cache.path_of(value.index)
-                if at is not None:
-                    model_cache.save(self.model, at)
+                model_cache.save_beside(self.model, value.index)
             s.set_title(self.name, finished=True)
             self.app.notify(f"{self.name}: {len(self.model):,} events read and indexed; "
                             "later opens read the index", timeout=6)
