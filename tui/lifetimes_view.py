@@ -63,7 +63,7 @@ class LifetimesView(Widget, can_focus=True):
         """While the thread works: the views say how far it has got."""
         self.refresh()
         for w in self.screen.query("HoldersView"):
-            if w.display:
+            if w.display and not w.holder_rows:     # still the "working out" row: its percentage moves
                 w.refill()
 
     def _range(self) -> tuple:
