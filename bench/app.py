@@ -143,6 +143,11 @@ async def _open_and_step(path: str, presses: int) -> dict:
     return out
 
 
+def _with_spans(lts):
+    lts.spans           # as the app's thread makes them (NOTE [ Lifetimes on a thread ] rule 5)
+    return lts
+
+
 def _memory_views(m) -> dict:
     """Seconds each memory view's answer costs on the opened trace (the app asks on a thread or once)."""
     from replay.holders import holders
@@ -158,7 +163,7 @@ def _memory_views(m) -> dict:
         res = fn()
         out[label] = time.perf_counter() - t
         return res
-    lts = timed("lifetimes", lambda: lifetimes(m))
+    lts = timed("lifetimes", lambda: _with_spans(lifetimes(m)))
     timed("bands", lambda: bands(lts, 0, n, 30))
     timed("holders", lambda: holders(lts, n // 2, by="module"))
     timed("presets", lambda: presets(m))
