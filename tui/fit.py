@@ -10,10 +10,15 @@ NOTE [ Fitting the screen ]
    (the width less the corners and the spaces around the title); the last wording is cut
    only when even it does not fit.
 3. The memory legend wraps onto more lines rather than cutting a number (``memory_view``).
+4. A table's name column (the holders view) takes what its number columns leave, never
+   less than :data:`MIN_NAME`: the numbers stay on screen at 80×24. A name too long for it
+   keeps its end when it is a dotted module path (``…h.0.mlp.c_fc``: the module itself),
+   else its start and end (``layer_nor…sult1``).
 """
 from __future__ import annotations
 
 BORDER = 6   # "╭─ " + title + " ─╮"
+MIN_NAME = 10
 
 
 def fit_title(wordings, width: int) -> str:
@@ -65,3 +70,14 @@ def short_title(title: str) -> str:
 
 
 __all__ = ["fit_status", "fit_title", "short_title"]
+
+
+def fit_name(name: str, room: int) -> str:
+    """NOTE [ Fitting the screen ] rule 4: ``name`` in ``room`` cells."""
+    room = max(MIN_NAME, room)
+    if len(name) <= room:
+        return name
+    if "." in name and " " not in name:                     # a module path: its end names the module
+        return "…" + name[len(name) - room + 1:]
+    head = 2 * (room - 1) // 3
+    return name[:head] + "…" + name[len(name) - (room - 1 - head):]

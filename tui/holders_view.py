@@ -12,6 +12,7 @@ from replay.memory import CATEGORIES
 from replay.module_memory import module_memory
 from replay.words import nbytes
 
+from .fit import fit_name
 from .memory_view import no_memory
 
 FILTERS = (None,) + tuple(CATEGORIES)
@@ -70,22 +71,37 @@ class HoldersView(DataTable):
             return
         self.holder_rows = holders(lts, self.at, by=self.by, sort=self.sort_by,
                             categories=(self.category,) if self.category else None)
-        for r in self.holder_rows:
-            split = " ".join(f"{c[:5]} {nbytes(b)}" for c, b in sorted(r.split.items(), key=lambda kv: -kv[1]))
-            name = r.name or ("(top level)" if self.by == "module" else "?")
-            self.add_row(name, nbytes(r.own), nbytes(r.total), str(r.count), split)
+        rows = [(r.name or ("(top level)" if self.by == "module" else "?"), nbytes(r.own), nbytes(r.total),
+                 str(r.count), " ".join(f"{c[:5]} {nbytes(b)}" for c, b in sorted(r.split.items(), key=lambda kv: -kv[1])))
+                for r in self.holder_rows]
+        room = self._name_room([("own", "total", "count")] + [r[1:4] for r in rows])
+        for name, *rest in rows:
+            self.add_row(fit_name(name, room), *rest)
         what = f"at the window's peak #{self.at}" if self.window is not None else f"at #{self.at}"
         filt = f", {self.category} only" if self.category else ""
         self.border_subtitle = f" by {self.by} · sorted by {self.sort_by}{filt} · {what} "
+
+    def _name_room(self, cells) -> int:
+        """Cells left for the name column beside the number columns (NOTE [ Fitting the screen ] rule 4)."""
+        numbers = sum(max(len(c[k]) for c in cells) + 2 * self.cell_padding for k in range(len(cells[0])))
+        return self.size.width - numbers - 2 * self.cell_padding - 2      # 2: the vertical scrollbar
+
+    def on_resize(self, event) -> None:
+        if event.size.width != getattr(self, "_width", None):
+            self._width = event.size.width
+            self.refill()
 
     def _fill_phases(self) -> None:
         """Each module's memory around its forward and backward, in the window (or the whole run)."""
         lo, hi = self.window if self.window is not None else (0, len(self.model.events))
         self.phase_rows = module_memory(self.model.events, lo, hi, self.model.memory)
         self.add_columns("module", "pre-fwd", "post-fwd", "peak-fwd", "pre-bwd", "peak-bwd", "post-bwd")
-        for r in self.phase_rows:
-            vals = [r.pre_fwd, r.post_fwd, r.peak_fwd, r.pre_bwd, r.peak_bwd, r.post_bwd]
-            self.add_row(r.module or "(top level)", *["–" if v is None else nbytes(v) for v in vals])
+        rows = [(r.module or "(top level)", *["–" if v is None else nbytes(v) for v in
+                                              (r.pre_fwd, r.post_fwd, r.peak_fwd, r.pre_bwd, r.peak_bwd, r.post_bwd)])
+                for r in self.phase_rows]
+        room = self._name_room([("pre-fwd", "post-fwd", "peak-fwd")] + [r[1:4] for r in rows])   # the forward three
+        for name, *rest in rows:
+            self.add_row(fit_name(name, room), *rest)
         where = "in the window" if self.window is not None else "first forward and backward"
         self.border_subtitle = f" module phases · {where} (MemTracker's figures) "
 

@@ -205,3 +205,38 @@ async def test_w_starts_from_the_windows_that_hold_the_cursor(mlp_trace):
         s.index = len(model) - 1
         await pilot.press("x", "W")
         assert s.window == next(((p.lo, p.hi) for p in ps if p.lo <= len(model) - 1 < p.hi), keys[0])
+
+
+def test_a_long_name_keeps_what_tells_it_apart():
+    """NOTE [ Fitting the screen ] rule 4: a module path keeps its end, other names both ends."""
+    from tui.fit import MIN_NAME, fit_name
+
+    assert fit_name("transformer.h.0.mlp.c_fc", 13) == "…h.0.mlp.c_fc"
+    assert fit_name("layer_norm (kept for backward: result1)", 13) == "layer_no…lt1)"
+    assert fit_name("addmm", 13) == "addmm"
+    assert len(fit_name("nll_loss (kept for backward: total_weight)", 3)) == MIN_NAME
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)], ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_the_holders_numbers_stay_on_screen(size):
+    """At 80×24 every row's own and total bytes and count are in the panel, beside a shortened name."""
+    torch.manual_seed(0)
+    lin, ln = torch.nn.Linear(16, 16), torch.nn.LayerNorm(16)
+    with torch.record() as tr:
+        torch.nn.functional.cross_entropy(ln(lin(torch.randn(4, 16))), torch.tensor([1, 2, 3, 4])).backward()
+    model = TraceModel.from_trace(tr)
+    async with host_screen(model, "long names").run_test(size=size) as pilot:
+        s = pilot.app.screen
+        s.index = model.memory.peak_index
+        await pilot.press("m", "m")
+        await pilot.pause()
+        ho = s.query_one(HoldersView)
+        assert any(len(r.name) > 30 for r in ho.holder_rows)     # "layer_norm (kept for backward: ...)"
+        from textual.geometry import Region
+        lines = [strip.text for strip in ho.render_lines(Region(0, 0, ho.size.width, ho.size.height))]
+        rows = [line.strip("│ ▂▁▃▄▅▆▇█") for line in lines if "KiB" in line or " B " in line]
+        assert len(rows) == min(len(ho.holder_rows), ho.size.height - 1) > 3, lines
+        for r, line in zip(ho.holder_rows, rows):
+            cells = [c.strip() for c in line.split("  ") if c.strip()]
+            assert cells[1:4] == [nbytes(r.own), nbytes(r.total), str(r.count)], (line, r)
+            assert r.name.startswith(cells[0].split("…")[0]), (line, r.name)
