@@ -278,6 +278,24 @@ def _names(xs: list, k: int = 12) -> str:
     return ", ".join(xs[:k]) + (" …" if len(xs) > k else "")
 
 
+def dropped_lines(dropped: list) -> list:
+    """``Diff.dropped`` of one run as one entry per slot name, in first-seen order: ``Node.slot 48 B``,
+    or ``Node.slot ×12 (768.0 KiB in all)`` for a slot every region dropped alike."""
+    groups: dict = {}
+    for n, s, b in dropped:
+        count, total = groups.get((n, s), (0, 0))
+        groups[(n, s)] = (count + 1, total + b)
+    return [f"{n}.{s} {nbytes(t)}" if c == 1 else f"{n}.{s} ×{c} ({nbytes(t)} in all)" for (n, s), (c, t) in groups.items()]
+
+
+def counted(names: list) -> list:
+    """``names`` once each, in first-seen order, with ``×N`` where a name came N > 1 times."""
+    counts: dict = {}
+    for n in names:
+        counts[n] = counts.get(n, 0) + 1
+    return [n if c == 1 else f"{n} ×{c}" for n, c in counts.items()]
+
+
 def summary(d: Diff, a_name: str = "A", b_name: str = "B") -> list:
     """The comparison in lines of text (``glassgrad diff``)."""
     out = [f"A = {a_name} ({d.a_len} events), B = {b_name} ({d.b_len} events)"]
@@ -303,8 +321,9 @@ def summary(d: Diff, a_name: str = "A", b_name: str = "B") -> list:
         out.append(f"  {name} saves {nbytes(sa)} in A, {nbytes(sb)} in B")
     for who in ("A", "B"):
         if d.dropped.get(who):
-            out.append(f"{who}: checkpointing dropped {_names([f'{n}.{s} ({nbytes(b)})' for n, s, b in d.dropped[who]])}")
+            total = nbytes(sum(b for _, _, b in d.dropped[who]))
+            out.append(f"{who}: checkpointing dropped {len(d.dropped[who])} ({total}): {_names(dropped_lines(d.dropped[who]))}")
         if d.recomputed.get(who):
-            out.append(f"{who}: recomputed {len(d.recomputed[who])} nodes: {_names(d.recomputed[who])}")
+            out.append(f"{who}: recomputed {len(d.recomputed[who])} nodes: {_names(counted(d.recomputed[who]))}")
     out += [f"the runs do not align: {n}" for n in d.notes]
     return out

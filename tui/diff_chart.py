@@ -4,8 +4,10 @@ Both charts of the diff screen share the x axis (aligned positions, ``Alignment.
 them over the width) and the y scale (from ``floor``, the lower of the two runs' smallest
 totals, to ``top``, the higher of their live-bytes peaks), so the cursor is the same column
 on both and equal heights are equal bytes; starting at the floor keeps what both runs hold
-throughout (parameters, inputs) from flattening the difference. A column shows the highest
-total among the events its positions reach on this side. On the axis line ``┃`` is the
+throughout (parameters, inputs) from flattening the difference. A column shows, of the
+events its positions reach on this side, the one with the highest total, stacked by
+category in the memory panel's colours (the categories above the floor: what
+checkpointing saves shows as a thinner activation band). On the axis line ``┃`` is the
 cursor, ``▲`` this trace's live-bytes peak, and ``┄`` positions where this trace has no
 step of its own (it waits on its last event while the other runs a step it lacks).
 """
@@ -17,7 +19,10 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from .memory_view import EIGHTHS
+from .memory_view import _cell, _stack
+
+CATEGORY_CLASSES = ("memory--parameter", "memory--gradient", "memory--activation", "memory--optimizer",
+                    "memory--input", "memory--other", "memory--unknown")
 
 
 def column_positions(length: int, width: int) -> list:
@@ -26,7 +31,7 @@ def column_positions(length: int, width: int) -> list:
 
 
 class DiffChart(Widget):
-    COMPONENT_CLASSES = {"diff--a", "diff--b", "diff--cursor", "diff--axis", "diff--held", "diff--peak"}
+    COMPONENT_CLASSES = {"diff--cursor", "diff--axis", "diff--held", "diff--peak", *CATEGORY_CLASSES}
     pos: reactive[int] = reactive(0)
 
     class Clicked(Message):
@@ -57,8 +62,8 @@ class DiffChart(Widget):
             self.post_message(self.Clicked(self.position_of(at.x)))
 
     def columns(self, width: int) -> list:
-        """Per column: (bytes, held) - the highest total it reaches on this side, and whether this side
-        has no step of its own there."""
+        """Per column: (event, bytes, held) - this side's event with the highest total it reaches, that
+        total, and whether this side has no step of its own there."""
         if self._key == width:
             return self._cols
         al, total = self.d.alignment, self.replay.total
@@ -68,9 +73,24 @@ class DiffChart(Widget):
             u0, u1 = starts[c], max(starts[c] + 1, starts[c + 1])
             i0, i1 = al.at(u0)[self.side], al.at(u1 - 1)[self.side]
             seg = al.segment_at(u0)
-            out.append((max(total[i0:i1 + 1]) if total else 0, seg is None or seg[self.side] is None))
+            part = total[i0:i1 + 1]
+            j = i0 + max(range(len(part)), key=part.__getitem__) if len(part) else i0
+            out.append((j, part[j - i0] if len(part) else 0, seg is None or seg[self.side] is None))
         self._key, self._cols = width, out
         return out
+
+    def category_style(self, cat: str) -> Style:
+        """A category's colour: the memory panel's."""
+        name = f"memory--{cat}"
+        return self.get_component_rich_style(name if name in CATEGORY_CLASSES else "memory--unknown")
+
+    def _styles(self) -> list:
+        return [self.category_style(c) for c in self.replay.categories]
+
+    def stack(self, event: int, scale: float) -> list:
+        """The column of ``event``: ``_stack`` of its live bytes by category, less the floor."""
+        off = self.floor * scale
+        return [(edge - off, k) for edge, k in _stack(self.replay.snaps[event], scale) if edge > off]
 
     def render(self) -> Text:
         w, h = self.size.width, self.size.height
@@ -80,21 +100,21 @@ class DiffChart(Widget):
         rows = h - 1
         scale = rows * 8 / self.top
         cur = self.column_of(self.pos, w)
-        colour = self.get_component_rich_style(f"diff--{'ab'[self.side]}")
+        styles = self._styles()
         cursor = self.get_component_rich_style("diff--cursor")
         cursor_bg = Style(bgcolor=cursor.bgcolor)
+        stacks = [self.stack(i, scale) for i, _, _ in cols]
         text = Text(no_wrap=True, overflow="crop")
         for r in range(rows):
             lo = (rows - 1 - r) * 8
-            for c, (b, _) in enumerate(cols):
-                v = (b - self.floor) * scale - lo
-                ch = EIGHTHS[max(1, min(8, round(v)))] if v > 0 else " "
+            for c, parts in enumerate(stacks):
+                ch, st = _cell(parts, lo, styles)
                 if c == cur:
-                    text.append("│" if ch == " " else ch, cursor if ch == " " else colour + cursor_bg)
+                    text.append("│" if ch == " " else ch, cursor if ch == " " else st + cursor_bg)
                 else:
-                    text.append(ch, colour)
+                    text.append(ch, st)
             text.append("\n")
-        axis = ["┄" if held else "─" for _, held in cols]
+        axis = ["┄" if held else "─" for _, _, held in cols]
         peak = self.d.alignment.position(self.side, self.replay.peak_index)
         axis[self.column_of(peak, w)] = "▲"
         axis[cur] = "┃"

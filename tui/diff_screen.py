@@ -16,7 +16,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from replay.diff import step_name
+from replay.diff import counted, dropped_lines, step_name
 from replay.memory import CATEGORIES
 from replay.words import nbytes
 
@@ -137,9 +137,11 @@ class DiffScreen(Screen):
         t = three_columns(f"#{i} · #{j}")
         cats = [c for c in CATEGORIES if la.get(c) or lb.get(c)]
         cats += [c for c in list(la) + list(lb) if c not in cats and (la.get(c) or lb.get(c))]
-        for c in dict.fromkeys(cats):
+        charts = self.query(DiffChart) if self.is_mounted else []
+        for c in dict.fromkeys(cats):       # each name in its colour on the charts: their legend
             a, b = la.get(c, 0), lb.get(c, 0)
-            t.add_row(SHORT.get(c, c), nbytes(a), nbytes(b), signed(b - a))
+            name = Text(SHORT.get(c, c), style=charts[0].category_style(c) if charts else "")
+            t.add_row(name, nbytes(a), nbytes(b), signed(b - a))
         a, b = sum(la.values()), sum(lb.values())
         t.add_row(Text("total", style="bold"), nbytes(a), nbytes(b), signed(b - a))
         return t
@@ -179,10 +181,11 @@ class DiffScreen(Screen):
             out += [f"  {n}: {nbytes(a)} → {nbytes(b)}" for n, a, b in d.saved_delta]
         for who in "AB":
             if d.dropped.get(who):
-                out.append(f"{who}: checkpointing dropped {len(d.dropped[who])}:")
-                out += [f"  {n}.{s} {nbytes(b)}" for n, s, b in d.dropped[who]]
+                total = nbytes(sum(b for _, _, b in d.dropped[who]))
+                out.append(f"{who}: checkpointing dropped {len(d.dropped[who])} ({total}):")
+                out += [f"  {line}" for line in dropped_lines(d.dropped[who])]
             if d.recomputed.get(who):
-                out.append(f"{who}: recomputed {len(d.recomputed[who])}: {', '.join(d.recomputed[who])}")
+                out.append(f"{who}: recomputed {len(d.recomputed[who])}: {', '.join(counted(d.recomputed[who]))}")
         return out
 
     def watch_pos(self) -> None:

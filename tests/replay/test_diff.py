@@ -8,6 +8,7 @@ import engine as torch
 from engine.utils.checkpoint import checkpoint
 from replay.diff import _lcs, diff, module_bytes, steps, summary
 from replay.memory import phase_runs
+from replay.words import nbytes
 
 
 def _run(use_ckpt, batch=16):
@@ -48,7 +49,18 @@ def test_checkpointing_lowers_the_activation_peak_and_its_recomputes_stay_in_bac
     assert len(d.recomputed["B"]) == 3 * 6 and d.recomputed["A"] == [] and d.dropped["A"] == []
     lines = summary(d, "plain.jsonl", "ckpt.jsonl")
     assert lines[0].startswith("A = plain.jsonl")
-    assert any(line.startswith("B: recomputed 18 nodes") for line in lines)
+    assert any(line.startswith("B: recomputed 18 nodes: TBackward0 ×6, AddmmBackward0 ×6, TanhBackward0 ×6")
+               for line in lines), lines
+    # the regions drop alike slots: one entry per slot name, with its count and bytes
+    drops = d.dropped["B"]
+    by_name = {}
+    for n, s, b in drops:
+        by_name.setdefault(f"{n}.{s}", []).append(b)
+    assert len(drops) > len(by_name) > 0
+    said = next(line for line in lines if line.startswith("B: checkpointing dropped"))
+    assert said.startswith(f"B: checkpointing dropped {len(drops)} ({nbytes(sum(b for *_, b in drops))}): ")
+    for name, bs in by_name.items():
+        assert (f"{name} ×{len(bs)} ({nbytes(sum(bs))} in all)" if len(bs) > 1 else f"{name} {nbytes(bs[0])}") in said
 
 
 def test_alignment_starts_and_ends_each_step_together_and_moves_both_forward(plain_and_ckpt):

@@ -123,7 +123,7 @@ async def test_checkpointing_shows_its_dropped_and_recomputed_nodes_and_the_peak
         # forward again (t, addmm, tanh: TBackward0, AddmmBackward0, TanhBackward0)
         assert s.d.dropped == {"A": [], "B": [("TanhBackward0", "result", BATCH * 4 * 4)]}
         assert s.d.recomputed == {"A": [], "B": ["TBackward0", "AddmmBackward0", "TanhBackward0"]}
-        assert "B: checkpointing dropped 1:\n  TanhBackward0.result 48 B" in text
+        assert f"B: checkpointing dropped 1 ({nbytes(BATCH * 4 * 4)}):\n  TanhBackward0.result 48 B" in text
         assert "B: recomputed 3: TBackward0, AddmmBackward0, TanhBackward0" in text
         assert "the same forward nodes" in text
         peaks = table_rows(s.peaks_text().renderables[0])
@@ -169,3 +169,32 @@ def test_glassgrad_diff_opens_the_screen_in_a_terminal_and_prints_without_one(ru
     assert cli.main(["diff", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl"), "--text"]) == 0
     out = capsys.readouterr().out
     assert len(opened) == 1 and out.startswith("A = a.jsonl") and "B: recomputed 3 nodes" in out
+
+
+async def test_each_chart_column_is_stacked_by_category_in_the_memory_panels_colours(runs):
+    """At the cursor, each chart's column holds that run's categories, bottom up, each its live bytes
+    tall (less the shared floor), in the colour the table names it in."""
+    a, b = runs
+    async with app(a, b).run_test(size=(120, 36)) as pilot:
+        s = pilot.app.screen
+        for side, key in ((0, "a"), (1, "b")):
+            await pilot.press(key)
+            ch = s.query(DiffChart)[side]
+            i = s.indices()[side]
+            live = live_by_hand((a, b)[side], i)
+            scale = (ch.size.height - 1) * 8 / ch.top
+            stack = ch.stack(i, scale)
+            cats = ch.replay.categories
+            want, acc = [], 0
+            for k, c in enumerate(cats):              # bottom up in the replay's category order
+                if live.get(c, 0) > 0:
+                    acc += live[c]
+                    if acc > ch.floor:
+                        want.append(((acc - ch.floor) * scale, k))
+            assert acc == sum(live.values()) and len(stack) == len(want) > 1
+            assert [k for _, k in stack] == [k for _, k in want]
+            assert [e for e, _ in stack] == pytest.approx([e for e, _ in want])
+            colours = {span.style.color for span in ch.render().spans if hasattr(span.style, "color")}
+            assert {ch.category_style(cats[k]).color for _, k in stack} <= colours
+            named = {c.plain: c.style for c in s.cursor_table().columns[0]._cells if hasattr(c, "plain")}
+            assert named["param"] == ch.category_style("parameter") != ch.category_style("activation")
