@@ -372,12 +372,8 @@ def cmd_run(script: str, out: str | None, text: bool) -> int:
 
 
 def cmd_render(argv: list) -> int:
-    try:
-        from viz.cli import render_main
-    except ImportError:
-        print("glassgrad render: the picture renderer (viz.cli) is not available in this install.",
-              file=sys.stderr)
-        return 2
+    from viz.cli import render_main
+
     return render_main(argv)
 
 
