@@ -52,6 +52,12 @@ class HoldersView(DataTable):
     def refill(self) -> None:
         if not self.is_mounted or len(self.model.events) == 0:
             return
+        row = self.cursor_row
+        self._fill()
+        if 0 < row < self.row_count:        # a row chosen before (a lesson step's focus) stays chosen
+            self.move_cursor(row=row)
+
+    def _fill(self) -> None:
         self.clear(columns=True)
         if no_memory(self.model):
             self.add_columns("who")
