@@ -16,6 +16,7 @@ from .backend import dtypes as _dtype
 from .backend.device import device, get_default_device, set_default_device
 from .backend.dtypes import dtype, get_default_dtype, promote_types, set_default_dtype
 from .backend.size import Size
+from .backend.layout import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format
 from .core.tensor import Tensor
 from . import printing as _printing  # noqa: F401  (binds repr and deepcopy on Tensor)
 from .functions.legacy import BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor  # noqa: F401

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import warnings
 
-from .backend import dtypes as _dtype
+from .backend import dtypes as _dtype, layout as _layout
 from .memory import oom as _oom
 from . import functional as E
 from .backend.device import as_device, namespace_for
@@ -273,7 +273,8 @@ Tensor.type_as = lambda self, other: self.to(other.dtype)
 Tensor.view_as = lambda self, other: E.view(self, tuple(other.shape))
 Tensor.reshape_as = lambda self, other: E.reshape(self, tuple(other.shape))
 Tensor.expand_as = lambda self, other: E.expand(self, tuple(other.shape))
-Tensor.contiguous = lambda self, memory_format=None: self if self.is_contiguous() else E.clone(self)
+Tensor.contiguous = lambda self, memory_format=None: (self if self.is_contiguous() else
+                                                      E.clone(self, memory_format=memory_format or _layout.contiguous_format))
 Tensor.is_floating_point = lambda self: self.dtype.is_floating_point
 Tensor.new_zeros = lambda self, *size, dtype=None, device=None, requires_grad=False: E.zeros(
     *size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)

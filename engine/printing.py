@@ -125,7 +125,7 @@ def _repr(self):
                                                                         default.to_complex())):
         extras.append(f"dtype={self.dtype!r}")
     if self.grad_fn is not None:
-        extras.append(f"grad_fn=<{self.grad_fn.name()}>")
+        extras.append(f"grad_fn=<{self.grad_fn.name().rpartition('::')[2]}>")
     elif self._requires_grad:
         extras.append("requires_grad=True")
     return "tensor(" + body + "".join(", " + e for e in extras) + ")"

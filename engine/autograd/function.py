@@ -58,6 +58,9 @@ class BackwardCFunction(Node):
         from ..core.graph import edge_of
         self.next_functions = tuple(edge_of(inputs[i]) if needs[i] else (None, 0) for i in self._tensor_pos)
 
+    def __repr__(self):    # as PyTorch's: a Python class, named with its module
+        return f"<{type(self).__module__}.{type(self).__qualname__} object at {hex(id(self))}>"
+
     def apply(self, grads, F=None):
         from ..core.fns import TensorFns
         from ..core.tensor import Tensor

@@ -164,7 +164,7 @@ def _drain(ready, buffers, deps, needed, capture, captured, claimed, accumulate,
             buf = outs = gin = g = None   # drop the last node's incoming gradients (NOTE 7)
             _, node = heapq.heappop(ready)
             buf = buffers.pop(node, {})
-            if (direct and type(node) is _OpNode and not _events.active and not (node._pre_hooks or node._post_hooks
+            if (direct and type(node).__base__ is _OpNode and not _events.active and not (node._pre_hooks or node._post_hooks
                                                                                  or node._tensor_pre_hooks or node._retain_grad)):
                 outs = buf.get(0)                                   # NOTE 8: the direct path
                 if isinstance(outs, Tensor) and type(outs._data) is _ndarray and _np_fns is not None:
@@ -196,7 +196,7 @@ def _drain(ready, buffers, deps, needed, capture, captured, claimed, accumulate,
                 _pass_on_nothing(node, deps, ready)
                 continue
             if _events.active:
-                _events.emit("execute", node=node.id, name=node.name())
+                _events.emit("execute", node=node.id, name=node._name)
             gin = _own(_call(node, outs, F_tensor), outs, made)
             if node._post_hooks:
                 gin = _post_hooks(node, gin, outs)

@@ -48,7 +48,7 @@ from ..memory import oom as _oom
 from .tensor import _NP_DT, Tensor, tensor_info
 from .table import SLOT as _SLOT, OpDef
 from . import grad_mode
-from .graph import Node, SavedTensor, edge_of, node_info, watch_death
+from .graph import Node, NodeTypes, SavedTensor, edge_of, node_info, watch_death
 from .hooks import _hooks_after, _hooks_before, _hooks_multi_output, op_hooks
 from .inplace import _move_retain_grad, _snapshot, _write_inplace, rebase_view
 
@@ -108,6 +108,7 @@ def apply(op: OpDef, inputs: list, attrs: dict | None = None, inplace: Tensor | 
         except MemoryError as e:     # NOTE [ Out of memory ]
             raise _oom.translate(e) from None
     out = _lp.round_low(xp, out, low, attrs, op.aux) if low in _LOW else out
+    out = op.layout(out, arrays) if op.layout is not None and type(out) is _ndarray and out.ndim > 1 else out
     aux = None
     if op.aux:
         out, aux = out
@@ -142,7 +143,7 @@ def apply(op: OpDef, inputs: list, attrs: dict | None = None, inplace: Tensor | 
             _hooks_after(hooks, op, inputs, attrs, result)
         return (result, aux) if return_aux else result
 
-    node = OpNode(op, node_name or op.node, inputs, needs, attrs)
+    node = OP_TYPES[node_name or op.node](op, inputs, needs, attrs)    # NOTE [ Node types ] (core/graph.py)
     if cast_to is not None and any(isinstance(t, Tensor) and t.dtype is not cast_to for t in inputs):
         node._promote_to = cast_to     # NOTE [ Dispatch ] 7
     old_fn, old_nr = result.grad_fn, result._output_nr
@@ -181,13 +182,15 @@ def direct(op: OpDef, a, b):
         out = op.fwd(a._storage.xp, a._data, b if type(b) is float else b._data)
     except (ValueError, TypeError, IndexError, MemoryError):
         return None
+    if op.layout is not None and out.ndim > 1:      # NOTE [ Output layout ] (backend/layout.py)
+        out = op.layout(out, (a._data, b if type(b) is float else b._data))
     result = Tensor._wrap(out)
     needs = (a._requires_grad or a.grad_fn is not None,
              type(b) is not float and (b._requires_grad or b.grad_fn is not None))
     if (needs[0] or needs[1]) and op.differentiable and result.dtype.is_floating_point \
             and _grad_state.enabled:
         inputs = [a, b]
-        result._grad_fn = node = OpNode(op, op.node, inputs, needs, {})    # a new output: no view, output_nr 0
+        result._grad_fn = node = OP_TYPES[op.node](op, inputs, needs, {})    # a new output: no view, output_nr 0
         _save(op, node, inputs, needs, result, None)
     return result
 
@@ -283,10 +286,10 @@ def _wanted(op, needs, needed_by) -> bool:
 class OpNode(Node):
     """The grad_fn of a table op."""
 
-    __slots__ = ("_attrs", "_edge_pos", "_in_meta", "_name", "_needs", "_op")
+    __slots__ = ("_attrs", "_edge_pos", "_in_meta", "_needs", "_op")
     _promote_to = None
 
-    def __init__(self, op, name, inputs, needs, attrs):
+    def __init__(self, op, inputs, needs, attrs):      # made as OP_TYPES[name]: the name is its class's
         self.id = _events.new_id()           # Node.__init__, inlined (in its order: a dying node
         self.next_functions = ()             # drops its edges before its saved tensors)
         self._saved = {}
@@ -294,7 +297,6 @@ class OpNode(Node):
         if _events.active:                   # NOTE [ Node death ] in graph.py
             watch_death(self)
         self._op = op
-        self._name = name
         self._attrs = {**op.defaults, **attrs} if op.defaults else dict(attrs) if attrs else {}
         self._needs = needs
         self._in_meta = meta = []     # loops, not comprehensions: no frame of their own on this path
@@ -424,7 +426,7 @@ def apply_multi(opdef, inputs, attrs, outs, views=False):
     needs = tuple(isinstance(t, Tensor) and (t._requires_grad or t.grad_fn is not None) for t in inputs)
     node = None
     if grad_mode.is_grad_enabled() and any(needs) and opdef.differentiable:
-        node = MultiOutputNode(opdef, opdef.node, inputs, needs, attrs)
+        node = MULTI_TYPES[opdef.node](opdef, inputs, needs, attrs)
         node.num_outputs = len(results)
         node.multi_view = views
         for i, r in enumerate(results):
@@ -451,3 +453,4 @@ def _view_of(src, array):
     return t
 
 
+OP_TYPES, MULTI_TYPES = NodeTypes(OpNode), NodeTypes(MultiOutputNode)    # name -> its subclass (NOTE [ Node types ])

@@ -87,20 +87,6 @@ def disable_saved_tensors_hooks(error_message="saved tensors hooks are disabled"
         stack.extend(saved)
 
 
-class save_on_cpu(saved_tensors_hooks):
-    """Keep saved tensors on the CPU and copy them back to their device in backward."""
-
-    def __init__(self, pin_memory=False, device_type="cuda"):
-        def pack(t):
-            return (t.device, t.cpu())
-
-        def unpack(packed):
-            dev, t = packed
-            return t.to(dev)
-
-        super().__init__(pack, unpack)
-
-
 def current_saving():
     """``(node, saved_name)`` of the tensor a pack hook is packing right now, else None."""
     return getattr(_hook_state, "saving", None)
@@ -290,6 +276,27 @@ def _type_name(dt) -> str:
     return {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor", "int64": "torch.LongTensor", "bool": "torch.BoolTensor"}[dt.name]
 
 
+# NOTE [ Node types ]
+# 1. A node's Python type has PyTorch's name: ``type(y.grad_fn)`` prints ``<class 'MulBackward0'>``.
+#    ``NodeTypes(base)[name]`` is that subclass of ``base``, made once (module ``builtins``, as PyTorch's
+#    C++ classes; its ``_name`` a class attribute), so making a node costs one dict lookup more.
+# 2. ``name()`` is PyTorch's: the C++-only nodes (``_QUALIFIED``) say it with their namespace
+#    (``torch::autograd::CopySlices``); traces, pictures and a printed tensor show the bare name.
+_QUALIFIED = {n: "torch::autograd::" + n for n in ("AccumulateGrad", "CopySlices", "CopyBackwards", "NotImplemented")}
+
+
+class NodeTypes(dict):
+    """name -> the subclass of ``base`` that nodes of that name are made as (NOTE [ Node types ] 1)."""
+
+    def __init__(self, base: type):
+        self.base = base
+
+    def __missing__(self, name: str) -> type:
+        t = self[name] = type(name, (self.base,), {"__slots__": (), "__module__": "builtins", "__qualname__": name,
+                                                   "_name": name})
+        return t
+
+
 class Node:
     """A backward function in the graph (what ``tensor.grad_fn`` returns)."""
 
@@ -335,7 +342,7 @@ class Node:
         return d
 
     def name(self) -> str:
-        return self._name
+        return _QUALIFIED.get(self._name, self._name)     # NOTE [ Node types ] 2
 
     def __repr__(self):    # PyTorch's repr shows the class name: <AccumulateGrad object at ...>
         return f"<{self.name().rpartition('::')[2]} object at {hex(id(self))}>"
@@ -388,6 +395,7 @@ class AccumulateGrad(Node):
     """Sink node of a leaf tensor that requires grad; holds the leaf."""
 
     _name = "AccumulateGrad"     # what traces and pictures show; name() is PyTorch's qualified one
+    __module__ = "builtins"      # NOTE [ Node types ] 1: <class 'AccumulateGrad'>
 
     def __init__(self, variable):
         self.id = _events.new_id()    # Node.__init__, inlined: a leaf op makes one per leaf operand
@@ -397,9 +405,6 @@ class AccumulateGrad(Node):
         if _events.active:
             watch_death(self)
         self.variable = variable
-
-    def name(self) -> str:
-        return "torch::autograd::AccumulateGrad"
 
     def apply(self, grads, F=None):
         return []

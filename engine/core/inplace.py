@@ -105,6 +105,7 @@ class CopySlices(Node):
     """The new grad_fn of a view's base after an in-place op on the view (NOTE [ In-place on a view ])."""
 
     _name = "CopySlices"
+    __module__ = "builtins"      # NOTE [ Node types ] 1 (core/graph.py)
 
     def __init__(self, fn, base_edge, positions, base_shape, shared=False):
         super().__init__()

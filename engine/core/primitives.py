@@ -164,8 +164,8 @@ op("clamp", "ClampBackward1", ("self",), _clamp_fwd, _clamp_bwd, save={"self": (
 op("to_dtype", "ToCopyBackward0", ("self",), lambda xp, a, dtype: xp.astype(a, dtype),
    lambda F, g, s: (g,), promote=False)
 def _clone_fwd(xp, a):
-    """A C-contiguous copy (NumPy's copy would keep a transposed layout; reshape and
-    contiguous() rely on the clone being contiguous, so a view of it shares its storage)."""
+    """A C-contiguous copy, as ``contiguous()`` and ``reshape`` make (ops/layout.py's CLONE_CONTIGUOUS);
+    ``clone()`` keeps a dense input's strides instead (NOTE [ Output layout ] in backend/layout.py)."""
     flat = xp.reshape(a, (-1,))          # already a copy when ``a`` is not contiguous
     return xp.reshape(xp.asarray(flat, copy=True), tuple(a.shape))
 

@@ -30,7 +30,7 @@ import inspect
 class OpDef:
     __slots__ = ("name", "node", "args", "fwd", "bwd", "save", "promote", "float_op", "differentiable", "aux",
                  "view", "alias", "grad_bwd", "variadic", "out_dtype", "defaults", "nondiff", "argpos", "saves_args",
-                 "plain", "plans")
+                 "plain", "plans", "layout")
 
     def __init__(self, name, node, args, fwd, bwd=None, save=None, promote=True, float_op=False,
                  differentiable=True, aux=(), view=False, out_dtype=None, nondiff=(), alias=False):
@@ -56,6 +56,7 @@ class OpDef:
         self.defaults = {k: p.default for k, p in inspect.signature(fwd).parameters.items()
                          if p.default is not inspect.Parameter.empty}
         self.grad_bwd = None   # a recorded backward's formula if not bwd (NOTE [ Backward rows ], ops/grad_rows.py)
+        self.layout = None     # fn(out, arrays) -> out laid out as PyTorch's (NOTE [ Output layout ], backend/layout.py)
 
 
 

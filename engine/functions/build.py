@@ -14,6 +14,7 @@ import numpy as np
 from ..backend import dtypes as _dtype
 from ..core.operators import mul
 from .arithmetic import le, logical_and, lt
+from ..backend.layout import contiguous_format
 from .factories import arange, clone, empty, ones, tensor
 from .indexing import masked_select
 from .views import expand, flatten, reshape, stack, view
@@ -62,7 +63,7 @@ def trace(input):
 
 
 def _unsafe_view(x, shape):
-    x = x if x.is_contiguous() else clone(x)
+    x = x if x.is_contiguous() else clone(x, memory_format=contiguous_format)
     return apply(_O["view"], [x], {"shape": tuple(shape)}, node_name="UnsafeViewBackward0")
 
 

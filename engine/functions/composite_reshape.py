@@ -3,6 +3,7 @@ engine/functions/matmul.py): ViewBackward0, ReshapeAliasBackward0, or a copy (Un
 CloneBackward0), chosen by the input's strides as PyTorch chooses."""
 from __future__ import annotations
 
+from ..backend.layout import contiguous_format
 from ..core.dispatch import apply
 from ..core.table import OPS as _O
 from .factories import clone
@@ -49,4 +50,4 @@ def _reshape(x, shape):
         return apply(_O["view"], [x], {"shape": shape})
     if _view_strides(tuple(x.shape), x.stride(), shape) is not None:
         return apply(_O["view"], [x], {"shape": shape}, node_name="ReshapeAliasBackward0")
-    return apply(_O["view"], [clone(x)], {"shape": shape}, node_name="UnsafeViewBackward0")
+    return apply(_O["view"], [clone(x, memory_format=contiguous_format)], {"shape": shape}, node_name="UnsafeViewBackward0")

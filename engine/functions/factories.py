@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from ..backend import gaps as _backend, dtypes as _dtype
+from ..backend import gaps as _backend, dtypes as _dtype, layout as _layout
 from ..memory import oom as _oom
 from ..backend.device import as_device, namespace_for
 from ..core.grad_mode import no_grad
@@ -16,6 +16,7 @@ from ..core.tensor import CANNOT_REQUIRE_GRAD, Tensor
 from ..random import generator_for
 from ..core.dispatch import apply
 from ..core.table import OPS as _O
+from ..ops.layout import CLONE_CONTIGUOUS
 from ..backend.dtypes import short_name as _short
 
 
@@ -320,7 +321,13 @@ for _name in ("tensor", "zeros", "ones", "empty", "full", "arange", "linspace", 
 
 
 def clone(input, *, memory_format=None):
-    """A copy that keeps the graph (CloneBackward0, a core row): the one factory with a gradient."""
+    """A copy that keeps the graph (CloneBackward0, a core row): the one factory with a gradient. Laid
+    out as ``input`` (NOTE [ Output layout ] 1), or row-major with ``memory_format=torch.contiguous_format``."""
+    if memory_format is _layout.contiguous_format:
+        return apply(CLONE_CONTIGUOUS, [input])
+    if memory_format is not None and memory_format is not _layout.preserve_format:
+        raise NotImplementedError(f"glassgrad's clone keeps the input's layout or makes it contiguous; "
+                                  f"memory_format={memory_format} is not implemented")
     return apply(_O["clone"], [input])
 
 

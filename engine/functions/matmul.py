@@ -8,6 +8,7 @@ import collections
 
 from ..backend import dtypes as _dtype
 from ..backend import gaps as _backend
+from ..backend.layout import contiguous_format
 from ..backend.low_precision import autocast_slot
 from ..core.dispatch import apply
 from ..core.operators import mul
@@ -168,7 +169,7 @@ def matmul(input, other):
             if not swap:
                 return out
             out = _mT(out)
-            return out if out.is_contiguous() else clone(out)
+            return out if out.is_contiguous() else clone(out, memory_format=contiguous_format)
         return _unsafe_view(_mv(folded, t2), out_shape)
     return _batched(input, other)
 

@@ -25,6 +25,7 @@ import numpy as np
 
 from ..backend import dtypes as _dtype
 from .arithmetic import _inplace
+from ..backend.layout import contiguous_format
 from .factories import clone, tensor
 from .indexing import _getitem, _narrow_check, narrow
 from .reductions import cumsum
@@ -397,7 +398,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         shape = tuple(input.shape)
         x = unsqueeze(input, d + 1)
         x = expand(x, shape[:d + 1] + (int(repeats),) + shape[d + 1:])
-        return view(clone(x), shape[:d] + (shape[d] * int(repeats),) + shape[d + 1:])
+        return view(clone(x, memory_format=contiguous_format), shape[:d] + (shape[d] * int(repeats),) + shape[d + 1:])
     counts = _host(repeats)
     if repeats.ndim != 1 or len(counts) != input.shape[d]:
         raise RuntimeError("repeats must have the same size as input along dim")

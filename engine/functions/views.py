@@ -7,6 +7,7 @@ import builtins
 
 from ..backend import dtypes as _dtype
 from ..backend.dtypes import to_array_dtype
+from ..backend.layout import contiguous_format
 from ..backend.size import Size
 from ..core.dispatch import apply, apply_multi, broadcast_mismatch
 from ..core.operators import _shape_str
@@ -117,7 +118,7 @@ def reshape(input, *shape, **kwargs):
         return apply(_O["view"], [input], {"shape": shape})
     if view_strides(tuple(input.shape), input.stride(), shape) is not None:
         return apply(_O["view"], [input], {"shape": shape}, node_name="ReshapeAliasBackward0")
-    return apply(_O["view"], [clone(input)], {"shape": shape}, node_name="UnsafeViewBackward0")
+    return apply(_O["view"], [clone(input, memory_format=contiguous_format)], {"shape": shape}, node_name="UnsafeViewBackward0")
 
 
 _VIEW_ERROR = ("view size is not compatible with input tensor's size and stride (at least one dimension spans "

@@ -22,3 +22,10 @@ from __future__ import annotations
 from ..core import primitives  # noqa: F401  (the core's rows come first)
 from . import elementwise, special, reduce, shape, linalg, blas, random, nn  # noqa: F401
 from . import complex  # noqa: F401  (after the rows it gives complex gradients and errors)
+from . import layout  # noqa: F401  (last: it sets the layout rule of rows above; NOTE [ Output layout ])
+from ..core.dispatch import OP_TYPES
+from ..core.table import OPS
+
+for _row in OPS.values():     # every row's node class made now, not inside the first op that needs it
+    if _row.node:              # (NOTE [ Node types ] 1 in engine/core/graph.py)
+        OP_TYPES[_row.node]

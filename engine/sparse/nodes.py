@@ -25,10 +25,12 @@ import weakref
 import numpy as np
 
 from .. import events as _events
-from ..core.graph import Node, edge_of, node_info
+from ..core.graph import Node, NodeTypes, edge_of, node_info
 from ..core.tensor import Tensor, tensor_info
 from . import kernels as K
 from .tensor import SparseCooTensor
+
+_TYPES: dict = {}    # a SparseNode class -> its NodeTypes
 
 
 class SparseNode(Node):
@@ -39,6 +41,7 @@ class SparseNode(Node):
     def __init__(self, name: str, inputs):
         super().__init__()
         self._name = name
+        self.__class__ = _TYPES.setdefault(type(self), NodeTypes(type(self)))[name]   # NOTE [ Node types ] (core/graph.py)
         self.next_functions = tuple(sparse_edge(t) if isinstance(t, Tensor) else (None, 0) for t in inputs)
         self._sparse_saved = ()
 
@@ -79,11 +82,8 @@ def sparse_edge(t):
 class SparseAccumulateGrad(Node):
     """The sink of a sparse leaf: makes and adds into its ``.grad`` (NOTE 3)."""
 
-    _name = "AccumulateGrad"
+    _name = "AccumulateGrad"     # name() is PyTorch's qualified one, as the dense one's
     takes_tensors = True
-
-    def name(self) -> str:
-        return "torch::autograd::AccumulateGrad"   # PyTorch's, as the dense one's
 
     def __init__(self, variable):
         super().__init__()
@@ -151,3 +151,8 @@ def record_op(op: str, inputs, output, node) -> None:
         _events.emit("op", op=op, inputs=[_info(a) for a in inputs], output=_info(output),
                      node=node_info(node) if node is not None else None, file=f, line=line,
                      region=_events.region())
+
+
+# NOTE [ Node types ] 1 (core/graph.py): a sparse leaf's sink is PyTorch's <class 'AccumulateGrad'> too
+SparseAccumulateGrad.__name__ = SparseAccumulateGrad.__qualname__ = "AccumulateGrad"
+SparseAccumulateGrad.__module__ = "builtins"

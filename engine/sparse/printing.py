@@ -36,7 +36,7 @@ def sparse_repr(sp) -> str:
         suffixes.append(f"dtype={sp.dtype!r}")
     suffixes.append("layout=torch.sparse_coo")
     if sp.grad_fn is not None:
-        suffixes.append(f"grad_fn=<{sp.grad_fn.name()}>")
+        suffixes.append(f"grad_fn=<{sp.grad_fn.name().rpartition('::')[2]}>")
     elif sp.requires_grad:
         suffixes.append("requires_grad=True")
     parts, last, newline = [text], 0, True       # rule 2

@@ -135,7 +135,7 @@ def test_a_view_of_a_view_and_a_write_through_another_view():
     a, b = y[:2], y[1:]
     b.mul_(10)
     a.sum().backward()
-    assert a.grad_fn.next_functions[0][0].name() == "CopySlices" and x.grad.tolist() == [1.0, 10.0, 0.0]
+    assert a.grad_fn.next_functions[0][0].name() == "torch::autograd::CopySlices" and x.grad.tolist() == [1.0, 10.0, 0.0]
 
 
 def test_several_writes_and_a_write_through_the_rebuilt_view():
@@ -177,7 +177,7 @@ def test_a_write_through_a_view_of_an_empty_tensor():
     y = x * 1
     y[0].mul_(2)
     y.sum().backward()
-    assert y.grad_fn.name() == "CopySlices" and x.grad.shape == (2, 0)
+    assert y.grad_fn.name() == "torch::autograd::CopySlices" and x.grad.shape == (2, 0)
 
 
 def test_retain_grad_follows_the_view_to_its_new_node():

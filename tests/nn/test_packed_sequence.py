@@ -329,9 +329,9 @@ def test_graph_nodes_are_pytorchs():
     assert u.data.grad_fn.next_functions[0][0].name() == "IndexSelectBackward0"
     # pad_packed_sequence: one CopySlices per run of equal batch sizes, over ViewBackward0 of a data slice
     padded, _ = R.pad_packed_sequence(p)
-    assert padded.grad_fn.name() == "CopySlices"
+    assert padded.grad_fn.name() == "torch::autograd::CopySlices"
     names = [n.name() for n, _ in padded.grad_fn.next_functions]
-    assert names == ["CopySlices", "ViewBackward0"]
+    assert names == ["torch::autograd::CopySlices", "ViewBackward0"]
     assert R.pad_packed_sequence(u)[0].grad_fn.name() == "IndexSelectBackward0"
     assert R.pad_packed_sequence(p, batch_first=True)[0].grad_fn.name() == "TransposeBackward0"
 

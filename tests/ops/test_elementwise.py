@@ -389,7 +389,7 @@ def test_div_with_a_rounding_mode_is_divbackward2_and_floordiv_is_floor_divide()
                                          "found 'round'$"):
         engine.div(x, 2, rounding_mode="round")
     f = x // 2
-    assert f.grad_fn.name() == "NotImplemented" and f.tolist() == [2.0, -3.0]
+    assert f.grad_fn.name() == "torch::autograd::NotImplemented" and f.tolist() == [2.0, -3.0]
     with pytest.raises(RuntimeError, match="^derivative for aten::floor_divide is not implemented$"):
         f.sum().backward()
     assert (engine.tensor([7, -7]) // 2).tolist() == [3, -4] and (7 // engine.tensor([2, -2])).tolist() == [3, -4]
@@ -710,7 +710,7 @@ def test_remainder_of_a_number_by_a_tensor_has_no_derivative():
     for n, want in ((2, [0.5, 0.0, 0.5]), (2.5, [0.25, -1.5, 1.0]), (True, [0.25, -1.0, 1.0]),
                     (-2.25, [-0.0, -0.25, 0.75])):
         y = n % b
-        assert (y.tolist(), y.dtype, y.grad_fn.name()) == (want, engine.float32, "NotImplemented")
+        assert (y.tolist(), y.dtype, y.grad_fn.name()) == (want, engine.float32, "torch::autograd::NotImplemented")
         with pytest.raises(RuntimeError) as err:
             y.sum().backward()
         assert str(err.value) == "derivative for aten::remainder is not implemented"

@@ -515,7 +515,7 @@ def test_copy_into_a_non_leaf_gives_its_history_a_zero_gradient():
     y = x * 1
     y.copy_(src).mul_(3).sum().backward()
     assert x.grad.tolist() == [0.0, 0.0] and src.grad.tolist() == [3.0, 3.0]
-    assert y.grad_fn.next_functions[0][0].name() == "CopyBackwards"
+    assert y.grad_fn.next_functions[0][0].name() == "torch::autograd::CopyBackwards"
 
 
 # ---- strided views (engine/ops/shape/strided.py, NOTE [ Strided views ]) ---------------------------------

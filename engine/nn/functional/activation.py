@@ -74,6 +74,8 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
         raise ValueError("min_val cannot be greater than max_val")
     if input.dtype.name == "bool":
         raise RuntimeError("Bool inputs not supported for hardtanh")
+    if input.dtype.name.startswith("uint") and (min_val < 0 or max_val < 0):
+        raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
     return _run("hardtanh", input, {"min_val": min_val, "max_val": max_val}, inplace)
 
 
@@ -291,6 +293,8 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
         warnings.warn("Implicit dimension choice for softmin has been deprecated. Change the call to include "
                       "dim=X as an argument.", UserWarning, stacklevel=_stacklevel)
         dim = 0 if input.ndim in (0, 1, 3) else 1
+    if input.dtype.name == "bool":       # PyTorch negates first
+        return softmax(E.neg(input), dim, dtype=dtype)
     if dtype is None and not input.dtype.is_floating_point and input.numel():
         last = _wrap_dim(dim, input.ndim) == max(input.ndim, 1) - 1
         raise NotImplementedError(f"\"softmax_{'lastdim_' if last else ''}kernel_impl\" not implemented for "

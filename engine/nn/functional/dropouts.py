@@ -26,7 +26,8 @@ def dropout(input, p=0.5, training=True, inplace=False):
     if not training or p == 0.0:
         return input
     if p == 1.0:
-        return input.mul_(0.0) if inplace else input * 0.0
+        return _zeroed(input, inplace)
+    _float_only(input)
     gen = generator_for(input.device)
     keep = gen.uniform(tuple(input.shape), "float64") >= p
     xp = input._storage.xp
@@ -38,6 +39,21 @@ def dropout(input, p=0.5, training=True, inplace=False):
     if inplace:
         return input.mul_(mask)
     return E.mul(input, mask)
+
+
+def _zeroed(input, inplace):
+    """``p == 1``: the input times a zero of its own dtype (an integer input stays integer, as PyTorch's)."""
+    zero = 0.0 if input.dtype.is_floating_point or input.dtype.is_complex else E.zeros((), dtype=input.dtype)
+    return input.mul_(zero) if inplace else input * zero
+
+
+def _float_only(input, alpha=False):
+    """PyTorch's error for ``0 < p < 1`` on an integer or bool input: its float noise cannot be cast back
+    (alpha dropout first lifts a bool input to int64, so it names Long)."""
+    dt = input.dtype
+    if not (dt.is_floating_point or dt.is_complex):
+        to = _dtype.int64 if alpha and dt is _dtype.bool_ else dt
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {_dtype.short_name(to)}")
 
 
 def _np(dt):
@@ -112,7 +128,8 @@ def _feature_dropout(input, p, training, inplace, alpha=False, per_channel=True)
     if not training or p == 0.0:
         return input
     if p == 1.0:
-        return input.mul_(0.0) if inplace else input * 0.0
+        return _zeroed(input, inplace)
+    _float_only(input, alpha)
     keep, wrap = _noise(input, p, per_channel)
     if not alpha:
         noise = wrap(keep * (1.0 / (1.0 - p)))

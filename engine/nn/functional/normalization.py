@@ -6,11 +6,26 @@ from __future__ import annotations
 import numpy as np
 
 from ... import functional as E
+from ...backend import dtypes as _dtype
 from ...core.dispatch import apply
 from ...core.table import OPS
 from .padding import pad
 from .pooling import avg_pool2d
 from .pooling3d import avg_pool3d
+
+
+def _check_dtypes(kernel, input, params=()):
+    """PyTorch's refusals before a normalisation kernel runs. A parameter of another dtype than the
+    input is allowed only as float32 beside a float32, float16 or bfloat16 input; then the kernel
+    takes floating inputs only."""
+    dt = input.dtype
+    if any(t is not None and t.dtype is not dt for t in params):
+        if dt not in (_dtype.float32, _dtype.float16, _dtype.bfloat16):
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+        if any(t is not None and t.dtype is not _dtype.float32 for t in params):
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    if kernel is not None and not (dt.is_floating_point or dt.is_complex):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dtype.short_name(dt)}'")
 
 
 def _check_len(name, t, c):
@@ -40,6 +55,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         _check_len(name, t, c)
     if input.ndim < 2:
         raise RuntimeError(f"batch_norm: expected an input with a channel dim (N, C, ...), got {input.ndim}D input")
+    _check_dtypes("batch_norm", input, (weight, bias, running_mean, running_var) if input.dtype.is_floating_point else ())
     out, aux = apply(OPS["batch_norm"], [input, weight, bias, running_mean, running_var],
                      {"training": bool(training), "eps": eps}, return_aux=True)
     if training and running_mean is not None:
@@ -68,6 +84,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     if tuple(input.shape[-k:]) != normalized_shape:
         raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{list(input.shape)}")
+    _check_dtypes("LayerNormKernelImpl", input, (weight, bias))
     return apply(OPS["layer_norm"], [input, weight, bias], {"normalized_shape": normalized_shape, "eps": eps})
 
 
@@ -92,8 +109,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         if t is not None and (t.ndim != 1 or t.numel() != c):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
                                f"but got {name} of shape {list(t.shape)} and input of shape {list(input.shape)}")
-    if any(t is not None and t.dtype is not input.dtype for t in (weight, bias)):
-        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    _check_dtypes("GroupNormKernelImpl", input, (weight, bias))
     hxw = input.numel() // (n * c) if n * c else 0
     attrs = {"N": n, "C": c, "HxW": hxw, "group": num_groups, "eps": eps}
     return apply(OPS["group_norm"], [input, weight, bias], attrs)
@@ -139,6 +155,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     if weight is not None and tuple(weight.shape) != shape:
         raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
                            f"{list(weight.shape)} and normalized_shape = {list(shape)}")
+    _check_dtypes("rms_norm", input)
     if eps is None:
         eps = float(np.finfo(np.dtype(input.dtype.name)).eps)
     dims = tuple(range(input.ndim - 1, input.ndim - 1 - k, -1))

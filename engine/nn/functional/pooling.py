@@ -64,6 +64,8 @@ def _saved_stride(stride):
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """The maximum of each window; with ``return_indices`` also its int64 position in the H*W plane."""
     geom = _geometry("max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode)
+    if input.dtype is _dtype.bool_:
+        raise NotImplementedError("\"max_pool2d\" not implemented for 'Bool'")
     out, aux = apply(OPS["max_pool2d"], [input],
                      {"geom": geom, "kernel_size": (geom.kh, geom.kw), "stride": _saved_stride(stride),
                       "padding": (geom.ph, geom.pw), "dilation": (geom.dh, geom.dw), "ceil_mode": bool(ceil_mode)},
@@ -83,7 +85,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     geom = _geometry("avg_pool2d", input, kernel_size, stride, padding, 1, ceil_mode)
-    if input.dtype is _dtype.bool_:
+    if not (input.dtype.is_floating_point or input.dtype is _dtype.int64):    # PyTorch's CPU kernel: floats and int64
         raise NotImplementedError(f"\"avg_pool2d\" not implemented for '{_short(input.dtype)}'")
     if not input.dtype.is_floating_point:
         return _int_avg_pool2d(input, geom, count_include_pad, divisor_override)
@@ -101,6 +103,8 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     oh, ow = tuple(output_size)
     if input.ndim not in (3, 4):
         raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {list(input.shape)}")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"adaptive_max_pool2d\" not implemented for '{_short(input.dtype)}'")
     h, w = input.shape[-2:]
     oh = h if oh is None else oh
     ow = w if ow is None else ow
@@ -174,6 +178,8 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     x = _pool1d_input("max_pool1d", input)
     if not return_indices:
         _max_pool1d_checks(input, k, s, _one(padding), _one(dilation), ceil_mode)
+        if not input.dtype.is_floating_point:      # PyTorch's max_pool1d_impl takes floats only
+            raise NotImplementedError(f"\"max_pool1d_impl\" not implemented for '{_short(input.dtype)}'")
     out = max_pool2d(x, (1, k), (1, s), (0, _one(padding)), (1, _one(dilation)), ceil_mode, return_indices)
     if return_indices:
         return E.squeeze(out[0], -2), E.squeeze(out[1], -2)

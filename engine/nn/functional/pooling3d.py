@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ... import functional as E
+from ...backend import dtypes as _dtype
 from ...core.dispatch import apply
 from ...core.table import OPS
-from ...ops.nn.pool import out_size
+from ...ops.nn.pool import _avg_matrix, out_size
 from ...ops.nn.pool3d import Pool3d
 from .pooling import _lp_finish, _tuple
 
@@ -73,9 +76,8 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
-    """The mean of each 3-D window (zero padding counted unless ``count_include_pad=False``).
-
-    Differs from PyTorch: floating point input only (PyTorch also averages integer tensors)."""
+    """The mean of each 3-D window (zero padding counted unless ``count_include_pad=False``); an int64
+    input gives int64 means, truncated toward zero, as PyTorch's CPU kernel (no other integer dtype)."""
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     k, s, p, d, c, size, out = _geometry("avg_pool3d", input, kernel_size, stride, padding, 1, ceil_mode)
@@ -85,13 +87,31 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     if min(out) < 1:
         raise RuntimeError(f"Given input size: ({c}x{'x'.join(map(str, size))}). Calculated output size: "
                            f"({c}x{'x'.join(str(max(o, 0)) for o in out)}). Output size is too small")
+    if input.dtype is _dtype.int64:
+        return _int_avg_pool3d(input, size, k, s, p, out, count_include_pad, divisor_override)
     if not input.dtype.is_floating_point:
-        raise NotImplementedError(f"glassgrad's avg_pool3d takes floating point input, not {input.dtype}")
+        raise NotImplementedError(f"\"avg_pool3d_out_frame\" not implemented for '{_dtype.short_name(input.dtype)}'")
     geom = Pool3d(*size, *k, *s, *p, 1, 1, 1, *out)
     return apply(OPS["avg_pool3d"], [input],
                  {"geom": geom, "kernel_size": k, "stride": _saved_stride(stride), "padding": p,
                   "ceil_mode": bool(ceil_mode), "count_include_pad": bool(count_include_pad),
                   "divisor_override": divisor_override})
+
+
+def _int_avg_pool3d(input, size, k, s, p, out, count_include_pad, divisor_override):
+    """avg_pool3d of an int64 input: each window's sum (formed in float64, exact for integers) over
+    its count, truncated toward zero (no graph: an integer tensor never requires grad)."""
+    x = input.detach().numpy(force=True).astype(np.float64)
+    div = np.ones(())
+    for j in range(3):
+        axis = x.ndim - 3 + j
+        member = _avg_matrix(size[j], k[j], s[j], p[j], out[j], True, 1)       # 0/1: which inputs a window sums
+        x = np.moveaxis(np.tensordot(x, member, axes=([axis], [1])), -1, axis)
+        mean = _avg_matrix(size[j], k[j], s[j], p[j], out[j], count_include_pad, None)
+        div = np.multiply.outer(div, np.rint(1.0 / mean.max(axis=1)))          # each window's count along dim j
+    if divisor_override:
+        div = np.full(tuple(out), float(divisor_override))
+    return E.tensor(np.trunc(x / div).astype(np.int64), device=input.device)
 
 
 # ---- power-average pooling (lp_pool1d in pooling.py) -------------------------------------------------

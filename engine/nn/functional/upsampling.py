@@ -15,6 +15,12 @@ _MODES = {("nearest", 1): "upsample_nearest1d", ("nearest", 2): "upsample_neares
 _NEEDS = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
 
 
+# the kernel PyTorch's CPU interpolate names when it refuses an integer or bool input
+_INT_KERNELS = {"nearest": "compute_indices_weights_nearest", "nearest-exact": "compute_indices_weights_nearest",
+                "linear": "compute_indices_weights_linear", "bicubic": "compute_indices_weights_cubic",
+                "bilinear": "upsample_bilinear2d_channels_last"}
+
+
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """Resize (N, C, L) or (N, C, H, W) input: nearest, nearest-exact, linear (3-D), bilinear or bicubic (4-D)."""
@@ -56,6 +62,10 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                                   f"and bilinear or bicubic (4-D input) without antialias; got mode={mode!r} on "
                                   f"{input.ndim}-D input")
     if not input.dtype.is_floating_point:
-        raise RuntimeError(f'"{key}_out_frame" not implemented for \'{E._short(input.dtype)}\'')
+        if input.dtype.name == "uint8" and mode != "linear":
+            raise NotImplementedError(f"glassgrad's interpolate takes floating point input (PyTorch's mode={mode!r} "
+                                      "also resizes uint8 images)")
+        kernel = "upsample_nearest2d_channels_last" if dims == 2 and mode.startswith("nearest") else _INT_KERNELS[mode]
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{E._short(input.dtype)}\'')
     geom = {"in": spatial, "out": out, "scales": scales, "mode": mode, "align_corners": bool(align_corners)}
     return apply(OPS[key], [input], {"geom": geom})

@@ -29,7 +29,7 @@ NOTE [ A view's grad_fn after an in-place op ]
 from __future__ import annotations
 
 from ...core import grad_mode, inplace
-from ...core.dispatch import OpNode
+from ...core.dispatch import OP_TYPES
 from ...core.inplace import _move_retain_grad
 from ...core.tensor import Tensor, version_counter
 from .strided import AS_STRIDED, geometry
@@ -65,8 +65,8 @@ def view_grad_fn(view):
             return fn
         raise RuntimeError(_refusal(view, fn))
     size, stride, offset = geometry(view)
-    node = OpNode(AS_STRIDED, AS_STRIDED.node, [base], (base.requires_grad,),
-                  {"size": size, "stride": stride, "storage_offset": offset, "self_geometry": geometry(base)})
+    node = OP_TYPES[AS_STRIDED.node](AS_STRIDED, [base], (base.requires_grad,),
+                                     {"size": size, "stride": stride, "storage_offset": offset, "self_geometry": geometry(base)})
     old_nr = view._output_nr
     view.grad_fn, view._output_nr = node, 0          # stamps the version (rule 1)
     _move_retain_grad(view, fn, old_nr)              # rule 6
