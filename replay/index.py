@@ -28,7 +28,12 @@ NOTE [ A followed run ]
    replay's figures, the per-node and per-slot indices; the event log, the inspector and the
    narrative read the events they show back from the file by offset, and a node reads the
    tensors and attributes of its op event (``inputs``, ``output``, ``attrs``), and a leaf its
-   tensor, back from that event (``FollowedNode``).
+   tensor, back from that event (``FollowedNode``). The replay's figures are held as they
+   change: per event the row of live bytes it shares (``Snaps``), each row as the columns it
+   changed (every ``Snaps.K``-th whole) with its sum, the total (``Totals``); the reserved
+   bytes only where they change (``Changes``). A settled node is packed into a few integers
+   (NOTE [ Settled nodes ] in replay/node_table.py), its graph kept (NOTE [ One trace model ]
+   rule 13), so a training run's steps leave a few dozen bytes an event behind.
 3. ``storage_at`` bisects the memory events of one storage (``FollowedStorages``), sorted
    again only after more events arrived.
 4. When the run has ended and every line read is folded in, the reader opens the trace the
@@ -209,34 +214,75 @@ def follow(m, path) -> None:
     m.events = FollowedEvents(path)
     m.storages = FollowedStorages(m.events)
     m._node = type("FollowedNode", (FollowedNode,), {"__slots__": (), "events": m.events})
-    m.memory.total, m.memory.reserved, m.memory.snaps = array("q"), array("q"), Snaps(m.memory.snaps)
+    snaps = Snaps(m.memory.snaps)
+    m.memory.snaps, m.memory.total, m.memory.reserved = snaps, Totals(snaps), Changes(m.memory.reserved)
 
 
 class Snaps:
-    """A followed model's live bytes per category after each event (``Replay.snaps``, rule 2): each
-    row the replay makes once, in an array, and per event the row it shares (consecutive events
-    that move no memory share one); a row is a tuple again when read."""
+    """A followed model's live bytes per category after each event (``Replay.snaps``, rule 2): per event
+    the row it shares (consecutive events that move no memory share one, ``_which``); each row the
+    replay makes once, with its sum (``Totals``), as the columns it changed from the row before
+    (every :attr:`K`-th row whole); a row is a tuple again when read, the last one read kept."""
+
+    K = 32
 
     def __init__(self, rows=()):
-        self._rows, self._which, self._k, self._last = array("q"), array("i"), 0, None
+        self._which, self._sums = array("i"), array("q")
+        self._full = array("q")                           # every K-th row, whole
+        self._count, self._cols, self._vals = array("H"), array("H"), array("q")   # the others: changes
+        self._block = array("q")                          # where each K rows' changes begin
+        self._k, self._last, self._prev = 0, None, ()
+        self._seen = (-1, ())
         for r in rows:
             self.append(r)
 
     def append(self, row) -> None:
         if row is not self._last:
-            self._k, self._last = len(row), row
-            self._rows.extend(row)
-        self._which.append(len(self._rows) // self._k - 1 if self._k else 0)
+            r, prev = len(self._sums), self._prev
+            if r % self.K == 0:
+                self._full.extend(row)
+                self._block.append(len(self._cols))
+                self._count.append(0)
+            else:
+                n = 0
+                for c, v in enumerate(row):
+                    if c >= len(prev) or v != prev[c]:
+                        self._cols.append(c)
+                        self._vals.append(v)
+                        n += 1
+                self._count.append(n)
+            self._sums.append(sum(row))
+            self._k, self._last, self._prev = len(row), row, tuple(row)
+        self._which.append(len(self._sums) - 1)
 
     def widen(self) -> None:
         """Every row gains a column of zeros (a category met for the first time)."""
-        k, old = self._k, self._rows
-        self._rows = array("q", [v for r in range(len(old) // k if k else 0) for v in (*old[r * k:(r + 1) * k], 0)])
-        self._k, self._last = k + 1, None
+        k, old = self._k, self._full
+        self._full = array("q", [v for r in range(len(old) // k if k else 0) for v in (*old[r * k:(r + 1) * k], 0)])
+        self._k, self._last, self._prev = k + 1, None, self._prev + (0,)
+        self._seen = (-1, ())
 
     def _row(self, r: int) -> tuple:
-        k = self._k
-        return tuple(self._rows[r * k:(r + 1) * k])
+        seen, row = self._seen
+        if seen == r:
+            return row
+        K, k = self.K, self._k
+        base = r - r % K
+        if base < seen < r:
+            vals, j = list(row), seen + 1
+            p = self._block[r // K] + sum(self._count[base + 1:j])
+        else:
+            vals, j = list(self._full[(r // K) * k:(r // K + 1) * k]), base + 1
+            p = self._block[r // K]
+        cols, values, count = self._cols, self._vals, self._count
+        for q in range(j, r + 1):
+            end = p + count[q]
+            while p < end:
+                vals[cols[p]] = values[p]
+                p += 1
+        row = tuple(vals)
+        self._seen = (r, row)
+        return row
 
     def __len__(self):
         return len(self._which)
@@ -252,8 +298,88 @@ class Snaps:
     @property
     def a(self) -> np.ndarray:
         """Every event's row, as one 2-D array (a saved model's column, NOTE [ A saved model ])."""
-        rows = np.frombuffer(self._rows, dtype=np.int64).reshape(-1, max(1, self._k))
-        return rows[np.frombuffer(self._which, dtype=np.int32)] if len(self._which) else rows[:0]
+        n, k = len(self._sums), max(1, self._k)
+        rows = np.zeros((n, k), dtype=np.int64)
+        if n:
+            full = np.array(self._full, dtype=np.int64).reshape(-1, self._k)
+            rows[::self.K, :self._k] = full
+            at = np.repeat(np.arange(n), np.array(self._count, dtype=np.int64))
+            cols = np.array(self._cols, dtype=np.int64)
+            rows[at, cols] = np.array(self._vals, dtype=np.int64)
+            held = np.zeros((n, k), dtype=bool)      # each value from the last row that set it
+            held[::self.K] = True
+            held[at, cols] = True
+            src = np.maximum.accumulate(np.where(held, np.arange(n)[:, None], 0), axis=0)
+            rows = np.take_along_axis(rows, src, axis=0)
+        return rows[np.array(self._which, dtype=np.int64)] if len(self._which) else rows[:0]
+
+
+class Totals:
+    """A followed model's ``Replay.total``: the sum of each event's row of its ``Snaps`` (the replay's
+    total is always its row's sum), held once per row (rule 2)."""
+
+    def __init__(self, snaps: Snaps):
+        self.snaps = snaps
+
+    def append(self, value) -> None:
+        """The replay's total of the event just added to the rows: already there."""
+
+    def __len__(self):
+        return len(self.snaps)
+
+    def __getitem__(self, i):
+        s = self.snaps
+        if isinstance(i, slice):
+            sums = s._sums
+            return [sums[r] for r in s._which[i]]
+        return s._sums[s._which[i]]
+
+    def __iter__(self):
+        sums = self.snaps._sums
+        return (sums[r] for r in self.snaps._which)
+
+    @property
+    def a(self) -> np.ndarray:
+        s = self.snaps
+        sums = np.frombuffer(s._sums, dtype=np.int64) if len(s._sums) else np.zeros(1, dtype=np.int64)
+        return sums[np.frombuffer(s._which, dtype=np.int32)] if len(s._which) else sums[:0]
+
+
+class Changes:
+    """A followed model's ``Replay.reserved``: a figure per event, held only where it changes (rule 2)."""
+
+    def __init__(self, values=()):
+        self._at, self._val, self._n = array("q"), array("q"), 0
+        for v in values:
+            self.append(v)
+
+    def append(self, v) -> None:
+        if not self._val or v != self._val[-1]:
+            self._at.append(self._n)
+            self._val.append(v)
+        self._n += 1
+
+    def __len__(self):
+        return self._n
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(self._n))]
+        if i < 0:
+            i += self._n
+        if not 0 <= i < self._n:
+            raise IndexError("index out of range")
+        return self._val[bisect.bisect_right(self._at, i) - 1]
+
+    def __iter__(self):
+        return iter(self.a.tolist())
+
+    @property
+    def a(self) -> np.ndarray:
+        if not self._n:
+            return np.zeros(0, dtype=np.int64)
+        at = np.frombuffer(self._at, dtype=np.int64)
+        return np.repeat(np.frombuffer(self._val, dtype=np.int64), np.diff(np.r_[at, self._n]))
 
 
 def _op_event(n):

@@ -63,19 +63,31 @@ NOTE [ One trace model ]
 12. Graphs built when n events were folded in answer ``view(i)`` for i < n after more
    arrive, as graphs built again would (what rule 8 compares with such an i is at or before
    i, or else past it either way), unless a later edge joins two graphs built apart:
-   ``_union`` drops them then. ``graphs()`` always builds them again.
+   ``_union`` drops them then. ``graphs()`` always builds them again (rule 13: the open ones).
+13. A graph whose every grad_fn node is settled (NOTE [ Settled nodes ] in replay/node_table.py:
+   freed, and its own output storage freed) is *retired* once no backward runs: no later event
+   changes its ``first``, ``spent``, ``died`` or ``joins`` (its nodes run, join and die no more;
+   an edge never names them), so its Graph is made then, kept, and its nodes packed. Each
+   open graph keeps its members, how many are not settled yet and the first backward that
+   spent it (``replay/graphs_build.py``), merged when an edge joins two. ``graphs()`` builds the
+   open graphs and the leaves no op named, and works out ``hide``/``hide_kept`` of all (they
+   depend on later starts) and the ``joins`` of the nodes open graphs name: O(open nodes + graphs).
 """
 from __future__ import annotations
 
 import bisect
+from array import array
 
 from engine.trace import safe_value
 
+from . import graphs_build as gb
 from .compact import compact
 from .memory import Replay, reserved_start, start_of
-from .nodes import INF, Graph, Node, Region, Slot, View
+from .node_table import NodeTable
+from .nodes import INF, Node, Region, Slot, View
 
 NODE_STATES = ("future", "pending", "current", "executed")
+_NO_NODE = -(1 << 63)                     # ``_bound_node`` of a backward_end
 SLOT_STATES = ("live", "released", "dropped", "recomputed")
 
 
@@ -86,16 +98,15 @@ class TraceModel:
         self.events: list = []
         self.meta: dict = dict(safe_value(dict(meta or {})))                # rule 11
         self.memory = Replay(start=start_of(self.meta), reserved=reserved_start(self.meta))
-        self.nodes: dict = {}
-        self.node_events: list = []       # indices of op (with a node), leaf and execute events
+        self.nodes = NodeTable(self)      # NOTE [ Settled nodes ]: the fold reads ``nodes.live``
+        self.node_events = array("q")     # indices of op (with a node), leaf and execute events
         self.phase_starts: list = []      # indices where the phase changes
         self.marks: list = []             # (index, event) of mark events
         self._phase = None
-        self._bounds: list = []           # indices of execute, accumulate and backward_end events (rule 2)
-        self._bound_node: list = []       # the node each of those runs (None for backward_end)
+        self._bounds = array("q")         # indices of execute, accumulate and backward_end events (rule 2)
+        self._bound_node = array("q")     # the node each of those runs (_NO_NODE for backward_end)
         self._depth: list = [(-1, 0)]     # (index, backward nesting depth after it)
         self._roots: list = []            # (index, root tensor ids) of backward_begin events
-        self._spent: list = []            # (index, node ids run) of backward passes that freed their graph
         self._retain = False              # retain_graph of the outermost backward running
         self._ran: set = set()            # nodes executed by the outermost backward running
         self._current = None              # the node running (its saved slots finish when it stops)
@@ -103,7 +114,16 @@ class TraceModel:
         self._cursor: dict = {}           # region -> forward nodes matched by its recompute so far (rule 4)
         self._drops: dict = {}            # node id -> [(index, checkpoint_drop event)] before its op event
         self._outputs: dict = {}          # storage -> ids of nodes whose output it holds (rule 7)
-        self._parent: dict = {}           # union-find over graph nodes (rule 6)
+        self._parent: dict = {}           # union-find over the open graphs' nodes (rule 6)
+        self._members: dict = {}          # rule 13: root -> ids, open members, first spend, of each open graph
+        self._open: dict = {}
+        self._spent_at: dict = {}
+        self._waiting: set = set()        # roots whose members all settled while a backward ran
+        self._kept: list = []             # retired Graphs
+        self._kept_joins: dict = {}       # leaf id -> where it joined retired graphs
+        self._namers: dict = {}           # leaf id -> edges of open graphs' nodes naming it
+        self._unnamed: dict = {}          # ids of leaves no op named yet (in order)
+        self._pack = True                 # pack settled nodes (NOTE [ Settled nodes ])
         self._graphs = None
         self._graphs_n = self._graph_roots = None   # rule 12: events folded in, roots, when graphs were built
         self._firsts: list = []
@@ -146,6 +166,7 @@ class TraceModel:
         if model_cache.load(m, trace):
             return m
         m = cls(None, trace.meta)
+        m._pack = False                   # saved at once: its nodes stay made
         begin(m, trace)
         fold(m, trace, _HANDLERS)
         path = model_cache.path_of(trace.index)
@@ -192,9 +213,11 @@ class TraceModel:
         self.marks.append((i, e))
 
     def _placeholder(self, nid, name, i, seq) -> Node:
-        n = self.nodes[nid] = self._node(nid, name or "?", "missing", i, seq)
+        n = self.nodes.live[nid] = self._node(nid, name or "?", "missing", i, seq)
         if not n.is_leaf:
-            self._parent[nid] = nid
+            gb.join(self, nid)
+        else:
+            self._unnamed[nid] = None
         return n
 
     def _on_op(self, i, e):
@@ -205,24 +228,31 @@ class TraceModel:
         phase, region = e.get("phase", "forward"), e.get("region")
         if phase == "recompute" and region is not None and self._match_recompute(i, info, region):
             return
-        n = self.nodes.get(info["id"])
+        live = self.nodes.live
+        n = live.get(info["id"])
         if n is None or n.kind == "missing":
             n = self._node(info["id"], info.get("name", "?"), "fn", i if n is None else n.created, e.get("seq", i))
-            self.nodes[n.id] = n
+            live[n.id] = n
+        elif n.id in self._parent:
+            gb.named(self, n, -1)         # filled again: its old edges name leaves no more
         n.fill(e, info, i if phase == "recompute" else None)
         n.op_at = i
-        self._parent.setdefault(n.id, n.id)
+        if n.id not in self._parent:
+            gb.join(self, n.id)
         n.saved = [self._slot(n, sv, region, phase) for sv in info.get("saved", ())]
         for j, d in self._drops.pop(n.id, ()):
             n.dropped_by(j, d)
         for nid, _, name in n.next:
             if nid is None:
                 continue
-            child = self.nodes.get(nid) or self._placeholder(nid, name, i, e.get("seq", i))
+            child = live.get(nid) or self._placeholder(nid, name, i, e.get("seq", i))
             if not child.is_leaf:
                 self._union(n.id, nid)
-            elif child.first_namer is None:
-                child.first_namer = n.id
+            else:
+                self._unnamed.pop(nid, None)
+                if child.first_namer is None:
+                    child.first_namer = n.id
+        gb.named(self, n, 1)
         out = e.get("output") or {}
         ins = {t.get("storage") for t in e.get("inputs") or () if isinstance(t, dict)}
         if out.get("storage") is not None and out["storage"] not in ins:
@@ -249,7 +279,7 @@ class TraceModel:
         k = self._cursor.get(region, 0)
         if reg is None or k >= len(reg.nodes):
             return False
-        target = self.nodes.get(reg.nodes[k])
+        target = self.nodes.live.get(reg.nodes[k])
         if target is None or target.name != info.get("name"):
             return False
         self._cursor[region] = k + 1
@@ -267,23 +297,29 @@ class TraceModel:
     def _on_leaf(self, i, e):
         self.node_events.append(i)
         nid = e.get("node")
-        n = self.nodes.get(nid)
+        live = self.nodes.live
+        n = live.get(nid)
+        if n is None:
+            self._unnamed[nid] = None
         if n is None or n.kind == "missing":
-            n = self.nodes[nid] = self._node(nid, e.get("name", "AccumulateGrad"), "leaf",
-                                             i if n is None else n.created, e.get("seq", i))
+            n = live[nid] = self._node(nid, e.get("name", "AccumulateGrad"), "leaf",
+                                       i if n is None else n.created, e.get("seq", i))
         n.tensor = e.get("tensor")
         n.leaf_at = i
         n.about.append(i)
 
     def _run(self, i, nid):
         self._bounds.append(i)
-        self._bound_node.append(nid)
+        try:
+            self._bound_node.append(_NO_NODE if nid is None else nid)
+        except (TypeError, OverflowError):       # an id that is no 64-bit int
+            self._bound_node = [None if x == _NO_NODE else x for x in self._bound_node] + [nid]
         self._current = nid
 
     def _on_execute(self, i, e):
         self._finish(i)
         self.node_events.append(i)
-        n = self.nodes.get(e.get("node")) or self._placeholder(e.get("node"), e.get("name"), i, e.get("seq", i))
+        n = self.nodes.live.get(e.get("node")) or self._placeholder(e.get("node"), e.get("name"), i, e.get("seq", i))
         n.runs.append(i)
         n.about.append(i)
         self._ran.add(n.id)
@@ -291,14 +327,14 @@ class TraceModel:
 
     def _on_accumulate(self, i, e):
         self._finish(i)
-        n = self.nodes.get(e.get("node"))
+        n = self.nodes.live.get(e.get("node"))
         if n is not None:
             n.runs.append(i)
             n.about.append(i)
         self._run(i, n.id if n is not None else None)
 
     def _on_release(self, i, e):
-        n = self.nodes.get(e.get("node"))
+        n = self.nodes.live.get(e.get("node"))
         if n is None:
             return
         n.about.append(i)
@@ -311,15 +347,15 @@ class TraceModel:
         nid = e.get("node")
         if nid is None:
             return
-        if nid in self.nodes:
-            self.nodes[nid].dropped_by(i, e)
+        if nid in self.nodes.live:
+            self.nodes.live[nid].dropped_by(i, e)
         else:     # a checkpoint packs a saved tensor while its op runs: the drop comes before the op event
             self._drops.setdefault(nid, []).append((i, e))
 
     def _finish(self, i):
         """The running node stopped (rule 3): without retain_graph its recomputed and hook-packed slots go."""
         nid, self._current = self._current, None
-        n = self.nodes.get(nid) if nid is not None else None
+        n = self.nodes.live.get(nid) if nid is not None else None
         if n is None or self._retain:
             return
         for slot in n.saved:
@@ -337,19 +373,26 @@ class TraceModel:
 
     def _on_backward_end(self, i, e):
         self._finish(i)
-        self._bounds.append(i)
-        self._bound_node.append(None)
+        self._run(i, None)
         depth = max(self._depth[-1][1] - 1, 0)
         self._depth.append((i, depth))
         if depth == 0 and not self._retain and e.get("phase") != "recompute":
-            self._spent.append((i, frozenset(self._ran)))
+            gb.spend(self, i, self._ran)
+        if depth == 0 and self._waiting:
+            gb.retire_waiting(self)
 
     def _on_free(self, i, e):
+        live = self.nodes.live
         for nid in self._outputs.pop(e.get("storage"), ()):
-            self.nodes[nid].died = i
+            n = live.get(nid)
+            if n is None:
+                continue          # settled and packed already (an output named twice)
+            was = gb.settled(n)
+            n.died = i
+            gb.settling(self, n, was)
 
     def _on_node_free(self, i, e):
-        n = self.nodes.get(e.get("node"))
+        n = self.nodes.live.get(e.get("node"))
         if n is None or n.freed_at is not None:
             return      # a recompute's own node (rule 4), or one made before recording
         n.freed_at = i
@@ -357,6 +400,7 @@ class TraceModel:
         for slot in n.saved:
             if slot.released_at is None:
                 slot.released_at = i
+        gb.settling(self, n, False)
 
     def _find(self, a):
         p = self._parent
@@ -369,6 +413,7 @@ class TraceModel:
         ra, rb = self._find(a), self._find(b)
         if ra != rb:
             self._parent[max(ra, rb)] = min(ra, rb)
+            gb.merged(self, min(ra, rb), max(ra, rb))
             built = self._graph_roots
             if built is not None and (ra in built or rb in built):      # rule 12
                 if ra in built and rb in built:
@@ -381,61 +426,8 @@ class TraceModel:
     def graphs(self) -> list:
         """Every graph of the trace, by start (rules 6-7); ``hide`` is where a newer graph replaces it."""
         if self._graphs is None or self._graphs_n is not None:
-            self._graphs, self._graphs_n = self._build_graphs(), None
+            self._graphs, self._graphs_n = gb.build(self), None        # rule 13
         return self._graphs
-
-    def _build_graphs(self) -> list:
-        members: dict = {}
-        for nid, n in self.nodes.items():
-            if not n.is_leaf:
-                members.setdefault(self._find(nid), []).append(n)
-        spent: dict = {}
-        for end, ran in self._spent:
-            for nid in ran:
-                if nid in self._parent:
-                    r = self._find(nid)
-                    spent[r] = min(spent.get(r, end), end)
-        named = set()
-        out = []
-        self._graph_roots = set(members)          # rule 12
-        for root, ms in members.items():
-            joins = {m.id: m.created for m in ms}
-            for m in ms:
-                for x, _, _ in m.next:
-                    leaf = self.nodes.get(x) if x is not None else None
-                    if leaf is not None and leaf.is_leaf:
-                        j = leaf.created if leaf.first_namer == m.id else m.created
-                        joins[x] = min(joins.get(x, j), j)
-                        named.add(x)
-            mortal = [m for m in ms if m.mortal]
-            died = max((m.died for m in mortal), default=None) if all(m.died is not None for m in mortal) else None
-            fns = [m for m in ms if m.kind == "fn"]
-            if fns and all(m.freed_at is not None for m in fns):     # rule 9: every node of it died
-                gone = max(m.freed_at for m in fns)
-                died = gone if died is None else min(died, gone)
-            out.append(Graph(min(joins.values()), spent.get(root, INF), INF if died is None else died, joins,
-                             any(m.kind == "fn" for m in ms)))
-        for nid, n in self.nodes.items():      # a leaf no op named: a graph of its own, over at once
-            if n.is_leaf and nid not in named:
-                out.append(Graph(n.created, n.created, INF, {nid: n.created}, False))
-        out.sort(key=lambda g: g.first)
-        self._firsts = [g.first for g in out]
-        for g in out:
-            g.hide = min(self._next_start(g.spent), max(g.died, self._next_start(g.first)))
-            g.hide_kept = min(self._next_start(g.spent), self._next_start(g.died))
-        for n in self.nodes.values():
-            n.joins = []
-        for g in out:
-            for nid, j in g.joins.items():
-                self.nodes[nid].joins.append(j)
-        for n in self.nodes.values():
-            n.joins.sort()
-        return out
-
-    def _next_start(self, i):
-        """The first graph start after event i (inf when none)."""
-        k = bisect.bisect_right(self._firsts, i) if i != INF else len(self._firsts)
-        return self._firsts[k] if k < len(self._firsts) else INF
 
     def view(self, i: int, keep_freed: bool = False) -> View:
         """What the graph panel and the picture show at step i (rule 8), dead nodes left out unless
@@ -449,13 +441,13 @@ class TraceModel:
         k = bisect.bisect_right(self._firsts, i)
         shown = [g for g in gs[:k] if (g.hide_kept if keep_freed else g.hide) > i]
         ids, since = set(), {}
-        nodes = self.nodes
+        freed_at = self.nodes.freed_at
         for g in shown:
             for nid, j in g.joins.items():
                 if j <= i:
                     if nid not in since or j < since[nid]:
                         since[nid] = j
-                    f = nodes[nid].freed_at
+                    f = freed_at(nid)
                     if f is None or f > i or keep_freed:
                         ids.add(nid)
         v = View(i, frozenset(ids), since, shown)
@@ -470,7 +462,7 @@ class TraceModel:
 
     def freed(self, nid, i: int) -> bool:
         """Whether the node object died by step i (rule 9)."""
-        f = self.nodes[nid].freed_at
+        f = self.nodes.freed_at(nid)
         return f is not None and f <= i
 
     def iteration(self, i: int) -> int:
@@ -519,7 +511,8 @@ class TraceModel:
     def current(self, i: int):
         """The node running at step i, or None."""
         b = bisect.bisect_right(self._bounds, i) - 1
-        return self._bound_node[b] if b >= 0 else None
+        nid = self._bound_node[b] if b >= 0 else None
+        return None if nid == _NO_NODE else nid
 
     def in_backward(self, i: int) -> bool:
         k = bisect.bisect_right(self._depth, (i, INF)) - 1

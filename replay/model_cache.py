@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+from array import array
 from collections.abc import Mapping
 
 import numpy as np
@@ -80,7 +81,8 @@ def save(model, path: str) -> bool:
 
 def _arrays(model) -> tuple:
     gs = model.graphs()                # builds every node's joins too
-    nodes = list(model.nodes.values())
+    records = getattr(model.nodes, "records", None)      # packed nodes as their figures (NOTE [ Settled nodes ])
+    nodes = list(records() if records is not None else model.nodes.values())
     names = sorted({n.name for n in nodes})
     code = {s: k for k, s in enumerate(names)}
     arrays = {}
@@ -201,8 +203,8 @@ def _fill(model, trace, header, a) -> None:
         raise BadModel("its memory arrays do not fit the trace")
     model.memory = with_arrays(Replay(start=start_of(model.meta), reserved=reserved_start(model.meta)),
                                a["m_snaps"], a["m_total"], a["m_reserved"], header["has_reserved"])
-    model.node_events = a["node_events"].tolist()
-    model._bounds = a["bounds"].tolist()
+    model.node_events = array("q", a["node_events"].tolist())
+    model._bounds = array("q", a["bounds"].tolist())
     model._bound_node = [_b(x) for x in a["bound_node"].tolist()]
     model._depth = [tuple(x) for x in a["depth"].tolist()]
     model._roots = [(i, list(r)) for i, r in header["roots"]]
@@ -255,6 +257,16 @@ class SavedNodes(Mapping):
 
     def __contains__(self, nid):
         return nid in self._made or self._row(nid) is not None
+
+    def freed_at(self, nid):
+        """A node's ``freed_at``, read from its array without making the node."""
+        n = self._made.get(nid)
+        if n is not None:
+            return n.freed_at
+        r = self._row(nid)
+        if r is None:
+            raise KeyError(nid)
+        return _b(self._a["n_freed_at"][r].item())
 
     def __getitem__(self, nid):
         n = self._made.get(nid)

@@ -6,6 +6,8 @@ to it later; its state at a step is a comparison of those indices with the step
 """
 from __future__ import annotations
 
+from array import array
+
 INF = float("inf")
 
 
@@ -139,11 +141,35 @@ class Graph:
     """One graph (rule 6): when it starts, is spent or dies (rule 7), leaves the view (rule 8), and when
     each member joins it."""
 
-    __slots__ = ("first", "spent", "died", "hide", "hide_kept", "joins", "has_fn")
+    __slots__ = ("first", "spent", "died", "hide", "hide_kept", "_joins", "has_fn")
 
     def __init__(self, first, spent, died, joins, has_fn):
-        self.first, self.spent, self.died, self.hide, self.joins, self.has_fn = first, spent, died, INF, joins, has_fn
+        self.first, self.spent, self.died, self.hide, self._joins, self.has_fn = first, spent, died, INF, joins, has_fn
         self.hide_kept = INF                 # where it leaves a view that keeps freed nodes (rule 9)
+
+    @property
+    def joins(self) -> dict:
+        """Node id -> the event where it joined the graph."""
+        j = self._joins
+        if type(j) is dict:
+            return j
+        k = len(j) // 2
+        return dict(zip(j[:k].tolist(), j[k:].tolist()))
+
+    @joins.setter
+    def joins(self, value: dict) -> None:
+        self._joins = value
+
+    def pack(self) -> None:
+        """Hold ``joins`` as one array of ids, then events (a retired graph's, rule 13), when they fit."""
+        j = self._joins
+        if type(j) is dict:
+            for code in "iq":           # 32-bit figures when they fit
+                try:
+                    self._joins = array(code, [*j, *j.values()])
+                    return
+                except (TypeError, OverflowError):
+                    pass
 
     @property
     def end(self):

@@ -167,3 +167,46 @@ def test_bytes_alive_before_the_run_count_once_the_saved_trace_is_used(tmp_path,
     assert settle(m, Trace.open(str(tmp_path / "run.jsonl")))
     assert list(m.memory.total) == [b + 4096 for b in before]
     same_answers(m, TraceModel.from_trace(Trace.load(str(tmp_path / "run.jsonl"))))
+
+
+def _record_steps(steps: int):
+    """A training run of ``steps`` SGD steps of a small MLP, recorded as ``glassgrad run`` records one."""
+    import engine as torch
+    import engine.nn.functional as F
+    from engine import nn
+
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    x, y = torch.randn(4, 8), torch.tensor([0, 1, 2, 3])
+    with torch.record() as tr:
+        for _ in range(steps):
+            opt.zero_grad()
+            F.cross_entropy(model(x), y).backward()
+            opt.step()
+    return json.loads(json.dumps(tr.events))
+
+
+def test_a_followed_training_run_holds_few_bytes_per_event_folded_in(tmp_path):
+    """NOTE [ Settled nodes ]: each step's nodes are packed once its graph retires, its memory rows held
+    as changes, so what the model holds grows by a few dozen bytes an event (it was ~180)."""
+    events = _record_steps(160)
+    part = tmp_path / "run.jsonl.part"
+    _write_part(part, events)
+    m, tail = TraceModel.followed(part), LineTail(part, piece=1 << 15)
+    marks = []
+    tracemalloc.start()
+    try:
+        while lines := tail.read():
+            m.extend(lines)
+            del lines
+            if len(m) >= len(events) // 4 and len(marks) < 1 or len(m) == len(events):
+                m.events._cache.clear()               # read-back events kept: FOLLOW_CACHE at most
+                marks.append((len(m), tracemalloc.get_traced_memory()[0]))
+    finally:
+        tracemalloc.stop()
+    (n0, b0), (n1, b1) = marks[0], marks[-1]
+    assert n1 == len(events) and n1 - n0 > 10_000
+    per_event = (b1 - b0) / (n1 - n0)
+    assert per_event < 84, per_event                  # 0.08 MiB per 1,000 events
+    assert len(m.nodes.live) < 100 and len(m._kept) >= 150     # the steps' graphs retired, their nodes packed

@@ -12,7 +12,7 @@ def test_snaps_read_as_the_list_they_replace():
     for r in rows:
         s.append(r)
     assert list(s) == rows and len(s) == 5 and s[-1] == (4, 5, 6) and s[1:4] == rows[1:4]
-    assert len(s._rows) == 3 * 3            # (4, 5, 6) twice, as two objects: two rows; the shared one once
+    assert len(s._sums) == 3                # (4, 5, 6) twice, as two objects: two rows; the shared one once
     assert list(s._which) == [0, 0, 0, 1, 2]
     s.widen()
     s.append((7, 8, 9, 10))
