@@ -10,6 +10,7 @@ import threading
 import time
 from collections import deque
 
+from textual import events
 from textual.app import App
 
 from engine.trace_index import LineTail
@@ -17,12 +18,14 @@ from replay import model_cache
 from replay.index import settle
 from replay.model import TraceModel
 
-from . import first_open
+from . import first_open, strip_cycles
 from .first_open import FOLD_BUDGET, SHOW_EVERY, fold_head
-from .gcpause import paused_gc
+from .gcpause import GCBetweenKeys, paused_gc
 from .home_screen import HomeScreen
 from .record_worker import command
 from .trace_screen import TraceScreen
+
+strip_cycles.patch()           # NOTE [ Strips without a cycle ] in tui/strip_cycles.py
 
 FOLLOW_PIECE = 256 * 1024      # bytes of a followed run read at a time (NOTE [ A followed run ] rule 1)
 FOLLOW_QUEUE = 4               # pieces parsed and not yet folded in, at most
@@ -54,8 +57,16 @@ class GlassgradApp(App):
         self._shown_len, self._next_show = 0, 0.0    # events the panels last showed, and when next
         self._closed = False
         self.first_open = None              # a big trace being read (NOTE [ A first open ] in tui/first_open.py)
+        one = freeze and start in ("trace", "first_open", "run")     # the real app, one trace for its life
+        self.gc_between_keys = GCBetweenKeys(one, one)               # NOTE [ GC between keys ] in tui/gcpause.py
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.InputEvent):
+            self.gc_between_keys.input()
+        await super().on_event(event)
 
     def on_mount(self) -> None:
+        self.gc_between_keys.start(self)
         if self.start == "home":
             import lessons
 
@@ -242,6 +253,7 @@ class GlassgradApp(App):
 
     def on_unmount(self) -> None:
         self._closed = True
+        self.gc_between_keys.stop()
         if self.first_open is not None:
             self.first_open.stop()
         if self._proc is not None and self._proc.poll() is None:

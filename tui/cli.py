@@ -335,7 +335,7 @@ def cmd_view(path: str, text: bool) -> int:
         return 0
     from .app import GlassgradApp
 
-    GlassgradApp("trace", trace=tr, title=os.path.basename(path)).run()
+    GlassgradApp("trace", trace=tr, title=os.path.basename(path), freeze=True).run()
     return 0
 
 

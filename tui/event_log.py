@@ -11,10 +11,12 @@ from textual.strip import Strip
 from replay.model import TraceModel
 from replay.words import event_line
 
+from .kept_styles import KeptStyles
+
 PHASE_MARK = {"forward": "F", "backward": "B", "recompute": "R", "optimizer": "O"}
 
 
-class EventLog(ScrollView, can_focus=True):
+class EventLog(KeptStyles, ScrollView, can_focus=True):
     COMPONENT_CLASSES = {"log--row", "log--cursor", "log--future", "log--backward", "log--recompute", "log--mark"}
 
     index: reactive[int] = reactive(0, repaint=False)   # NOTE [ Redrawing only changed lines ] rule 1
@@ -67,7 +69,7 @@ class EventLog(ScrollView, can_focus=True):
         i = y + int(self.scroll_offset.y)
         width = self.size.width
         if i >= len(self.model):
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width, self.kept_rich_style())
         e = self.model.events[i]
         if i == self.index:
             style = self.get_component_rich_style("log--cursor")

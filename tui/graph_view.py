@@ -27,6 +27,7 @@ from . import graph_overview
 from .graph_folds import GROUP, Folds, box_texts, instance, is_group, widest
 from .graph_layout import layout
 from .graph_marks import marks_in_view
+from .graph_rows import Rows
 from .graph_zoom import (
     BOXES,
     LEVEL_WORDS,
@@ -36,10 +37,9 @@ from .graph_zoom import (
     WHOLE,
     cells,
     compact_label,
-    fit,
-    fit_name,
     level_after,
 )
+from .kept_styles import KeptStyles
 
 _SAVED_WORDS = {"none": "saves nothing", "kept": "saved {b}", "released": "freed {b}", "packed": "packed {b}",
                 "recomputed": "saved {b}"}
@@ -97,7 +97,7 @@ DOUBLE = "╔═╗║╚╝╤"
 HEAVY = "┏━┓┃┗┛┳"    # a folded module group (NOTE [ Folded module groups ] rule 3)
 MAX_NODES = 400   # more than this and the view lays out the part of the graph around the cursor
 UP = True         # leaves on top, the loss at the bottom, as the pictures (graph_layout rule 7)
-class GraphView(ScrollView, can_focus=True):
+class GraphView(KeptStyles, ScrollView, can_focus=True):
     """The graph panel (a Line API widget: only visible rows are drawn)."""
 
     COMPONENT_CLASSES = {
@@ -136,7 +136,8 @@ class GraphView(ScrollView, can_focus=True):
         self._at = {}            # (col, row) -> box id at WHOLE
         self._tot = {}
         self._pending_look = None
-        self._sigs = None        # (view, box id -> look) drawn last: _refresh_boxes
+        self._rows = Rows()      # NOTE [ Graph rows ] in graph_rows.py
+        self._subtitle = None
         self._drag = None
         self._dragged = False
 
@@ -201,7 +202,9 @@ class GraphView(ScrollView, can_focus=True):
             self.virtual_size = Size(self._lay.width, self._lay.height)
         if self.zoom != BOXES:
             notes.append(f"zoom: {LEVEL_WORDS[self.zoom]}")
-        self.border_subtitle = " · ".join(notes)
+        subtitle = " · ".join(notes)
+        if subtitle != self._subtitle:        # setting it redraws the whole panel, even when it is the same
+            self._subtitle = self.border_subtitle = subtitle
 
     def watch_index(self, old: int, new: int) -> None:
         self._tot = {}
@@ -220,28 +223,22 @@ class GraphView(ScrollView, can_focus=True):
         self._refresh_boxes()
 
     def _refresh_boxes(self) -> None:
-        """Redraw only the rows of the boxes whose look changed since the last call (a step leaves the
-        layout and most boxes as they were); anything else that moved redraws the whole panel:
-        NOTE [ Redrawing only changed lines ] rule 2 (tui/changed_lines.py)."""
+        """Redraw only the rows whose signature changed since they were drawn (a step leaves most rows as
+        they were, a new layout or a scroll often many): NOTE [ Redrawing only changed lines ] rule 2
+        (tui/changed_lines.py) and NOTE [ Graph rows ] rule 3."""
         lay = self._lay
-        view = (self._key, tuple(self.scroll_offset), tuple(self.size), self.selected)
         if lay is None or self.zoom == WHOLE or self.overview or not lay.rects:
-            self._sigs = None
             self.refresh()
             return
-        sigs = {d: (self._style_name(d), self._border(d), self._texts(d)) for d in self.boxes_in_view()}
-        old = self._sigs
-        self._sigs = (view, sigs)
-        if old is None or old[0] != view:
-            self.refresh()
-            return
-        sy, (w, h) = self.scroll_offset.y, self.size
-        for d, sig in sigs.items():
-            if old[1].get(d) != sig:
-                _, by, _, bh = lay.rects[d]
-                a, b = max(0, by - sy), min(h, by - sy + bh)
-                if b > a:
-                    self.refresh(Region(0, a, w, b - a))
+        w = self.size.width
+        regions = [Region(0, y, w, n) for y, n in self._rows.changed(self, self.size.height)]
+        if regions:
+            self.refresh(*regions)          # one refresh: each one clears textual's caches of the panel
+
+    def notify_style_update(self) -> None:
+        if hasattr(self, "_rows"):
+            self._rows.forget_styles()      # NOTE [ Graph rows ] rule 4
+        super().notify_style_update()
 
     def watch_zoom(self) -> None:
         """Lay out at the new level and keep the selected (else current) box in the middle (rule 4)."""
@@ -422,8 +419,10 @@ class GraphView(ScrollView, can_focus=True):
             key = (self._key, self.index, self.selected, self.current, w, h, tuple(self.scroll_offset))
             if getattr(self, "_ov", None) is None or self._ov[0] != key:
                 self._ov = (key, graph_overview.grid(self, w, h), graph_overview.frame(self, w, h))
+            self._rows.drawn.pop(y, None)
             return graph_overview.render_line(self, y, w, h, self._ov[1], self._ov[2])
         if lay is None or not lay.rects:
+            self._rows.drawn.pop(y, None)
             gone = len(self.model.shown(self.index, True))
             msg = (f"No live graph: {gone} node{'s' if gone != 1 else ''} freed (f shows them)." if gone
                    else "No graph yet: nodes appear here as forward runs.")
@@ -433,55 +432,9 @@ class GraphView(ScrollView, can_focus=True):
                     0, width, self.rich_style)
             return Strip.blank(width, self.rich_style)
         if self.zoom == WHOLE:
+            self._rows.drawn.pop(y, None)
             return self._whole_line(y, width)
-        sx, sy = self.scroll_offset
-        row = y + sy
-        cells = [" "] * lay.width
-        owner = [None] * lay.width
-        for x in range(lay.width):
-            ch = lay.edge_char(x, row)
-            if ch:
-                cells[x] = ch
-        for did in lay.rows.get(row, ()):
-            bx, by, bw, bh = lay.rects[did]
-            text = self._box_row(did, row - by, bx, bw, bh, row)
-            for k, ch in enumerate(text):
-                cells[bx + k] = ch
-                owner[bx + k] = did
-        segs = []
-        edge_style = self.get_component_rich_style("graph--edge")
-        run_text, run_owner = "", object()
-        for x in range(lay.width):
-            o = owner[x]
-            if o != run_owner and run_text:
-                segs.append(self._seg(run_text, run_owner, edge_style))
-                run_text = ""
-            run_owner = o
-            run_text += cells[x]
-        if run_text:
-            segs.append(self._seg(run_text, run_owner, edge_style))
-        strip = Strip(segs, lay.width)
-        return strip.crop_extend(sx, sx + width, self.rich_style)
-
-    def _box_row(self, did, dy: int, bx: int, bw: int, bh: int, row: int) -> str:
-        """Row ``dy`` of box ``did``: ``[name]`` at NAMES, else its border or a line of text."""
-        inner = bw - 2
-        if bh == 1:
-            return "[" + fit_name(self._labels[did], inner).ljust(inner) + "]"
-        lay = self._lay
-        b = self._border(did)
-        if dy in (0, bh - 1):
-            line = [b[1]] * inner
-            if dy == 0:
-                for x in range(bx + 1, bx + bw - 1):
-                    if (x, row) in lay.arrows:
-                        line[x - bx - 1] = "▼"
-                return b[0] + "".join(line) + b[2]
-            for x in range(bx + 1, bx + bw - 1):
-                if lay.edge_char(x, row + 1):
-                    line[x - bx - 1] = b[6]
-            return b[4] + "".join(line) + b[5]
-        return b[3] + fit(self._texts(did)[dy - 1], inner).ljust(inner) + b[3]
+        return self._rows.strip(self, y)       # NOTE [ Graph rows ]
 
     def _whole_line(self, y: int, width: int) -> Strip:
         """A row at WHOLE: each box one mark in its colour (NOTE [ Graph zoom ] rule 3)."""
@@ -494,11 +447,6 @@ class GraphView(ScrollView, can_focus=True):
             else:
                 segs.append(Segment("▣" if is_group(did) else "■", self._style(did)))
         return Strip(segs, width).crop_extend(0, width, self.rich_style)
-
-    def _seg(self, text, owner, edge_style):
-        if owner is None:
-            return Segment(text, edge_style)
-        return Segment(text, self._style(owner))
 
     # -------------------------------------------------------------- mouse
 

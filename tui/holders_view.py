@@ -38,6 +38,7 @@ class HoldersView(DataTable):
         self.holder_rows: list = []
         self.phase_rows: list = []
         self.at = 0
+        self._shown = None                      # (rows, name room) the table shows: _refilled
 
     def on_mount(self) -> None:
         self.refill()
@@ -58,19 +59,21 @@ class HoldersView(DataTable):
             self.move_cursor(row=row)
 
     def _fill(self) -> None:
-        self.clear(columns=True)
         if no_memory(self.model):
+            self._refilled(None)
             self.add_columns("who")
             self.add_row("No memory in this trace: it has no alloc or free events.")
             self.border_subtitle = " nothing holds bytes here "
             return
         if self.by == "module phases":
+            self._refilled(None)
             self._fill_phases()
             return
-        self.add_columns("who", "own", "total", "count", "split")
         self.at = self.where()
         lts = self.lifetimes_of()
         if lts is None:                 # a big trace's are worked out on a thread (NOTE [ Lifetimes on a thread ])
+            self._refilled(None)
+            self.add_columns("who", "own", "total", "count", "split")
             self.holder_rows = []
             self.add_row(self.work_status())
             self.border_subtitle = " working… "
@@ -81,11 +84,24 @@ class HoldersView(DataTable):
                  str(r.count), " ".join(f"{c[:5]} {nbytes(b)}" for c, b in sorted(r.split.items(), key=lambda kv: -kv[1])))
                 for r in self.holder_rows]
         room = self._name_room([("own", "total", "count")] + [r[1:4] for r in rows])
-        for name, *rest in rows:
-            self.add_row(fit_name(name, room), *rest)
         what = f"at the window's peak #{self.at}" if self.window is not None else f"at #{self.at}"
         filt = f", {self.category} only" if self.category else ""
-        self.border_subtitle = f" by {self.by} · sorted by {self.sort_by}{filt} · {what} "
+        subtitle = f" by {self.by} · sorted by {self.sort_by}{filt} · {what} "
+        if self._refilled((rows, room)):        # the same rows as shown (a step that moved no byte): keep them
+            self.add_columns("who", "own", "total", "count", "split")
+            for name, *rest in rows:
+                self.add_row(fit_name(name, room), *rest)
+        if str(self.border_subtitle or "") != subtitle:
+            self.border_subtitle = subtitle
+
+    def _refilled(self, shown) -> bool:
+        """Empty the table for what it is to show next (``shown``: the holders' rows and the name's
+        room, or None for anything else), unless it shows those rows already; True when emptied."""
+        if shown is not None and shown == self._shown:
+            return False
+        self.clear(columns=True)
+        self._shown = shown
+        return True
 
     def _name_room(self, cells) -> int:
         """Cells left for the name column beside the number columns (NOTE [ Fitting the screen ] rule 4)."""

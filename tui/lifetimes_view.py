@@ -2,6 +2,7 @@
 summed in one band (NOTE [ Storage lifetimes ] in replay/lifetimes.py)."""
 from __future__ import annotations
 
+import numpy as np
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
@@ -11,6 +12,8 @@ from textual.widget import Widget
 from replay.lifetimes import bands, describe
 from replay.words import nbytes
 
+from .changed_lines import redraw_changed
+from .kept_styles import KeptStyles
 from .lifetimes_work import LifetimesWork
 from .memory_view import EIGHTHS, NO_MEMORY, column_of, column_starts, no_memory
 
@@ -18,8 +21,15 @@ LABEL = 24            # columns of a band's label
 DETAIL = 6            # lines of the selected band's story
 
 
-class LifetimesView(Widget, can_focus=True):
-    """Bands over the window's events; ↑/↓ (or a click) select one, Enter tells its story."""
+class LifetimesView(KeptStyles, Widget, can_focus=True):
+    """Bands over the window's events; ↑/↓ (or a click) select one, Enter tells its story.
+
+    A step changes the cursor column, the header and the rest band's bytes at the cursor: the
+    bands' rows and the rest band's columns are kept while the bands, the window, the width, the
+    cursor's column, the selection and the marks hold, the rest band's bytes at any event are one
+    look-up in its kept step function, and only the lines that changed are drawn again
+    (NOTE [ Redrawing only changed lines ] rules 3 and 6 in tui/changed_lines.py).
+    """
 
     BINDINGS = [Binding("up", "select(-1)", "Band up", show=False), Binding("down", "select(1)", "Band down", show=False),
                 Binding("enter", "detail", "Story", show=False)]
@@ -27,7 +37,7 @@ class LifetimesView(Widget, can_focus=True):
                          "lifetimes--optimizer", "lifetimes--input", "lifetimes--other", "lifetimes--unknown",
                          "lifetimes--cursor", "lifetimes--selected", "lifetimes--rest", "lifetimes--header"}
 
-    index: reactive[int] = reactive(0)
+    index: reactive[int] = reactive(0, repaint=False)   # NOTE [ Redrawing only changed lines ] rule 1
     window: reactive[tuple | None] = reactive(None)
     selected: reactive[int] = reactive(0)
     show_detail: reactive[bool] = reactive(False)
@@ -40,6 +50,30 @@ class LifetimesView(Widget, can_focus=True):
         self._bands_key = None
         self._bands = None
         self._ticker = None
+        self._rows = (None, None)          # (key, the bands' rows and the rest band's columns as Text)
+        self._rest_steps = (None, None)    # (bands, (events, bytes alive after each)) of the rest band
+
+    def watch_index(self) -> None:
+        redraw_changed(self)
+
+    def notify_style_update(self) -> None:
+        self._rows = (None, None)          # the kept rows carry the styles
+        super().notify_style_update()
+
+    def _rest_bytes_at(self, b, i: int) -> int:
+        """The rest band's bytes alive after event ``i``: its step function (NOTE [ Lifetime spans ]
+        rule 3) made once per bands, then a binary search."""
+        if b.spans is None:
+            return b.rest_bytes_at(i)
+        if self._rest_steps[0] is not b:
+            pos, sp = b.rest_at, b.spans
+            at = np.concatenate([sp.start[pos], sp.end[pos]])
+            delta = np.concatenate([sp.bytes[pos], -sp.bytes[pos]])
+            order = np.argsort(at, kind="stable")
+            self._rest_steps = (b, (at[order], np.cumsum(delta[order])))
+        at, level = self._rest_steps[1]
+        k = int(np.searchsorted(at, i, side="right")) - 1
+        return int(level[k]) if k >= 0 else 0
 
     def _call_soon(self, fn, *args) -> None:
         self.app.call_from_thread(fn, *args)
@@ -129,6 +163,24 @@ class LifetimesView(Widget, can_focus=True):
                 f"{len(b.top)} largest drawn")
         text.append(head[:w], self.get_component_rich_style("lifetimes--header"))
         sel = self.selected_lifetime()
+        text.append_text(self._kept_rows(b, lo, hi, barw, starts, ends, cur, sel))
+        rest_bytes = self._rest_bytes_at(b, i)
+        text.append(f"{'+' + str(len(b.rest)) + ' smaller':>9} {nbytes(rest_bytes)}"
+                    [:LABEL - 1].ljust(LABEL), self.get_component_rich_style("lifetimes--rest"))
+        text.append_text(self._rows[1][1])
+        if detail and sel is not None:
+            for line in describe(sel)[:detail]:
+                text.append("\n")
+                text.append(line[:w])
+        return text
+
+    def _kept_rows(self, b, lo, hi, barw, starts, ends, cur, sel) -> Text:
+        """The bands' rows (each after a new line, and one more new line), kept with the rest band's
+        columns while what they show holds (the class docstring)."""
+        key = (id(b), self._bands_key, lo, hi, barw, cur, sel.storage if sel is not None else None, self.highlight)
+        if self._rows[0] == key:
+            return self._rows[1][0]
+        text = Text(no_wrap=True, overflow="crop")
         cursor = self.get_component_rich_style("lifetimes--cursor")
         for lt in b.top:
             text.append("\n")
@@ -145,13 +197,9 @@ class LifetimesView(Widget, can_focus=True):
         text.append("\n")
         rest = b.rest_bytes_over(starts)
         top = max(rest + [1])
-        text.append(f"{'+' + str(len(b.rest)) + ' smaller':>9} {nbytes(b.rest_bytes_at(i))}"
-                    [:LABEL - 1].ljust(LABEL), self.get_component_rich_style("lifetimes--rest"))
+        cols = Text(no_wrap=True, overflow="crop")
         for c, v in enumerate(rest):
-            text.append("│" if c == cur and not v else EIGHTHS[min(8, round(8 * v / top))] if v else " ",
+            cols.append("│" if c == cur and not v else EIGHTHS[min(8, round(8 * v / top))] if v else " ",
                         self.get_component_rich_style("lifetimes--rest"))
-        if detail and sel is not None:
-            for line in describe(sel)[:detail]:
-                text.append("\n")
-                text.append(line[:w])
+        self._rows = (key, (text, cols))
         return text

@@ -13,6 +13,7 @@ from replay.model import TraceModel
 from replay.words import nbytes
 
 from .changed_lines import redraw_changed
+from .kept_styles import KeptStyles
 
 EIGHTHS = " ▁▂▃▄▅▆▇█"
 SHORT = {"parameter": "param", "gradient": "grad", "activation": "act", "optimizer": "optim"}
@@ -93,7 +94,7 @@ def _cell(parts, lo: float, styles: list) -> tuple:
     return ch, st
 
 
-class MemoryView(Widget, can_focus=True):
+class MemoryView(KeptStyles, Widget, can_focus=True):
     """The memory panel: a stacked chart in characters, a legend with the bytes at the cursor.
 
     The legend reads: live bytes now, the live-bytes peak (▲) and the activation peak (△)

@@ -73,7 +73,7 @@ class TraceScreen(Screen):
         Binding("q", "close", "Quit"),
     ]
 
-    index: reactive[int] = reactive(0)
+    index: reactive[int] = reactive(0, repaint=False)   # the panels redraw what changed (tui/changed_lines.py)
     selected: reactive[int | None] = reactive(None)
     playing: reactive[bool] = reactive(False)
     speed: reactive[int] = reactive(3)          # index into SPEEDS
@@ -191,7 +191,8 @@ class TraceScreen(Screen):
         m = self.model
         n = len(m)
         if n == 0:
-            return f" {self.title_text} │ " + ("no events" if self.finished else "waiting for events…")
+            wait = "waiting for events…" if self.follow and not self.finished else "no events"
+            return f" {self.title_text} │ {wait} │ ? help"
         i = m.clamp(self.index)
         e = m.events[i]
         play = f"▶ playing {SPEEDS[self.speed]} events/s" if self.playing else "paused"
@@ -517,7 +518,7 @@ class TraceScreen(Screen):
     def action_write_graph(self) -> None:
         try:
             path, note = write_step_graph(self.model, self.index, self.outdir)
-        except OSError as exc:
+        except (OSError, IndexError) as exc:     # IndexError: a trace with no events has no step to draw
             self.notify(f"Could not write the picture: {exc}", severity="error")
             return
         self.notify(f"Wrote {path}" + (f" ({note})" if note else ""), timeout=6)
