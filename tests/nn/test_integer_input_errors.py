@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import json
 import os
-import warnings
 
 import numpy as np
 import pytest
 
 import engine as torch
+from tests.fixtures.outcome import outcome
 
 F = torch.nn.functional
 with open(os.path.join(os.path.dirname(__file__), "..", "fixtures", "learner_fidelity_reference.json")) as _f:
@@ -22,16 +22,6 @@ with open(os.path.join(os.path.dirname(__file__), "..", "fixtures", "learner_fid
 # PyTorch resizes uint8 images in these modes; glassgrad's interpolate takes floating point input only
 UINT8_IMAGES = {"uint8|F.interpolate(t, scale_factor=2)", "uint8|F.interpolate(t[0], scale_factor=2)",
                 "uint8|F.interpolate(t, scale_factor=2, mode='bilinear')"}
-
-
-def outcome(expr, ns):
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            r = eval(expr, ns)
-        return {"dtype": str(r.dtype), "shape": list(r.shape)}
-    except Exception as e:  # noqa: BLE001 - the error is what is compared
-        return {"error": type(e).__name__, "message": str(e)}
 
 
 @pytest.mark.parametrize("key", sorted(k for k in REF["errors"] if k not in UINT8_IMAGES))
