@@ -60,7 +60,7 @@ def _parser() -> argparse.ArgumentParser:
                                    "difference at them, nodes only in one run, saves that differ.")
     s.add_argument("a", metavar="A.jsonl")
     s.add_argument("b", metavar="B.jsonl")
-    s.add_argument("--png", default=None, metavar="OUT", help="also draw both memory curves on one axis")
+    s.add_argument("--png", default=None, metavar="OUT", help="also draw both runs' memory, one panel each, stacked by category")
     s.add_argument("--text", action="store_true", help="print the comparison instead of starting the app")
 
     s = sub.add_parser("plan", help="the checkpointing planner's trade-off curve for a script's chain",
@@ -118,7 +118,7 @@ def _main(argv=None) -> int:
 
 def cmd_diff(path_a: str, path_b: str, png: str | None, text: bool = True) -> int:
     """``glassgrad diff``: NOTE [ Two runs ] in replay/diff.py, in the app (tui/diff_screen.py) or as
-    text; ``png`` also draws both memory curves."""
+    text; ``png`` also draws both runs' memory (``memory_plot.compare_figure``)."""
     from engine.trace import safe_text
     from replay.diff import diff, summary
     ta, tb = _load(path_a, index=True), _load(path_b, index=True)      # through their indexes
@@ -138,7 +138,7 @@ def cmd_diff(path_a: str, path_b: str, png: str | None, text: bool = True) -> in
     for line in summary(d, *names):
         print(safe_text(line))
     if png:
-        print(f"both memory curves: {png}")
+        print(f"both runs' memory: {png}")
     return 0
 
 

@@ -15,10 +15,11 @@ from viz.graph_dot import graph_picture
 
 def write_step_graph(model: TraceModel, i: int, outdir: str) -> tuple:
     """Write ``graph_event<i>.dot`` (and .svg when Graphviz's dot is installed); return (path, note)."""
+    source = graph_picture(model, step=i, title=f"event #{i}").source     # first: a step it cannot draw writes nothing
     os.makedirs(outdir, exist_ok=True)
     base = os.path.join(outdir, f"graph_event{i}")
     with open(base + ".dot", "w", encoding="utf-8") as f:
-        f.write(graph_picture(model, step=i, title=f"event #{i}").source)
+        f.write(source)
     dot = shutil.which("dot")
     if dot is None:
         return base + ".dot", "install Graphviz's dot for an SVG"

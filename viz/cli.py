@@ -45,7 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
                            "counts from the end, as in Python: -1 is the last event, -5 the fifth from last")
     when.add_argument("--phase", choices=("forward", "backward", "recompute", "optimizer"),
                       help="show the state at the end of the first span of this phase")
-    p.add_argument("--compare", metavar="OTHER_TRACE", help="memory of TRACE and OTHER_TRACE on one axis")
+    p.add_argument("--compare", metavar="OTHER_TRACE",
+                   help="memory of TRACE and OTHER_TRACE: one panel each, on their aligned steps")
     p.add_argument("--expand-modules", action="store_true",
                    help="draw every node of repeated modules instead of one box per module instance")
     p.add_argument("--device", help="the device whose memory to draw (default: the one with the highest peak)")

@@ -146,19 +146,22 @@ def test_bare_event_list_starts_from_the_first_figure():
 def test_compare_figure_draws_both_reserved_lines(small, big):
     fig = memory_plot.compare_figure(small, big, ("small", "big"))
     d = fig.glassgrad_data
-    assert d["reserved_layout"] == "same"        # big's live peak sets the scale
-    assert _plotted(fig, "reserved:small") == _expected(small)
-    assert _plotted(fig, "reserved:big") == _expected(big)
-    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
-    assert "small: reserved (caching allocator model)" in labels
+    assert d["reserved_layout"] == "same" and d["reserved_axes"] is None   # big's live peak sets the scale
+    for ax, tr, lab, ev in zip(d["axes"], (small, big), ("small", "big"), d["events"]):
+        line = _artist(ax, f"reserved:{lab}")         # each run's reserved on its own panel, at the aligned events
+        assert [round(v * d["divisor"]) for v in line.get_ydata()] == [_expected(tr)[i] for i in ev]
+    labels = [t.get_text() for t in d["axes"][1].get_legend().get_texts()]
+    assert "reserved (caching allocator model)" in labels
     half = torch.Trace(small.events[: len(small) // 2], small.meta)
     fig = memory_plot.compare_figure(small, half, ("full", "half"))
     d = fig.glassgrad_data
-    assert d["reserved_layout"] == "panel" and d["reserved_axes"] is not fig.axes[0]
-    assert _plotted(fig, "reserved:full") == _expected(small)
-    assert _plotted(fig, "reserved:half") == _expected(small)[: len(half)]
-    assert "full: reserved (caching allocator model)" in [t.get_text() for t in d["reserved_axes"].get_legend().get_texts()]
-    assert "full vs half" in d["reserved_axes"].get_title()
+    assert d["reserved_layout"] == "panel" and d["reserved_axes"] not in d["axes"]
+    ea, eb = d["events"]
+    assert _plotted(fig, "reserved:full") == [_expected(small)[i] for i in ea]
+    assert _plotted(fig, "reserved:half") == [_expected(small)[i] for i in eb]
+    legend = [t.get_text() for t in d["reserved_axes"].get_legend().get_texts()]
+    assert "full: reserved (caching allocator model)" in legend
+    assert fig._suptitle.get_text().startswith("memory: full vs half")
 
 
 def test_render_command_chooses_the_layout(small, tmp_path, capsys):
