@@ -84,9 +84,14 @@ _PARSE = ("op", "leaf", "pack", "checkpoint_drop", "optimizer_step", "execute") 
 _MENTIONS = ("alloc", "free", "category", "op", "leaf")
 
 
+PROGRESS_EVERY = 256      # events of the pass between two calls of ``progress``
+
+
 def lifetimes(trace, progress=None) -> list:
     """Every storage's Lifetime, in order of birth (rules 1-5), in one pass over the events it needs
-    (NOTE [ A pass over some kinds ] in replay/event_stream.py; ``progress(done, total)`` follows it)."""
+    (NOTE [ A pass over some kinds ] in replay/event_stream.py); ``progress(done, total)``, how far
+    the stream got, is called every :data:`PROGRESS_EVERY` events of it and lifetimes of the last loop
+    over them (a thread gives the app its turn there: NOTE [ Lifetimes on a thread ] rule 6)."""
     out: dict = {}
     pre: dict = {}                                  # rule 1: storages alive before recording, as first seen
     early: dict = {}                                # storage -> its packs before anything else named it
@@ -99,7 +104,11 @@ def lifetimes(trace, progress=None) -> list:
     optimizer_state: list = []                      # optimizer allocations waiting for their step's event
     packed: dict = {}                               # node -> [(storage, saved name)] packed before its op event
     last_op = -1                                    # the previous op event's index
-    for i, e in stream(trace, _KINDS, _PARSE, progress):
+    told = [0, 1]                                   # how far the stream last said it got
+    tell = None if progress is None else (lambda done, n: told.__setitem__(slice(None), (done, n)))
+    for k, (i, e) in enumerate(stream(trace, _KINDS, _PARSE, tell)):
+        if tell is not None and k % PROGRESS_EVERY == 0:
+            progress(*told)
         k = e.get("kind")
         sid = e.get("storage")
         if k in _MENTIONS:
@@ -172,8 +181,10 @@ def lifetimes(trace, progress=None) -> list:
     for k, lt in enumerate(_unseen(getattr(trace, "meta", None), pre)):
         lt.storage = -1 - k
         out[lt.storage] = lt
-    for lt in out.values():      # a pack's node may be named by an op event after it (the node's own)
+    for k, lt in enumerate(out.values()):      # a pack's node may be named by an op event after it (the node's own)
         lt.saved_by = [(i, n, node_names.get(n, name), s) for i, n, name, s in lt.saved_by]
+        if progress is not None and k % PROGRESS_EVERY == 0:
+            progress(*told)
     return LifetimeList(sorted(out.values(), key=lambda lt: (lt.start, lt.storage if isinstance(lt.storage, int) else 0)))
 
 

@@ -2,8 +2,8 @@
 
 NOTE [ Graph marks ]
 1. A box's colour is its state at the cursor (``graph_view.box_style``); one colour at a time,
-   in this order of precedence: selected, freed, future, current (the cursor), dropped,
-   recomputed, executed, then leaf / built before recording / pending.
+   in this order of precedence: selected, freed, future, current (the cursor), lit (rule 5),
+   dropped, recomputed, executed, then leaf / built before recording / pending.
 2. A box's border: single (┌─┐) for a node made by forward, double (╔═╗) once checkpointing's
    recompute rebuilt it (``TraceModel.recomputed``), the same as ``glassgrad render --phase
    recompute`` (a double purple border). It stays double after backward runs the node.
@@ -13,6 +13,11 @@ NOTE [ Graph marks ]
 4. The legend under the graph names the marks on screen now (``marks_in_view``), in the order
    of ``MARKS``: the cursor, then the marks of checkpointing and death that a box shows rarely,
    then the common ones (a narrow legend ends with how many it left to ``?``, which names them all).
+5. Enter on a holders row lights (pink) every node that made or saved one of the row's storages
+   (``GraphView.lit``, set by ``memory_modes.show_holders_row``): the op node whose op made it,
+   the node backward was executing when it was made there, and each node that packed it. They
+   stay lit while the cursor moves, until escape or another row; a folded group is lit when a
+   node in it is. The selected node (the largest storage's maker) keeps its own colour.
 """
 from __future__ import annotations
 
@@ -32,6 +37,8 @@ MARKS = [
     Mark("current", "  ", "graph--current", "now",
          "yellow: the node the event at the cursor is about (running in backward, just created, or being "
          "recomputed); the view centres on it when it is off screen"),
+    Mark("lit", "  ", "graph--lit", "holders row",
+         "pink: made or saved the storages of the chosen holders row"),
     Mark("recomputed", "╔╗", "graph--recomputed", "↻ recomputed",
          "double border, ↻, purple until backward runs it: checkpointing's recompute ran its forward "
          "again in backward and rebuilt what it saved, on the same box (not a new one)"),

@@ -15,8 +15,8 @@ scroll, the panel's width and the look of each box on it (style, border, texts).
      in one ``refresh``, and records the new signatures of those rows at once (they will be drawn
      from that state), so a second look before the next frame refreshes nothing again. A new
      layout, a scroll or a selection thus redraws the rows they changed, not every row.
-  4. Strips are kept by signature (at most ``KEEP``) and the box looks once per cursor state,
-     so a row drawn again as it was costs a look-up. The strips hold the panel's styles, so
+  4. Strips are kept by signature (at most ``KEEP``) and the box looks once per cursor state
+     (the layout, the cursor, the selected, current and lit nodes, ``f``), so a row drawn again as it was costs a look-up. The strips hold the panel's styles, so
      ``forget_styles`` empties them when the styles change (a theme, focus: NOTE [ Kept styles ]).
   5. A row's strip is its edges in the edge style and each box in its own style, one segment
      per stretch, cropped to the scroll and padded with the panel's style.
@@ -29,7 +29,7 @@ from textual.strip import Strip
 from .graph_layout import _CH
 from .graph_zoom import fit, fit_name
 
-KEEP = 2048
+KEEP = 256
 
 
 class Rows:
@@ -84,7 +84,7 @@ class Rows:
         for the cursor state (rule 4)."""
         lay = view._lay
         self._use(lay)
-        state = (view._key, view.index, view.selected, view.current, view.keep_freed, self._gen)
+        state = (view._key, view.index, view.selected, view.current, view.lit, view.keep_freed, self._gen)
         if self._looks[0] != state:
             self._looks = (state, {})
         sx, sy = view.scroll_offset

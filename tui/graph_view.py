@@ -71,8 +71,9 @@ def panel_nodes(model: TraceModel, i: int, keep_freed: bool = False) -> dict:
     return {nid: (model.state(nid, i), node_texts(model, nid, i)) for nid in model.shown(i, keep_freed)}
 
 
-def box_style(model: TraceModel, nid, i: int, selected=None, current=None) -> str:
-    """The component class a node's box is drawn with at step i."""
+def box_style(model: TraceModel, nid, i: int, selected=None, current=None, lit=frozenset()) -> str:
+    """The component class a node's box is drawn with at step i (``lit``: the nodes a holders row
+    lights, NOTE [ Graph marks ] rule 5)."""
     st = model.state(nid, i)
     if nid == selected and st != "future":
         return "graph--selected"
@@ -82,6 +83,8 @@ def box_style(model: TraceModel, nid, i: int, selected=None, current=None) -> st
         return "graph--future"
     if st == "current" or nid == current:
         return "graph--current"
+    if nid in lit:
+        return "graph--lit"
     if model.saved_state(nid, i) == "dropped" and st != "executed":
         return "graph--dropped"
     if model.recomputed(nid, i) and st != "executed":
@@ -103,7 +106,7 @@ class GraphView(KeptStyles, ScrollView, can_focus=True):
     COMPONENT_CLASSES = {
         "graph--edge", "graph--future", "graph--pending", "graph--current", "graph--executed",
         "graph--selected", "graph--dropped", "graph--recomputed", "graph--leaf", "graph--missing", "graph--empty",
-        "graph--freed",
+        "graph--freed", "graph--lit",
     }
 
     index: reactive[int] = reactive(0, repaint=False)   # NOTE [ Redrawing only changed lines ] rule 1
@@ -112,6 +115,7 @@ class GraphView(KeptStyles, ScrollView, can_focus=True):
     keep_freed: reactive[bool] = reactive(False)       # f: draw dead nodes greyed, not leave them out
     overview: reactive[bool] = reactive(False)         # v: the whole graph scaled into the panel (graph_overview.py)
     zoom: reactive[int] = reactive(BOXES)              # NOTE [ Graph zoom ] in tui/graph_zoom.py
+    lit: reactive[frozenset] = reactive(frozenset(), repaint=False)   # a holders row's nodes (NOTE [ Graph marks ] rule 5)
 
     def watch_overview(self) -> None:
         self._ov = None
@@ -220,6 +224,9 @@ class GraphView(KeptStyles, ScrollView, can_focus=True):
         self.refresh()
 
     def watch_current(self) -> None:
+        self._refresh_boxes()
+
+    def watch_lit(self) -> None:
         self._refresh_boxes()
 
     def _refresh_boxes(self) -> None:
@@ -385,12 +392,14 @@ class GraphView(KeptStyles, ScrollView, can_focus=True):
     def _style_name(self, did) -> str:
         """The component class box ``did`` is drawn with (NOTE [ Folded module groups ] rule 3)."""
         if not is_group(did):
-            return box_style(self.model, did, self.index, self.selected, self.current)
+            return box_style(self.model, did, self.index, self.selected, self.current, self.lit)
         t = self._totals(did)
         if did == self.selected or self.selected in self._members.get(did, ()):
             return "graph--selected"
         if t.current or self.current in self._members.get(did, ()):
             return "graph--current"
+        if self.lit and not self.lit.isdisjoint(self._members.get(did, ())):
+            return "graph--lit"
         if t.state == "executed":
             return "graph--executed"
         return "graph--recomputed" if t.recomputed else "graph--pending"
@@ -416,7 +425,7 @@ class GraphView(KeptStyles, ScrollView, can_focus=True):
         width = self.size.width
         if self.overview and lay is not None and lay.rects:
             w, h = width, self.size.height
-            key = (self._key, self.index, self.selected, self.current, w, h, tuple(self.scroll_offset))
+            key = (self._key, self.index, self.selected, self.current, self.lit, w, h, tuple(self.scroll_offset))
             if getattr(self, "_ov", None) is None or self._ov[0] != key:
                 self._ov = (key, graph_overview.grid(self, w, h), graph_overview.frame(self, w, h))
             self._rows.drawn.pop(y, None)

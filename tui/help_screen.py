@@ -33,7 +33,7 @@ KEYS = [
     ("a e", "mark the start / end of a window at the cursor (or drag across the chart with the mouse)"),
     ("W  x", "next preset window (step, forward, backward, recompute, optimizer step; first the one around the cursor) / clear the window"),
     ("b s c", "holders view: rows by module, op, line or module phases / sort / category filter;"
-              " enter marks the row's bands (▸) and selects the node that made them"),
+              " enter marks its bands (▸) and nodes"),
     ("↑ ↓  enter", "lifetimes view: select a band / tell its story"),
     ("1-9", "lesson: answer the step's question; the step then plays and says why"),
     ("f", "graph: show freed nodes greyed (✝ freed) <-> only what is alive"),
@@ -85,7 +85,7 @@ PANELS = [
 MARK_STYLES = {"graph--current": "bold black on #ffd34e", "graph--pending": "", "graph--executed": "bold #7bd389",
                "graph--leaf": "#59a14f", "graph--dropped": "#ff6b6b", "graph--recomputed": "bold #d38cff",
                "graph--freed": "dim #5a5a5a", "graph--missing": "italic", "graph--selected": "bold black on #6cb6ff",
-               "graph--edge": "", "": "italic"}
+               "graph--lit": "bold black on #ff9da7", "graph--edge": "", "": "italic"}
 
 
 def _rows(rows) -> Table:

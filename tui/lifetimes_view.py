@@ -2,7 +2,6 @@
 summed in one band (NOTE [ Storage lifetimes ] in replay/lifetimes.py)."""
 from __future__ import annotations
 
-import numpy as np
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
@@ -27,8 +26,9 @@ class LifetimesView(KeptStyles, Widget, can_focus=True):
     A step changes the cursor column, the header and the rest band's bytes at the cursor: the
     bands' rows and the rest band's columns are kept while the bands, the window, the width, the
     cursor's column, the selection and the marks hold, the rest band's bytes at any event are one
-    look-up in its kept step function, and only the lines that changed are drawn again
-    (NOTE [ Redrawing only changed lines ] rules 3 and 6 in tui/changed_lines.py).
+    look-up in the step function its spans keep (NOTE [ Lifetime spans ] rule 3), and only the
+    lines that changed are drawn again (NOTE [ Redrawing only changed lines ] rules 3 and 6 in
+    tui/changed_lines.py).
     """
 
     BINDINGS = [Binding("up", "select(-1)", "Band up", show=False), Binding("down", "select(1)", "Band down", show=False),
@@ -51,7 +51,6 @@ class LifetimesView(KeptStyles, Widget, can_focus=True):
         self._bands = None
         self._ticker = None
         self._rows = (None, None)          # (key, the bands' rows and the rest band's columns as Text)
-        self._rest_steps = (None, None)    # (bands, (events, bytes alive after each)) of the rest band
 
     def watch_index(self) -> None:
         redraw_changed(self)
@@ -59,21 +58,6 @@ class LifetimesView(KeptStyles, Widget, can_focus=True):
     def notify_style_update(self) -> None:
         self._rows = (None, None)          # the kept rows carry the styles
         super().notify_style_update()
-
-    def _rest_bytes_at(self, b, i: int) -> int:
-        """The rest band's bytes alive after event ``i``: its step function (NOTE [ Lifetime spans ]
-        rule 3) made once per bands, then a binary search."""
-        if b.spans is None:
-            return b.rest_bytes_at(i)
-        if self._rest_steps[0] is not b:
-            pos, sp = b.rest_at, b.spans
-            at = np.concatenate([sp.start[pos], sp.end[pos]])
-            delta = np.concatenate([sp.bytes[pos], -sp.bytes[pos]])
-            order = np.argsort(at, kind="stable")
-            self._rest_steps = (b, (at[order], np.cumsum(delta[order])))
-        at, level = self._rest_steps[1]
-        k = int(np.searchsorted(at, i, side="right")) - 1
-        return int(level[k]) if k >= 0 else 0
 
     def _call_soon(self, fn, *args) -> None:
         self.app.call_from_thread(fn, *args)
@@ -164,7 +148,7 @@ class LifetimesView(KeptStyles, Widget, can_focus=True):
         text.append(head[:w], self.get_component_rich_style("lifetimes--header"))
         sel = self.selected_lifetime()
         text.append_text(self._kept_rows(b, lo, hi, barw, starts, ends, cur, sel))
-        rest_bytes = self._rest_bytes_at(b, i)
+        rest_bytes = b.rest_bytes_at(i)          # a kept step function: NOTE [ Lifetime spans ] rule 3
         text.append(f"{'+' + str(len(b.rest)) + ' smaller':>9} {nbytes(rest_bytes)}"
                     [:LABEL - 1].ljust(LABEL), self.get_component_rich_style("lifetimes--rest"))
         text.append_text(self._rows[1][1])

@@ -13,7 +13,9 @@ NOTE [ Memory views ]
    the holders table reads the window's peak.
 3. A trace about files keeps its records panel; the views return with the graph.
 4. Enter on a holders row marks its storages' bands in the lifetimes view (``▸`` before the label,
-   the largest selected) and selects the graph node that made (or saved) the largest of them.
+   the largest selected), lights every graph node that made or saved one of them (NOTE [ Graph
+   marks ] rule 5) and selects the node that made (or saved) the largest. Both marks stay until
+   escape (``clear_holders_row``) or another row.
 5. A lesson step's focus may open a view, a window, the holders table's rows and select a band
    or a row (NOTE [ Memory focus ] in lessons/_format.py): ``apply_focus``, one notice for all.
 """
@@ -102,14 +104,17 @@ def mark(screen, which: str, i: int):
 
 
 def show_holders_row(screen, storages: list) -> None:
-    """Rule 4: a holders row's storages lit in the lifetimes view (its largest one selected) and the
-    graph node that made or saved them selected."""
+    """Rule 4: a holders row's storages marked in the lifetimes view (its largest one selected), the
+    graph nodes that made or saved them lit and the one that made (or saved) the largest selected."""
     lv = screen.query_one("#lifetimes", LifetimesView)
     lts = [lt for lt in lv.lifetimes() or () if lt.storage in set(storages)]
     if not lts:
         return
     biggest = max(lts, key=lambda lt: lt.bytes)
     lv.highlight = frozenset(storages)
+    nodes = screen.model.nodes
+    lit = {_maker_node(screen.model.events, lt) for lt in lts} | {n for lt in lts for _, n, _, _ in lt.saved_by}
+    screen.query_one("#graph").lit = frozenset(n for n in lit if n in nodes)
     top = lv.current_bands(max(1, lv.size.height - 2)).top
     if biggest in top:
         lv.selected = top.index(biggest)
@@ -123,17 +128,28 @@ def show_holders_row(screen, storages: list) -> None:
         screen.selected = node
     from replay.words import nbytes
     screen.notify(f"{len(lts)} storage{'s' if len(lts) != 1 else ''}, {nbytes(sum(lt.bytes for lt in lts))}: "
-                  "their bands are marked in the lifetimes view" + (", the node that made the largest is selected"
-                                                                  if node in screen.model.nodes else ""), timeout=4)
+                  "their bands are marked in the lifetimes view, the nodes that made or saved them lit in the graph"
+                  + (", the node that made the largest selected" if node in screen.model.nodes else "")
+                  + " (escape clears)", timeout=4)
+
+
+def clear_holders_row(screen) -> None:
+    """Rule 4: escape unmarks the chosen row's bands and nodes."""
+    screen.query_one("#lifetimes", LifetimesView).highlight = frozenset()
+    screen.query_one("#graph").lit = frozenset()
 
 
 def _maker_node(events, lt):
-    """The node whose op made the storage, or (made in backward) the node executing then."""
+    """The node whose op made the storage, or (made in backward) the node executing then; None for
+    what no node made (an optimizer's state, an op without grad)."""
     if lt.made_at is None:
         return None
     ev = events[lt.made_at]
-    if isinstance(ev.get("node"), dict):
-        return ev["node"].get("id")
+    node = ev.get("node")
+    if ev.get("kind") == "op":
+        return node.get("id") if isinstance(node, dict) else node
+    if ev.get("kind") != "alloc" or ev.get("phase") != "backward":     # NOTE [ Storage lifetimes ] rule 5
+        return None
     for j in range(lt.made_at, -1, -1):
         if events[j].get("kind") == "execute":
             return events[j].get("node")
@@ -201,5 +217,5 @@ def next_preset(screen):
     return keys[k]
 
 
-__all__ = ["MODES", "MemoryView", "apply_focus", "compose", "mark", "next_mode", "next_preset", "push_index",
+__all__ = ["MODES", "MemoryView", "apply_focus", "clear_holders_row", "compose", "mark", "next_mode", "next_preset", "push_index",
            "select_largest", "set_window", "show", "show_holders_row"]

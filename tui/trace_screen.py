@@ -484,6 +484,7 @@ class TraceScreen(Screen):
             self.query_one("#graph").focus()
             return
         self.selected = None
+        memory_modes.clear_holders_row(self)        # NOTE [ Memory views ] rule 4
         if self.lesson_run is not None:
             self.show_inspector = False
 

@@ -2,6 +2,7 @@
 (NOTE [ A pass over some kinds ], NOTE [ Lifetime spans ])."""
 import dataclasses
 
+import numpy as np
 import pytest
 
 from engine.trace import Trace
@@ -69,3 +70,16 @@ def test_spans_answer_as_each_lifetime_does(name):
             assert [lt.storage for lt in b.rest] == [lt.storage for lt in rest]
             points = list(range(lo, hi))
             assert b.rest_bytes_over(points) == [sum(lt.bytes for lt in rest if lt.alive_at(i)) for i in points]
+
+
+def test_the_step_function_of_the_last_positions_is_kept_and_a_new_one_made_for_others():
+    lts = lifetimes(RECORDED["training loop"]())
+    sp = bands(lts, 0, 1).spans
+    n = max(lt.end or lt.start for lt in lts) + 2
+    evens, odds = np.arange(0, len(lts), 2), np.arange(1, len(lts), 2)
+    first = sp.steps(evens)
+    assert sp.steps(evens) is first                       # kept: no second sort
+    for pos in (evens, odds, evens):                      # another pos is worked out, not answered from the kept one
+        want = [sum(lts[k].bytes for k in pos.tolist() if lts[k].alive_at(i)) for i in range(-1, n)]
+        assert sp.bytes_at(pos, list(range(-1, n))) == want
+    assert sp.steps(evens) is not first

@@ -98,3 +98,38 @@ def test_a_growing_model_gets_its_last_answer_while_the_longer_one_is_worked_out
     assert done.wait(10)
     assert [dataclasses.astuple(x) for x in work.get()] == [dataclasses.astuple(x) for x in lifetimes(m)]
     assert work.key == len(events) and not work.working
+
+
+def test_the_thread_pauses_every_few_hundred_events_under_a_long_switch_interval(monkeypatch):
+    """Rule 6: the switch interval is SWITCH while a thread runs and Python's own again after; the
+    thread gives the GIL up at each progress call: every PROGRESS_EVERY events of the pass and
+    lifetimes of its last loop."""
+    import math
+    import sys
+
+    import replay.lifetimes as rl
+    monkeypatch.setattr(lw, "ON_THREAD", 1)
+    gate, real, seen = threading.Event(), lw.lifetimes, []
+
+    def held(view, progress=None):
+        seen.append(sys.getswitchinterval())
+        gate.wait(10)
+        return real(view, progress=progress)
+    monkeypatch.setattr(lw, "lifetimes", held)
+    sleeps = []
+    monkeypatch.setattr(lw.time, "sleep", lambda s: sleeps.append(s))
+    monkeypatch.setattr(rl, "PROGRESS_EVERY", 16)          # the trace has a few hundred events
+    before = sys.getswitchinterval()
+    events = list(RECORDED["training loop"]().events)
+    m = TraceModel()
+    m.extend(events)
+    done = threading.Event()
+    work = lw.LifetimesWork(m, lambda fn, *a: fn(*a), done.set)
+    assert work.get() is None
+    assert sys.getswitchinterval() == pytest.approx(max(lw.SWITCH, before), rel=1e-3)
+    gate.set()
+    assert done.wait(10)
+    assert seen == [pytest.approx(max(lw.SWITCH, before), rel=1e-3)] and sys.getswitchinterval() == before
+    streamed = sum(e["kind"] in rl._KINDS for e in events)
+    want = math.ceil(streamed / rl.PROGRESS_EVERY) + math.ceil(len(work.get()) / rl.PROGRESS_EVERY)
+    assert streamed > 4 * 16 and sleeps == [0] * want
