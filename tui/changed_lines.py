@@ -27,6 +27,10 @@ from textual.geometry import Region
 #   6. Before that, a panel whose ``render()`` gives the same text (characters and spans) as the
 #      one its drawn lines came from (the same render cache: no resize or refresh since) has
 #      nothing to redraw: the memory chart between two events that move no byte.
+#   7. A step moves the graph's ``index`` and ``current`` together: the screen sets ``current``
+#      first without its watcher, so the ``index`` watcher compares the rows once, in the new state
+#      (each comparison works out every box's looks again, as ``current`` is part of them). When
+#      ``index`` does not change, ``current`` is set as usual and its watcher compares them.
 
 
 def redraw_changed(w) -> None:

@@ -202,14 +202,16 @@ class TraceScreen(Screen):
 
     def _push_index(self) -> None:
         i = self.model.clamp(self.index)
+        nid = self.focus_of.node(i)
+        graph = self.query_one("#graph", GraphView)
+        if graph.index != i:     # one scan of the graph's rows: NOTE [ Redrawing only changed lines ] rule 7
+            graph.set_reactive(GraphView.current, nid)
         for sel in ("#graph", "#memory", "#inspector", "#log"):
             w = self.query_one(sel)
             w.index = i
         memory_modes.push_index(self, i)
         self.query_one("#status", Static).update(self._status(), layout=False)
         self._show_records(i)
-        nid = self.focus_of.node(i)
-        graph = self.query_one("#graph", GraphView)
         graph.current = nid
         keep = self.focus_of.region_anchor(i)
         if nid is None and keep is None:
