@@ -19,10 +19,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from .memory_view import _cell, _stack
-
-CATEGORY_CLASSES = ("memory--parameter", "memory--gradient", "memory--activation", "memory--optimizer",
-                    "memory--input", "memory--other", "memory--unknown")
+from .memory_view import CATEGORY_CLASSES, _cell, _stack, category_style
 
 
 def column_positions(length: int, width: int) -> list:
@@ -81,8 +78,7 @@ class DiffChart(Widget):
 
     def category_style(self, cat: str) -> Style:
         """A category's colour: the memory panel's."""
-        name = f"memory--{cat}"
-        return self.get_component_rich_style(name if name in CATEGORY_CLASSES else "memory--unknown")
+        return category_style(self, cat)
 
     def _styles(self) -> list:
         return [self.category_style(c) for c in self.replay.categories]

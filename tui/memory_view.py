@@ -94,6 +94,16 @@ def _cell(parts, lo: float, styles: list) -> tuple:
     return ch, st
 
 
+CATEGORY_CLASSES = ("memory--parameter", "memory--gradient", "memory--activation", "memory--optimizer",
+                    "memory--input", "memory--other", "memory--unknown")
+
+
+def category_style(widget, cat: str):
+    """A category's colour (``memory--<cat>`` in glassgrad.tcss, else ``memory--unknown``) on ``widget``."""
+    name = f"memory--{cat}"
+    return widget.get_component_rich_style(name if name in CATEGORY_CLASSES else "memory--unknown")
+
+
 class MemoryView(KeptStyles, Widget, can_focus=True):
     """The memory panel: a stacked chart in characters, a legend with the bytes at the cursor.
 
@@ -103,13 +113,11 @@ class MemoryView(KeptStyles, Widget, can_focus=True):
     """
 
     # colors live in glassgrad.tcss; a category without its own class uses memory--unknown
-    COMPONENT_CLASSES = {"memory--parameter", "memory--gradient", "memory--activation", "memory--optimizer",
-                         "memory--input", "memory--other", "memory--unknown", "memory--cursor", "memory--axis",
-                         "memory--now", "memory--peak", "memory--reserved"}
+    COMPONENT_CLASSES = {*CATEGORY_CLASSES, "memory--cursor", "memory--axis", "memory--now", "memory--peak",
+                         "memory--reserved"}
 
     def _cat_style(self, cat):
-        name = f"memory--{cat}"
-        return self.get_component_rich_style(name if name in self.COMPONENT_CLASSES else "memory--unknown")
+        return category_style(self, cat)
 
     index: reactive[int] = reactive(0, repaint=False)   # NOTE [ Redrawing only changed lines ] rule 1
     window: reactive[tuple | None] = reactive(None)   # (lo, hi): show only events [lo, hi); None: the whole run
