@@ -49,7 +49,8 @@ async def test_following_a_run_keeps_drawn_lines_bounded_by_the_screen(tmp_path,
         _check_line_caches(s)
         n_end, strips_end = len(s.model), _strips()
     assert n_end > 4 * samples[0][0]            # the run grew a lot while it was followed
-    first = samples[0][1]
-    # the strips alive are the screen's lines (100x30: a few hundred), however many events came in
+    # the strips alive once every panel has drawn (a quarter in: the first samples come before the
+    # panels filled) are the screen's lines and the graph's row cache, however many events came in
+    first = samples[len(samples) // 4][1]
     assert strips_end <= first + 300, (samples, strips_end)
-    assert max(k for _, k in samples) <= first + 300, samples
+    assert max(k for _, k in samples[len(samples) // 4:]) <= first + 300, samples
