@@ -15,6 +15,10 @@ NOTE [ Where the graph view looks ]
 5. An event about no node (an ``alloc``, a ``free``, a mark) keeps in view the node backward is
    running at it, else the newest node shown by then (where forward is), so a jump to a memory
    peak or a lesson step lands on the graph's working end, never on an empty part of it.
+6. When the panel's size changes (a legend, the inspector or a lesson's question took or gave
+   room), the view looks again at what it last looked at, unless the learner scrolled since:
+   the cursor's node stays in view whenever the layout around the graph settles, and a view
+   the learner moved by hand stays where they put it.
 """
 from __future__ import annotations
 

@@ -139,7 +139,8 @@ class GraphView(KeptStyles, ScrollView, can_focus=True):
         self._cells = {}         # box id -> (col, row) at WHOLE
         self._at = {}            # (col, row) -> box id at WHOLE
         self._tot = {}
-        self._pending_look = None
+        self._look = None        # the last look_at's arguments, and the scroll it left: rule 6 of
+        self._looked_from = None  # NOTE [ Where the graph view looks ] (tui/event_focus.py)
         self._rows = Rows()      # NOTE [ Graph rows ] in graph_rows.py
         self._subtitle = None
         self._drag = None
@@ -282,6 +283,8 @@ class GraphView(KeptStyles, ScrollView, can_focus=True):
         """Centre the boxes ``around`` (a recompute's region), else node ``nid``, when they are not all
         on screen; when they do not fit, keep ``nid`` (else ``keep``) whole: NOTE [ Where the graph
         view looks ] rules 3-4 (in tui/event_focus.py)."""
+        self._look = (nid, tuple(around), keep)
+        self._looked_from = None
         self._ensure_layout()
         lay = self._lay
         if lay is None or self.zoom == WHOLE:
@@ -294,21 +297,19 @@ class GraphView(KeptStyles, ScrollView, can_focus=True):
         if target is None:
             return
         vw, vh = self.scrollable_content_region.size
-        if vw <= 0 or vh <= 0:           # not laid out yet: look once the size is known
-            self._pending_look = (nid, tuple(around), keep)
+        if vw <= 0 or vh <= 0:           # not laid out yet: on_resize looks once the size is known
             return
-        self._pending_look = None
         anchor = own or (boxes[0] if boxes else None)   # the region's first node: recomputed first
         view = Region(*self.scroll_offset, vw, vh)
         fits = target.width <= vw and target.height <= vh
-        if view.contains_region(target) or (not fits and view.contains_region(anchor)):
-            return
-        # centre the target; when it does not fit, as near the centre as keeps the anchor whole
-        x = target.x + target.width // 2 - vw // 2
-        y = target.y + target.height // 2 - vh // 2
-        x = min(max(x, anchor.right - vw), anchor.x)
-        y = min(max(y, anchor.bottom - vh), anchor.y)
-        self.scroll_to(max(0, x), max(0, y), animate=False, force=True, immediate=True)
+        if not (view.contains_region(target) or (not fits and view.contains_region(anchor))):
+            # centre the target; when it does not fit, as near the centre as keeps the anchor whole
+            x = target.x + target.width // 2 - vw // 2
+            y = target.y + target.height // 2 - vh // 2
+            x = min(max(x, anchor.right - vw), anchor.x)
+            y = min(max(y, anchor.bottom - vh), anchor.y)
+            self.scroll_to(max(0, x), max(0, y), animate=False, force=True, immediate=True)
+        self._looked_from = tuple(self.scroll_offset)
 
     def centre_on(self, nid) -> None:
         """Put node (or group) ``nid``'s box in the middle of the panel (NOTE [ Graph zoom ] rule 4)."""
@@ -367,8 +368,8 @@ class GraphView(KeptStyles, ScrollView, can_focus=True):
         if self.zoom == WHOLE:
             self._key = None
             self._ensure_layout()
-        if self._pending_look is not None:
-            self.look_at(*self._pending_look)
+        if self._look is not None and self._looked_from in (None, tuple(self.scroll_offset)):
+            self.look_at(*self._look)      # NOTE [ Where the graph view looks ] rule 6
 
     def marks_now(self) -> list:
         """The marks the boxes drawn now show (NOTE [ Graph marks ] rule 4)."""
