@@ -6,6 +6,8 @@ so one amount of memory reads the same everywhere ("1.50 MiB").
 NOTE [ One format ]
 1. Bytes: exact below 1 KiB ("12 B"); one decimal in KiB ("3.0 KiB"); two in MiB and
    GiB ("1.50 MiB", "2.00 GiB"). Binary units, as ``torch.cuda.memory_summary`` uses.
+   Where a column has at most five cells (a narrow table), ``short_bytes`` writes three
+   figures and the unit's letter ("12B", "3.0K", "437K", "1.50M").
 2. Shapes have three notations, each pinned by what people already read:
    ``"list"`` ``[5, 8]`` (the app and the event log, like ``torch.Size([5, 8])``),
    ``"tuple"`` ``(5, 8)`` / ``(3,)`` (the Graphviz pictures, as torchviz labels them) and
@@ -32,6 +34,20 @@ def nbytes(n) -> str:
     if a < 1024 ** 3:
         return f"{n / 1024 ** 2:.2f} MiB"
     return f"{n / 1024 ** 3:.2f} GiB"
+
+
+def short_bytes(n) -> str:
+    """Bytes in at most five cells (rule 1): 12B, 3.0K, 437K, 1.50M, 2.00G."""
+    n = int(n or 0)
+    a = abs(n)
+    if a < 1024:
+        return f"{n}B"
+    for letter, div in (("K", 1024), ("M", 1024 ** 2), ("G", 1024 ** 3), ("T", 1024 ** 4)):
+        v = n / div
+        if abs(v) < 1024 or letter == "T":
+            return f"{v:.2f}{letter}" if abs(v) < 10 and letter != "K" else (
+                f"{v:.1f}{letter}" if abs(v) < 100 else f"{v:.0f}{letter}")
+    return f"{n}B"
 
 
 def unit_for(max_bytes: float) -> tuple[str, int]:

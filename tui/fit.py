@@ -14,6 +14,10 @@ NOTE [ Fitting the screen ]
    less than :data:`MIN_NAME`: the numbers stay on screen at 80×24. A name too long for it
    keeps its end when it is a dotted module path (``…h.0.mlp.c_fc``: the module itself),
    else its start and end (``layer_nor…sult1``).
+5. A table with more number columns than its panel can show beside :data:`MIN_NAME` cells
+   of name (the module phases: six) shows them in groups (the forward three, then the
+   backward three), the title saying which; the key that steps through the table's kinds
+   of rows (``b``) shows the next group first.
 """
 from __future__ import annotations
 

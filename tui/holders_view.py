@@ -10,13 +10,18 @@ from textual.widgets import DataTable
 from replay.holders import BY, SORTS, holders
 from replay.memory import CATEGORIES
 from replay.module_memory import module_memory
-from replay.words import nbytes
+from replay.words import nbytes, short_bytes
 
-from .fit import fit_name
+from .fit import MIN_NAME, fit_name
 from .memory_view import no_memory
 
 FILTERS = (None,) + tuple(CATEGORIES)
+PHASE_HEADS = ("pre-fwd", "post-fwd", "peak-fwd", "pre-bwd", "peak-bwd", "post-bwd")
 MODES = BY + ("module phases",)      # the last: NOTE [ Module memory ] (MemTracker's table)
+
+
+def _cell(v, fmt) -> str:
+    return "–" if v is None else fmt(v)
 
 
 class HoldersView(DataTable):
@@ -37,6 +42,7 @@ class HoldersView(DataTable):
         self.work_status = work_status          # () -> what the thread working them out has done
         self.holder_rows: list = []
         self.phase_rows: list = []
+        self.phase_half = "forward"             # which three module phases a narrow panel shows (None: all six)
         self.at = 0
         self._shown = None                      # (rows, name room) the table shows: _refilled
 
@@ -114,18 +120,31 @@ class HoldersView(DataTable):
             self.refill()
 
     def _fill_phases(self) -> None:
-        """Each module's memory around its forward and backward, in the window (or the whole run)."""
+        """Each module's memory around its forward and backward, in the window (or the whole run):
+        the six figures, or on a narrow panel three at a time (NOTE [ Fitting the screen ] rule 5)."""
         lo, hi = self.window if self.window is not None else (0, len(self.model.events))
         self.phase_rows = module_memory(self.model.events, lo, hi, self.model.memory)
-        self.add_columns("module", "pre-fwd", "post-fwd", "peak-fwd", "pre-bwd", "peak-bwd", "post-bwd")
-        rows = [(r.module or "(top level)", *["–" if v is None else nbytes(v) for v in
-                                              (r.pre_fwd, r.post_fwd, r.peak_fwd, r.pre_bwd, r.peak_bwd, r.post_bwd)])
-                for r in self.phase_rows]
-        room = self._name_room([("pre-fwd", "post-fwd", "peak-fwd")] + [r[1:4] for r in rows])   # the forward three
-        for name, *rest in rows:
-            self.add_row(fit_name(name, room), *rest)
-        where = "in the window" if self.window is not None else "first forward and backward"
-        self.border_subtitle = f" module phases · {where} (MemTracker's figures) "
+        figures = [(r.pre_fwd, r.post_fwd, r.peak_fwd, r.pre_bwd, r.peak_bwd, r.post_bwd) for r in self.phase_rows]
+        names = [r.module or "(top level)" for r in self.phase_rows]
+        cols, heads, cells = range(6), PHASE_HEADS, [[_cell(v, nbytes) for v in f] for f in figures]
+        if self._name_room([heads] + cells) < MIN_NAME:
+            self.phase_half = self.phase_half or "forward"
+            cols = range(3) if self.phase_half == "forward" else range(3, 6)
+            heads = tuple(PHASE_HEADS[k].split("-")[0] for k in cols)
+            cells = [[_cell(f[k], nbytes) for k in cols] for f in figures]
+            if self._name_room([heads] + cells) < MIN_NAME:
+                cells = [[_cell(f[k], short_bytes) for k in cols] for f in figures]
+        else:
+            self.phase_half = None
+        self.add_columns("module", *heads)
+        room = self._name_room([heads] + cells)
+        for name, row in zip(names, cells):
+            self.add_row(fit_name(name, room), *row)
+        win = " in the window" if self.window is not None else ""
+        self.border_subtitle = {
+            None: f" module phases ·{win or ' first forward and backward'} (MemTracker's figures) ",
+            "forward": f" forward phases{win} · b: backward ",
+            "backward": f" backward phases{win} · b: next rows "}[self.phase_half]
 
     def watch_index(self) -> None:
         if self.window is None and self.by != "module phases":
@@ -135,7 +154,11 @@ class HoldersView(DataTable):
         self.refill()
 
     def action_by(self) -> None:
-        self.by = MODES[(MODES.index(self.by) + 1) % len(MODES)]
+        if self.by == "module phases" and self.phase_half == "forward":     # the backward three next
+            self.phase_half = "backward"
+        else:
+            self.by = MODES[(MODES.index(self.by) + 1) % len(MODES)]
+            self.phase_half = "forward"
         self.refill()
 
     def action_sort(self) -> None:

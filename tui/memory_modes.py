@@ -4,7 +4,9 @@ NOTE [ Memory views ]
 1. The memory panel shows one view at a time; ``m`` cycles: the chart (live bytes by
    category), lifetimes (one band per storage), holders (who holds the bytes: by module, op
    or line, or each module's forward/backward figures) and the allocator (segments and
-   blocks). Each follows the cursor.
+   blocks). Each follows the cursor. ``m`` gives the view it shows the keyboard, so the
+   view's own keys (the holders' ``b s c``, the lifetimes' ``↑ ↓ enter``) work at once; the
+   cursor's keys belong to the screen and work from every panel.
 2. A window is a range of events every view shows: ``a`` marks its start at the cursor, ``e``
    its end; ``W`` steps through the presets (each lesson step, forward, backward, each
    recompute, each optimizer step: replay/windows.py), from the outermost one that holds the

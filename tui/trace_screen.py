@@ -426,6 +426,8 @@ class TraceScreen(Screen):
 
     def action_memory_mode(self) -> None:
         self.memory_mode = memory_modes.next_mode(self.memory_mode)
+        if self.memory_mode != "chart" and self.query_one(memory_modes.IDS[self.memory_mode]).display:
+            self.query_one(memory_modes.IDS[self.memory_mode]).focus()    # its keys work at once (rule 1)
 
     def watch_memory_mode(self) -> None:
         if self.is_mounted:

@@ -113,6 +113,8 @@ async def test_the_trace_screen_cycles_the_memory_views_and_shares_a_window(mlp_
         for expect in ("#lifetimes", "#holders", "#allocator", "#memory"):
             await pilot.press("m")
             assert shown() == [expect]
+            if expect != "#memory":                          # its own keys work at once
+                assert s.focused is s.query_one(expect)
         await pilot.press("W")                               # the first preset
         first = presets(model.events)[0]
         assert s.window == (first.lo, first.hi) == s.query_one(LifetimesView).window == s.query_one(MemoryView).window
@@ -240,3 +242,38 @@ async def test_the_holders_numbers_stay_on_screen(size):
             cells = [c.strip() for c in line.split("  ") if c.strip()]
             assert cells[1:4] == [nbytes(r.own), nbytes(r.total), str(r.count)], (line, r)
             assert r.name.startswith(cells[0].split("…")[0]), (line, r.name)
+
+
+async def test_module_phases_on_a_narrow_panel_show_forward_then_backward_three(model):
+    """NOTE [ Fitting the screen ] rule 5: at 80×24 the six figures do not fit beside a name; b shows
+    the forward three, then the backward three, then the next rows; each cell is the replayed figure."""
+    from replay.module_memory import module_memory
+    from replay.words import short_bytes
+
+    rows = module_memory(model.events, 0, len(model), model.memory)
+    assert len(rows) == 4                      # the Sequential and its three modules
+    async with host_screen(model, "mlp").run_test(size=(80, 24)) as pilot:
+        s = pilot.app.screen
+        await pilot.press("m", "m")
+        ho = s.query_one(HoldersView)
+        assert s.focused is ho
+        while ho.by != "module phases":
+            await pilot.press("b")
+        await pilot.pause()
+        seen = {}
+        for half, fields in (("forward", ("pre_fwd", "post_fwd", "peak_fwd")),
+                             ("backward", ("pre_bwd", "peak_bwd", "post_bwd"))):
+            assert ho.phase_half == half and str(ho.border_subtitle).strip().startswith(f"{half} phases")
+            assert [str(c.label) for c in ho.columns.values()] == ["module", *(f.split("_")[0] for f in fields)]
+            for k, r in enumerate(rows):
+                cells = [str(c) for c in ho.get_row_at(k)][1:]
+                want = ["–" if getattr(r, f) is None else short_bytes(getattr(r, f)) for f in fields]
+                if cells != want:         # the full form when it fits
+                    want = ["–" if getattr(r, f) is None else nbytes(getattr(r, f)) for f in fields]
+                assert cells == want, (half, r.module)
+            seen[half] = [str(c) for c in ho.get_row_at(0)]
+            assert all(len(str(c.label)) + 2 <= ho.size.width for c in ho.columns.values())
+            last = list(ho.columns.values())[-1]
+            assert sum(c.get_render_width(ho) for c in ho.columns.values()) <= ho.size.width - 2, last.label
+            await pilot.press("b")
+        assert seen["forward"] != seen["backward"] and ho.by != "module phases"
