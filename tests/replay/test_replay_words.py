@@ -1,4 +1,5 @@
 """replay.words: one format for bytes, shapes, tensors, places and event lines (NOTE [ One format ])."""
+import pytest
 from replay.words import event_line, kind, nbytes, shape, unit_for, where
 
 
@@ -45,3 +46,11 @@ def test_every_event_kind_of_the_format_has_its_own_line():
     assert event_line({"kind": "op", "op": "sin", "output": {"shape": [3]},
                        "node": {"name": "SinBackward0", "saved": [{"bytes": 12}]}}) == \
         "sin [3] -> SinBackward0, saves 12 B"
+
+
+@pytest.mark.parametrize("n, text", [(0, "0B"), (12, "12B"), (1023, "1023B"), (1024, "1.0K"), (99 * 1024 + 512, "99.5K"),
+                                     (437 * 1024, "437K"), (1536 * 1024, "1.50M"), (99 * 1024 ** 2, "99.0M"),
+                                     (500 * 1024 ** 2, "500M"), (3 * 1024 ** 3, "3.00G"), (-2048, "-2.0K")])
+def test_short_bytes_fit_five_cells_with_three_figures(n, text):
+    from replay.words import short_bytes
+    assert short_bytes(n) == text and len(text) <= 5
