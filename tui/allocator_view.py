@@ -11,6 +11,7 @@ from replay.segments import POOL_DIFFERS, SegmentsAt, devices_of, explain, gap, 
 from replay.words import nbytes
 
 from .memory_view import NO_MEMORY, no_memory
+from .window_keys import WINDOW_BINDINGS
 
 LABEL = 18
 
@@ -18,6 +19,7 @@ LABEL = 18
 class AllocatorView(Widget, can_focus=True):
     """One line per segment: ``█`` allocated blocks, ``░`` free ones, ``▒`` rounding inside a block."""
 
+    BINDINGS = WINDOW_BINDINGS
     COMPONENT_CLASSES = {"allocator--allocated", "allocator--free", "allocator--rounding", "allocator--header"}
 
     index: reactive[int] = reactive(0)

@@ -14,6 +14,7 @@ from replay.words import nbytes, short_bytes
 
 from .fit import MIN_NAME, fit_name
 from .memory_view import no_memory
+from .window_keys import WINDOW_BINDINGS
 
 FILTERS = (None,) + tuple(CATEGORIES)
 PHASE_HEADS = ("pre-fwd", "post-fwd", "peak-fwd", "pre-bwd", "peak-bwd", "post-bwd")
@@ -27,7 +28,8 @@ def _cell(v, fmt) -> str:
 class HoldersView(DataTable):
     """``b`` rows by module/op/line or each module's forward/backward figures, ``s`` sort, ``c`` category filter."""
 
-    BINDINGS = [Binding("b", "by", "Rows by"), Binding("s", "sort", "Sort"), Binding("c", "filter", "Category")]
+    BINDINGS = [Binding("b", "by", "Rows by"), Binding("s", "sort", "Sort"), Binding("c", "filter", "Category"),
+                *WINDOW_BINDINGS]
 
     index: reactive[int] = reactive(0)
     window: reactive[tuple | None] = reactive(None)

@@ -15,6 +15,7 @@ from .changed_lines import redraw_changed
 from .kept_styles import KeptStyles
 from .lifetimes_work import LifetimesWork
 from .memory_view import EIGHTHS, NO_MEMORY, column_of, column_starts, no_memory
+from .window_keys import WINDOW_BINDINGS
 
 LABEL = 24            # columns of a band's label
 DETAIL = 6            # lines of the selected band's story
@@ -31,8 +32,8 @@ class LifetimesView(KeptStyles, Widget, can_focus=True):
     tui/changed_lines.py).
     """
 
-    BINDINGS = [Binding("up", "select(-1)", "Band up", show=False), Binding("down", "select(1)", "Band down", show=False),
-                Binding("enter", "detail", "Story", show=False)]
+    BINDINGS = [Binding("up", "select(-1)", "Band", key_display="↑↓"), Binding("down", "select(1)", "Band down", show=False),
+                Binding("enter", "detail", "Story"), *WINDOW_BINDINGS]
     COMPONENT_CLASSES = {"lifetimes--parameter", "lifetimes--gradient", "lifetimes--activation",
                          "lifetimes--optimizer", "lifetimes--input", "lifetimes--other", "lifetimes--unknown",
                          "lifetimes--cursor", "lifetimes--selected", "lifetimes--rest", "lifetimes--header"}

@@ -7,6 +7,9 @@ NOTE [ Memory views ]
    blocks). Each follows the cursor. ``m`` gives the view it shows the keyboard, so the
    view's own keys (the holders' ``b s c``, the lifetimes' ``↑ ↓ enter``) work at once; the
    cursor's keys belong to the screen and work from every panel.
+6. A memory view with the keyboard names in the footer its own keys, then ``W`` (window) and
+   ``m`` (next view): tui/window_keys.py binds the window's keys again on each view, shown,
+   each calling the screen's action.
 2. A window is a range of events every view shows: ``a`` marks its start at the cursor, ``e``
    its end; ``W`` steps through the presets (each lesson step, forward, backward, each
    recompute, each optimizer step: replay/windows.py), from the outermost one that holds the
@@ -70,7 +73,7 @@ def show(screen, mode: str, say: bool = True) -> None:
         w = screen.query_one(IDS[mode])
         w.border_title = fit_title(TITLES[mode], w.size.width or 200)
     if say:
-        screen.notify(f"Memory panel: {mode} (m: next view)", timeout=2)
+        notice(screen, f"Memory panel: {mode} (m: next view)", 2)
 
 
 def push_index(screen, i: int) -> None:
@@ -81,6 +84,13 @@ def push_index(screen, i: int) -> None:
             w.index = i
 
 
+def notice(screen, text: str, timeout: float) -> None:
+    """One notice for the memory panel's latest key: it takes the place of those still shown
+    (pressing ``m`` or ``W`` quickly stacks no toasts over the events)."""
+    screen.app.clear_notifications()
+    screen.notify(text, timeout=timeout)
+
+
 def set_window(screen, window, say: bool = True) -> None:
     for sel in ("#lifetimes", "#holders", "#allocator"):
         screen.query_one(sel).window = window
@@ -88,7 +98,10 @@ def set_window(screen, window, say: bool = True) -> None:
         lo, hi = window
         peak_i, peak_b = screen.model.memory.peak_in(lo, hi)
         from replay.words import nbytes
-        screen.notify(f"Window #{lo}–#{hi - 1}: peak {nbytes(peak_b)} at event #{peak_i}", timeout=4)
+        label = getattr(screen, "_preset_label", None)
+        screen._preset_label = None
+        name = f"Window: {label} (#{lo}–#{hi - 1})" if label else f"Window #{lo}–#{hi - 1}"
+        notice(screen, f"{name}: peak {nbytes(peak_b)} at event #{peak_i}", 4)
 
 
 def mark(screen, which: str, i: int):
@@ -98,8 +111,7 @@ def mark(screen, which: str, i: int):
     screen._window_marks = marks
     lo, hi = marks
     if lo is None or hi is None:
-        screen.notify(f"Window {which} at #{i}; now press {'e' if which == 'start' else 'a'} at the other end.",
-                      timeout=4)
+        notice(screen, f"Window {which} at #{i}; now press {'e' if which == 'start' else 'a'} at the other end.", 4)
         return screen.window
     w = clamp(lo, hi, len(screen.model))
     return (w.lo, w.hi)
@@ -184,7 +196,7 @@ def apply_focus(screen, run) -> None:
         screen.call_after_refresh(select_largest, screen, (w or (run.start,))[0], i)
     window = "" if not screen.window else f", window #{screen.window[0]}–#{screen.window[1] - 1}"
     keys = "m: next view" + (", x: clear the window" if screen.window else "")
-    screen.notify(f"Memory panel: {mode} at event #{i}{window} ({keys})", timeout=4)
+    notice(screen, f"Memory panel: {mode} at event #{i}{window} ({keys})", 4)
 
 
 def select_largest(screen, lo: int, i: int) -> None:
@@ -215,7 +227,7 @@ def next_preset(screen):
         i = screen.model.clamp(screen.index)
         k = next((j for j, (lo, hi) in enumerate(keys) if lo <= i < hi),
                  next((j for j, (lo, _) in enumerate(keys) if lo > i), 0))
-    screen.notify(f"Window: {ps[k].label}", timeout=3)
+    screen._preset_label = ps[k].label          # set_window names it in its one notice
     return keys[k]
 
 

@@ -277,3 +277,23 @@ async def test_module_phases_on_a_narrow_panel_show_forward_then_backward_three(
             assert sum(c.get_render_width(ho) for c in ho.columns.values()) <= ho.size.width - 2, last.label
             await pilot.press("b")
         assert seen["forward"] != seen["backward"] and ho.by != "module phases"
+
+
+async def test_a_memory_view_names_its_keys_in_the_footer_and_a_window_says_one_notice(mlp_trace):
+    """NOTE [ Memory views ] rules 1 and 6: m gives the lifetimes view the keyboard and the footer names
+    its keys and the window's; W then leaves one notice, naming the preset and the peak inside it."""
+    from replay.windows import presets
+
+    model = TraceModel.from_trace(mlp_trace)
+    async with host_screen(model, "mlp").run_test(size=(80, 24)) as pilot:
+        s = pilot.app.screen
+        await pilot.press("p", "m")
+        shown = {b.binding.description for b in s.active_bindings.values() if b.binding.show}
+        assert {"Band", "Story", "Window", "Next view"} <= shown
+        await pilot.press("W")
+        await pilot.pause()
+        lo, hi = s.window
+        label = next(p.label for p in presets(model.events) if (p.lo, p.hi) == (lo, hi))
+        peak_i, peak_b = model.memory.peak_in(lo, hi)
+        texts = [n.message for n in pilot.app._notifications]
+        assert texts == [f"Window: {label} (#{lo}–#{hi - 1}): peak {nbytes(peak_b)} at event #{peak_i}"]
