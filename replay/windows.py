@@ -4,7 +4,9 @@ region's recompute, one optimizer step; and the peak inside any window.
 NOTE [ Windows ]
 1. A window is a half-open range of event indices [lo, hi) with a label.
 2. Presets, in trace order: each lesson step (``mark`` events with ``text="step"``: from the
-   mark to the next one), each run of one phase (``forward #2``, ``backward #1``), each
+   mark to the next one), each run of one phase (``forward #2``, ``backward #1``; a forward
+   run whose ops make no graph node, such as ``clip_grad_norm_`` or ``zero_grad`` between
+   backward and the optimizer, is ``no-grad work #1``: it is no forward pass), each
    recompute (``recompute_begin`` to its ``recompute_end``, labelled with its region), and
    each optimizer step (from the first event after the previous ``backward_end`` or
    ``optimizer_step`` ... to the ``optimizer_step`` event, inclusive: the update's own
@@ -19,7 +21,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .event_stream import phase_runs_of
+import numpy as np
+
+from .event_stream import index_of, phase_runs_of
 from .memory import events_of, of_kinds
 
 
@@ -44,7 +48,10 @@ def presets(trace) -> list:
         title = e.get("title")
         out.append(Window(f"step {e.get('step', k) + 1}" + (f": {title}" if title else ""), i, hi))
     counts: dict = {}
+    makers = _node_makers(trace, events)
     for lo, hi, ph in phase_runs_of(trace, events):
+        if ph == "forward" and np.searchsorted(makers, lo) == np.searchsorted(makers, hi, side="right"):
+            ph = "no-grad work"
         counts[ph] = counts.get(ph, 0) + 1
         out.append(Window(f"{ph} #{counts[ph]}", lo, hi + 1))
     open_re: dict = {}
@@ -61,6 +68,15 @@ def presets(trace) -> list:
             out.append(Window(f"{e.get('optimizer', 'optimizer')} step {e.get('step', '')}".strip(), last, i + 1))
             last = i + 1
     return sorted(out, key=lambda w: (w.lo, -(w.hi - w.lo)))
+
+
+def _node_makers(trace, events) -> np.ndarray:
+    """The indices of the op events that made a graph node, in order (from the index's columns on
+    an opened trace: rule 4)."""
+    idx = index_of(trace)
+    if idx is not None:
+        return np.flatnonzero(np.isin(idx.kind, idx.codes("op")) & (idx.node >= 0))
+    return np.array([i for i, e in of_kinds(events, ("op",)) if e.get("node") is not None], dtype=np.int64)
 
 
 def peak_in(replay, window: Window, category: str | None = None) -> tuple:
