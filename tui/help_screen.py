@@ -34,7 +34,8 @@ KEYS = [
     ("W  x", "next preset window (step, forward, backward, recompute, optimizer step; first the one around the cursor) / clear the window"),
     ("b s c", "holders view: rows by module, op, line or module phases / sort / category filter;"
               " enter marks its bands (▸) and nodes"),
-    ("↑ ↓  enter", "lifetimes view: select a band / tell its story"),
+    ("↑ ↓  enter", "lifetimes view: select a band / tell its story (a click on the selected band too);"
+                   " in the story g and f go to the op that made it and the event that freed it"),
     ("1-9", "lesson: answer the step's question; the step then plays and says why"),
     ("f", "graph: show freed nodes greyed (✝ freed) <-> only what is alive"),
     ("w", "write the Graphviz picture of this step to a file"),

@@ -5,10 +5,11 @@ from __future__ import annotations
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
+from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from replay.lifetimes import bands, describe
+from replay.lifetimes import bands
 from replay.words import nbytes
 
 from .changed_lines import redraw_changed
@@ -18,7 +19,6 @@ from .memory_view import EIGHTHS, NO_MEMORY, column_of, column_starts, no_memory
 from .window_keys import WINDOW_BINDINGS
 
 LABEL = 24            # columns of a band's label
-DETAIL = 6            # lines of the selected band's story
 
 
 class LifetimesView(KeptStyles, Widget, can_focus=True):
@@ -41,7 +41,6 @@ class LifetimesView(KeptStyles, Widget, can_focus=True):
     index: reactive[int] = reactive(0, repaint=False)   # NOTE [ Redrawing only changed lines ] rule 1
     window: reactive[tuple | None] = reactive(None)
     selected: reactive[int] = reactive(0)
-    show_detail: reactive[bool] = reactive(False)
     highlight: reactive[frozenset] = reactive(frozenset())   # storages a holders row chose (marked ▸)
 
     def __init__(self, model, **kw) -> None:
@@ -111,13 +110,30 @@ class LifetimesView(KeptStyles, Widget, can_focus=True):
         if b is not None and b.top:
             self.selected = max(0, min(len(b.top) - 1, self.selected + delta))
 
+    class GoTo(Message):
+        """The story asked to go to event ``index`` (NOTE [ A storage's story ] rule 2)."""
+
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
+
     def action_detail(self) -> None:
-        self.show_detail = not self.show_detail
+        """Tell the selected band's story (NOTE [ A storage's story ] in tui/story_screen.py)."""
+        if self.selected_lifetime() is None:
+            return
+        from .story_screen import StoryScreen
+
+        def went(at) -> None:
+            if at is not None:
+                self.post_message(self.GoTo(at))
+        self.app.push_screen(StoryScreen(self), went)
 
     def on_click(self, event) -> None:
         row = event.y - 1                        # the header takes the first line
         b = self._bands
         if b is not None and 0 <= row < len(b.top):
+            if row == self.selected:
+                self.action_detail()             # a click on the band already selected: its story
             self.selected = row
 
     def _style(self, cat: str) -> Style:
@@ -133,8 +149,7 @@ class LifetimesView(KeptStyles, Widget, can_focus=True):
             return Text(NO_MEMORY, style="dim")
         i = self.model.clamp(self.index)
         lo, hi = self._range()
-        detail = DETAIL if self.show_detail else 0
-        rows = max(1, h - 2 - detail)           # header, bands, the rest band, detail
+        rows = max(1, h - 2)                    # header, bands, the rest band
         if self.lifetimes() is None:
             return Text(self.work.status(), style="dim")
         b = self.current_bands(rows)
@@ -153,10 +168,6 @@ class LifetimesView(KeptStyles, Widget, can_focus=True):
         text.append(f"{'+' + str(len(b.rest)) + ' smaller':>9} {nbytes(rest_bytes)}"
                     [:LABEL - 1].ljust(LABEL), self.get_component_rich_style("lifetimes--rest"))
         text.append_text(self._rows[1][1])
-        if detail and sel is not None:
-            for line in describe(sel)[:detail]:
-                text.append("\n")
-                text.append(line[:w])
         return text
 
     def _kept_rows(self, b, lo, hi, barw, starts, ends, cur, sel) -> Text:

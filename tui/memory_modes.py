@@ -7,9 +7,10 @@ NOTE [ Memory views ]
    blocks). Each follows the cursor. ``m`` gives the view it shows the keyboard, so the
    view's own keys (the holders' ``b s c``, the lifetimes' ``↑ ↓ enter``) work at once; the
    cursor's keys belong to the screen and work from every panel.
-6. A memory view with the keyboard names in the footer its own keys, then ``W`` (window) and
-   ``m`` (next view): tui/window_keys.py binds the window's keys again on each view, shown,
-   each calling the screen's action.
+6. A view ``m`` showed names in the footer its own keys, then ``W`` (window) and ``m`` (next
+   view): tui/window_keys.py binds the window's keys again on each, shown, each calling the
+   screen's action. The chart adds none: a lesson focuses it often, and the footer's room at
+   80 columns goes to the lesson's ``] Next step``.
 2. A window is a range of events every view shows: ``a`` marks its start at the cursor, ``e``
    its end; ``W`` steps through the presets (each lesson step, forward, backward, each
    recompute, each optimizer step: replay/windows.py), from the outermost one that holds the
@@ -30,7 +31,7 @@ from replay.windows import clamp, presets
 
 from .allocator_view import AllocatorView
 from .holders_view import HoldersView
-from .lifetimes_view import DETAIL, LifetimesView
+from .lifetimes_view import LifetimesView
 from .memory_view import MemoryView
 
 MODES = ("chart", "lifetimes", "holders", "allocator")
@@ -202,7 +203,7 @@ def apply_focus(screen, run) -> None:
 def select_largest(screen, lo: int, i: int) -> None:
     """Rule 5's band: the largest storage alive after event ``i`` among those made from event ``lo`` on."""
     lv = screen.query_one("#lifetimes", LifetimesView)
-    top = lv.current_bands(max(1, lv.size.height - 2 - (DETAIL if lv.show_detail else 0))).top
+    top = lv.current_bands(max(1, lv.size.height - 2)).top
     mine = [lt for lt in top if lt.alive_at(i) and lt.start >= lo]
     if mine:
         lv.selected = top.index(min(mine, key=lambda lt: (-lt.bytes, lt.start)))

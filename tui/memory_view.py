@@ -14,7 +14,6 @@ from replay.words import nbytes
 
 from .changed_lines import redraw_changed
 from .kept_styles import KeptStyles
-from .window_keys import WINDOW_BINDINGS
 
 EIGHTHS = " ▁▂▃▄▅▆▇█"
 SHORT = {"parameter": "param", "gradient": "grad", "activation": "act", "optimizer": "optim"}
@@ -113,7 +112,6 @@ class MemoryView(KeptStyles, Widget, can_focus=True):
     (when the trace carries them) sit on the bottom border, off the chart's scale.
     """
 
-    BINDINGS = WINDOW_BINDINGS
     # colors live in glassgrad.tcss; a category without its own class uses memory--unknown
     COMPONENT_CLASSES = {*CATEGORY_CLASSES, "memory--cursor", "memory--axis", "memory--now", "memory--peak",
                          "memory--reserved"}

@@ -448,6 +448,9 @@ class TraceScreen(Screen):
             memory_modes.set_window(self, self.window)
             self._memory_window()
 
+    def on_lifetimes_view_go_to(self, message) -> None:
+        self.index = message.index          # NOTE [ A storage's story ] rule 2
+
     def on_holders_view_row_chosen(self, message) -> None:
         memory_modes.show_holders_row(self, message.storages)
 

@@ -1,4 +1,4 @@
-"""The window's keys, in the footer of each memory view that has the keyboard (NOTE [ Memory views ] rule 6).
+"""The window's keys, in the footer of the lifetimes, holders and allocator views (NOTE [ Memory views ] rule 6).
 
 The screen binds ``a e W x`` (and ``m``) for every panel; a memory view binds them again, shown,
 so that the footer names them while the view is focused. Each calls the screen's own action.

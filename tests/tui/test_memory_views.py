@@ -5,7 +5,7 @@ from textual.app import App
 
 import engine as torch
 from replay.holders import holders
-from replay.lifetimes import alive_at
+from replay.lifetimes import alive_at, describe
 from replay.model import TraceModel
 from replay.segments import SegmentsAt, gap
 from replay.words import nbytes
@@ -13,6 +13,7 @@ from tests.tui.conftest import host_screen
 from tui.allocator_view import AllocatorView
 from tui.holders_view import HoldersView
 from tui.lifetimes_view import LifetimesView
+from tui.story_screen import StoryScreen
 
 
 @pytest.fixture(scope="module")
@@ -52,11 +53,20 @@ async def test_lifetimes_draws_the_largest_bands_and_tells_the_selected_story(mo
         lv.focus()
         await pilot.press("down", "down")
         assert lv.selected == 2
-        assert f"storage {shown[2].storage}:" not in lv.render().plain    # the story is off by default
-        await pilot.press("enter")
-        assert f"storage {shown[2].storage}:" in lv.render().plain
+        await pilot.press("enter")                           # NOTE [ A storage's story ] rule 1
+        story = app.screen
+        assert isinstance(story, StoryScreen)
+        text = str(story.query_one("#story-text").render())
+        assert text.splitlines() == describe(shown[2])
+        await pilot.press("up")                              # rule 2: the band above, the view's selection too
+        assert lv.selected == 1
+        assert str(story.query_one("#story-text").render()).splitlines() == describe(shown[1])
+        await pilot.press("escape")
+        assert app.screen is not story
         await pilot.click(LifetimesView, offset=(5, 1))      # the first band's row
-        assert lv.selected == 0
+        assert lv.selected == 0 and not isinstance(app.screen, StoryScreen)
+        await pilot.click(LifetimesView, offset=(5, 1))      # again, on the band selected: its story
+        assert isinstance(app.screen, StoryScreen)
 
 
 async def test_holders_rows_are_replays_and_keys_change_grouping_sort_and_filter(model):
@@ -297,3 +307,27 @@ async def test_a_memory_view_names_its_keys_in_the_footer_and_a_window_says_one_
         peak_i, peak_b = model.memory.peak_in(lo, hi)
         texts = [n.message for n in pilot.app._notifications]
         assert texts == [f"Window: {label} (#{lo}–#{hi - 1}): peak {nbytes(peak_b)} at event #{peak_i}"]
+
+
+async def test_a_story_goes_to_the_event_that_made_its_storage_and_the_one_that_freed_it(mlp_trace):
+    """NOTE [ A storage's story ] rule 2: g closes the story with the cursor on the making op, f on the free."""
+    model = TraceModel.from_trace(mlp_trace)
+    async with host_screen(model, "mlp").run_test(size=(80, 24)) as pilot:
+        s = pilot.app.screen
+        await pilot.press("p", "m")
+        lv = s.query_one(LifetimesView)
+        await pilot.pause()
+        top = lv.current_bands(max(1, lv.size.height - 2)).top
+        lv.selected = next(k for k, b in enumerate(top) if b.made_at is not None and b.end is not None)
+        await pilot.pause()
+        lt = lv.selected_lifetime()
+        for key, want, kinds in (("g", lt.made_at, ("op",)), ("f", lt.end, ("free",))):
+            await pilot.press("enter")
+            assert isinstance(pilot.app.screen, StoryScreen)
+            await pilot.press(key)
+            await pilot.pause()
+            assert pilot.app.screen is s and s.index == want and model.events[want]["kind"] in kinds
+            if key == "g":
+                assert model.events[want]["op"] == lt.made_by
+            else:
+                assert model.events[want]["storage"] == lt.storage
