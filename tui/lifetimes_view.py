@@ -136,6 +136,22 @@ class LifetimesView(KeptStyles, Widget, can_focus=True):
                 self.action_detail()             # a click on the band already selected: its story
             self.selected = row
 
+    def on_mouse_move(self, event) -> None:
+        """Hovering a band says where it came from (as PyTorch's memory viewer does)."""
+        row = event.y - 1
+        b = self._bands
+        tip = None
+        if b is not None and 0 <= row < len(b.top):
+            lt = b.top[row]
+            life = f"#{lt.start}–#{lt.end}" if lt.end is not None else f"#{lt.start} to the end"
+            made = f"{lt.made_by or 'made before recording'}" + (f" at {lt.where}" if lt.where else "")
+            cat = lt.category_at(self.model.clamp(self.index))
+            tip = f"{nbytes(lt.bytes)} {cat} · {made} · events {life} · click: select, again: its story"
+        elif b is not None and row == len(b.top):
+            tip = f"{len(b.rest)} smaller storages, summed: their bytes alive at each column"
+        if tip != self.tooltip:
+            self.tooltip = tip
+
     def _style(self, cat: str) -> Style:
         name = f"lifetimes--{cat}"
         return self.get_component_rich_style(name if name in self.COMPONENT_CLASSES else "lifetimes--unknown")

@@ -63,6 +63,11 @@ async def test_lifetimes_draws_the_largest_bands_and_tells_the_selected_story(mo
         assert str(story.query_one("#story-text").render()).splitlines() == describe(shown[1])
         await pilot.press("escape")
         assert app.screen is not story
+        await pilot.hover(LifetimesView, offset=(5, 1))      # hovering a band says where it came from
+        top = shown[0]
+        life = f"#{top.start}–#{top.end}" if top.end is not None else f"#{top.start} to the end"
+        assert lv.tooltip.startswith(f"{nbytes(top.bytes)} {top.category_at(40)} · {top.made_by or 'made before recording'}")
+        assert f"events {life} ·" in lv.tooltip
         await pilot.click(LifetimesView, offset=(5, 1))      # the first band's row
         assert lv.selected == 0 and not isinstance(app.screen, StoryScreen)
         await pilot.click(LifetimesView, offset=(5, 1))      # again, on the band selected: its story
