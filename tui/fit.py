@@ -18,6 +18,9 @@ NOTE [ Fitting the screen ]
    of name (the module phases: six) shows them in groups (the forward three, then the
    backward three), the title saying which; the key that steps through the table's kinds
    of rows (``b``) shows the next group first.
+6. The holders' category split, its last column, is off screen on a narrow panel (80×24):
+   the border's subtitle then gives the highlighted row's split (``op, total · activ 512K
+   param 16K``) after the grouping and the sort, and follows the row cursor.
 """
 from __future__ import annotations
 

@@ -47,6 +47,8 @@ class HoldersView(DataTable):
         self.phase_half = "forward"             # which three module phases a narrow panel shows (None: all six)
         self.at = 0
         self._shown = None                      # (rows, name room) the table shows: _refilled
+        self._split_hidden = False              # the split column is off screen: the subtitle gives the row's
+        self._subtitle_head = ""
 
     def on_mount(self) -> None:
         self.refill()
@@ -95,12 +97,28 @@ class HoldersView(DataTable):
         what = f"at the window's peak #{self.at}" if self.window is not None else f"at #{self.at}"
         filt = f", {self.category} only" if self.category else ""
         subtitle = f" by {self.by} · sorted by {self.sort_by}{filt} · {what} "
+        self._split_hidden = self._name_room([("own", "total", "count", "split")] + [r[1:5] for r in rows]) < MIN_NAME
+        if self._split_hidden:      # NOTE [ Fitting the screen ] rule 6: the row's split in the subtitle
+            self._subtitle_head = f" {self.by}, {self.sort_by}{filt} · "
+            subtitle = self._row_split_subtitle(self.cursor_row)
         if self._refilled((rows, room)):        # the same rows as shown (a step that moved no byte): keep them
             self.add_columns("who", "own", "total", "count", "split")
             for name, *rest in rows:
                 self.add_row(fit_name(name, room), *rest)
         if str(self.border_subtitle or "") != subtitle:
             self.border_subtitle = subtitle
+
+    def _row_split_subtitle(self, row: int) -> str:
+        if not 0 <= row < len(self.holder_rows):
+            return self._subtitle_head + "no row "
+        split = sorted(self.holder_rows[row].split.items(), key=lambda kv: -kv[1])
+        return self._subtitle_head + " ".join(f"{c[:5]} {short_bytes(b)}" for c, b in split) + " "
+
+    def on_data_table_row_highlighted(self, event) -> None:
+        if self.by != "module phases" and self._split_hidden:
+            sub = self._row_split_subtitle(event.cursor_row)
+            if str(self.border_subtitle or "") != sub:
+                self.border_subtitle = sub
 
     def _refilled(self, shown) -> bool:
         """Empty the table for what it is to show next (``shown``: the holders' rows and the name's

@@ -336,3 +336,27 @@ async def test_a_story_goes_to_the_event_that_made_its_storage_and_the_one_that_
                 assert model.events[want]["op"] == lt.made_by
             else:
                 assert model.events[want]["storage"] == lt.storage
+
+
+async def test_the_split_off_a_narrow_holders_table_is_the_highlighted_rows_in_the_subtitle(mlp_trace):
+    """NOTE [ Fitting the screen ] rule 6: at 80×24 the split column is off screen; the subtitle gives the
+    highlighted row's split (its categories and bytes, largest first) and follows the cursor."""
+    from replay.words import short_bytes
+
+    model = TraceModel.from_trace(mlp_trace)
+    async with host_screen(model, "mlp").run_test(size=(80, 24)) as pilot:
+        s = pilot.app.screen
+        s.index = model.memory.peak_index
+        await pilot.press("m", "m")
+        ho = s.query_one(HoldersView)
+        await pilot.pause()
+        assert ho._split_hidden and len(ho.holder_rows) >= 2
+        seen = set()
+        for k in range(len(ho.holder_rows)):
+            ho.move_cursor(row=k)
+            await pilot.pause()
+            split = sorted(ho.holder_rows[k].split.items(), key=lambda kv: -kv[1])
+            want = " ".join(f"{c[:5]} {short_bytes(b)}" for c, b in split)
+            assert str(ho.border_subtitle) == f" {ho.by}, {ho.sort_by} · {want} "
+            seen.add(want)
+        assert len(seen) >= 2                   # rows of different splits: the subtitle did follow
