@@ -30,7 +30,7 @@ KEYS = [
              " T folds all / unfolds all"),
     ("v", "graph overview: the whole graph, a ■ per node, the normal view framed; click to go there"),
     ("m", "memory panel: chart → lifetimes → holders → allocator (NOTE [ Memory views ])"),
-    ("a e", "mark the start / end of a window at the cursor (or drag across the chart with the mouse)"),
+    ("a e", "mark the start / end of a window at the cursor (or drag across the chart or the lifetimes with the mouse)"),
     ("W  x", "next preset window (step, forward, backward, recompute, optimizer step; first the one around the cursor) / clear the window"),
     ("b s c", "holders view: rows by module, op, line or module phases / sort / category filter;"
               " enter marks its bands (▸) and nodes"),

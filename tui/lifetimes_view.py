@@ -15,7 +15,7 @@ from replay.words import nbytes
 from .changed_lines import redraw_changed
 from .kept_styles import KeptStyles
 from .lifetimes_work import LifetimesWork
-from .memory_view import EIGHTHS, NO_MEMORY, column_of, column_starts, no_memory
+from .memory_view import EIGHTHS, NO_MEMORY, MemoryView, column_of, column_starts, no_memory
 from .window_keys import WINDOW_BINDINGS
 
 LABEL = 24            # columns of a band's label
@@ -128,7 +128,30 @@ class LifetimesView(KeptStyles, Widget, can_focus=True):
                 self.post_message(self.GoTo(at))
         self.app.push_screen(StoryScreen(self), went)
 
+    def on_mouse_down(self, event) -> None:
+        self._drag_from, self._dragged = (event.x, False) if event.x >= LABEL else (None, False)
+        if self._drag_from is not None:
+            self.capture_mouse()
+
+    def on_mouse_up(self, event) -> None:
+        """A drag across the bands chooses a window, as on the chart (NOTE [ Memory views ] rule 2)."""
+        start, self._drag_from = getattr(self, "_drag_from", None), None
+        if start is None:
+            return
+        self.release_mouse()
+        barw = self.size.width - LABEL
+        if abs(event.x - start) < 2 or barw <= 0 or len(self.model) == 0:
+            return
+        self._dragged = True
+        lo, hi = self._range()
+        starts = column_starts(lo, hi, barw)
+        a, b = sorted(max(0, min(barw - 1, x - LABEL)) for x in (start, event.x))
+        self.post_message(MemoryView.WindowChosen(starts[a], starts[b + 1] if b + 1 < barw else hi))
+
     def on_click(self, event) -> None:
+        if getattr(self, "_dragged", False):     # the end of a drag, not a click on a band
+            self._dragged = False
+            return
         row = event.y - 1                        # the header takes the first line
         b = self._bands
         if b is not None and 0 <= row < len(b.top):

@@ -14,7 +14,7 @@ NOTE [ Memory views ]
 2. A window is a range of events every view shows: ``a`` marks its start at the cursor, ``e``
    its end; ``W`` steps through the presets (each lesson step, forward, backward, each
    recompute, each optimizer step: replay/windows.py), from the outermost one that holds the
-   cursor when no window is chosen; dragging across the chart with the
+   cursor when no window is chosen; dragging across the chart (or the lifetimes' bands) with the
    mouse chooses one too; ``x`` clears it. The chart and the lifetimes draw only the window,
    the holders table reads the window's peak.
 3. A trace about files keeps its records panel; the views return with the graph.

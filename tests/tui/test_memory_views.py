@@ -144,6 +144,15 @@ async def test_the_trace_screen_cycles_the_memory_views_and_shares_a_window(mlp_
         await pilot.mouse_down(MemoryView, offset=(10, 2))
         await pilot.mouse_up(MemoryView, offset=(40, 2))
         assert s.window is not None and s.window[0] < s.window[1]
+        await pilot.press("x", "m")                          # the lifetimes view: a drag across its bands too
+        lv = s.query_one(LifetimesView)
+        from tui.lifetimes_view import LABEL
+        from tui.memory_view import column_starts
+        starts = column_starts(0, len(model), lv.size.width - LABEL)
+        await pilot.mouse_down(LifetimesView, offset=(LABEL + 3, 2))
+        await pilot.mouse_up(LifetimesView, offset=(LABEL + 12, 2))
+        await pilot.pause()
+        assert s.window == (starts[3], starts[13]) and lv.window == s.window
 
 
 def test_the_inspector_says_why_a_slot_is_kept_and_what_values_the_output_held():
