@@ -61,7 +61,7 @@ class HoldersView(DataTable):
         return self.model.clamp(self.index)
 
     def refill(self) -> None:
-        if not self.is_mounted or len(self.model.events) == 0:
+        if not self.is_mounted:
             return
         row = self.cursor_row
         self._fill()
@@ -69,6 +69,12 @@ class HoldersView(DataTable):
             self.move_cursor(row=row)
 
     def _fill(self) -> None:
+        if len(self.model.events) == 0:         # a table always has a column (a click on its header reads one)
+            self._refilled(None)
+            self.add_columns("who")
+            self.add_row("No events yet.")
+            self.border_subtitle = " nothing recorded "
+            return
         if no_memory(self.model):
             self._refilled(None)
             self.add_columns("who")

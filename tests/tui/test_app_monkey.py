@@ -220,3 +220,20 @@ async def test_w_on_a_trace_without_events_says_why_it_wrote_nothing(tmp_path, m
         notes = [n.message for n in app._notifications]
         assert notes == ["Could not write the picture: step 0 is out of range: the trace has 0 events (0..-1)"]
     assert not (tmp_path / "glassgrad-out").exists() or not any((tmp_path / "glassgrad-out").rglob("*.dot"))
+
+
+async def test_a_click_on_the_holders_header_of_a_trace_without_events_says_no_events():
+    """Found by the test above (seed 12): the holders table of an empty trace had no column, and a click
+    on its header raised IndexError inside Textual's DataTable."""
+    from engine.trace import Trace
+    from tui.holders_view import HoldersView
+
+    app = GlassgradApp("trace", trace=Trace([], {}), title="empty")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("m", "m")
+        ho = app.screen.query_one(HoldersView)
+        assert ho.display
+        await pilot.click(HoldersView, offset=(2, 0))
+        await pilot.pause()
+        assert app.is_running and getattr(app, "_exception", None) is None
+        assert [str(c.label) for c in ho.columns.values()] == ["who"] and str(ho.get_row_at(0)[0]) == "No events yet."
