@@ -21,6 +21,9 @@ NOTE [ Fitting the screen ]
 6. The holders' category split, its last column, is off screen on a narrow panel (80×24):
    the border's subtitle then gives the highlighted row's split (``op, total · activ 512K
    param 16K``) after the grouping and the sort, and follows the row cursor.
+7. The lifetimes' band labels take 24 columns (``256.0 KiB softmax``) where the timeline
+   still has 40; on a narrower panel they give columns up, down to 15, and write short bytes
+   (``  256K softmax``): at 80×24 the timeline gets 25 columns where it had 16.
 """
 from __future__ import annotations
 

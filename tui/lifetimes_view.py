@@ -10,7 +10,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from replay.lifetimes import bands
-from replay.words import nbytes
+from replay.words import nbytes, short_bytes
 
 from .changed_lines import redraw_changed
 from .kept_styles import KeptStyles
@@ -19,6 +19,8 @@ from .memory_view import EIGHTHS, NO_MEMORY, MemoryView, column_of, column_start
 from .window_keys import WINDOW_BINDINGS
 
 LABEL = 24            # columns of a band's label
+NARROW_LABEL = 15     # ... at the least, on a narrow panel (short bytes): NOTE [ Fitting the screen ] rule 7
+TIMELINE = 40         # columns the timeline keeps where the panel allows
 
 
 class LifetimesView(KeptStyles, Widget, can_focus=True):
@@ -129,7 +131,7 @@ class LifetimesView(KeptStyles, Widget, can_focus=True):
         self.app.push_screen(StoryScreen(self), went)
 
     def on_mouse_down(self, event) -> None:
-        self._drag_from, self._dragged = (event.x, False) if event.x >= LABEL else (None, False)
+        self._drag_from, self._dragged = (event.x, False) if event.x >= self.label_width() else (None, False)
         if self._drag_from is not None:
             self.capture_mouse()
 
@@ -139,13 +141,14 @@ class LifetimesView(KeptStyles, Widget, can_focus=True):
         if start is None:
             return
         self.release_mouse()
-        barw = self.size.width - LABEL
+        lw = self.label_width()
+        barw = self.size.width - lw
         if abs(event.x - start) < 2 or barw <= 0 or len(self.model) == 0:
             return
         self._dragged = True
         lo, hi = self._range()
         starts = column_starts(lo, hi, barw)
-        a, b = sorted(max(0, min(barw - 1, x - LABEL)) for x in (start, event.x))
+        a, b = sorted(max(0, min(barw - 1, x - lw)) for x in (start, event.x))
         self.post_message(MemoryView.WindowChosen(starts[a], starts[b + 1] if b + 1 < barw else hi))
 
     def on_click(self, event) -> None:
@@ -175,6 +178,11 @@ class LifetimesView(KeptStyles, Widget, can_focus=True):
         if tip != self.tooltip:
             self.tooltip = tip
 
+    def label_width(self) -> int:
+        """Columns of the bands' labels: :data:`LABEL`, or :data:`NARROW_LABEL` on a narrow panel
+        (NOTE [ Fitting the screen ] rule 7)."""
+        return max(NARROW_LABEL, min(LABEL, self.size.width - TIMELINE))
+
     def _style(self, cat: str) -> Style:
         name = f"lifetimes--{cat}"
         return self.get_component_rich_style(name if name in self.COMPONENT_CLASSES else "lifetimes--unknown")
@@ -182,7 +190,8 @@ class LifetimesView(KeptStyles, Widget, can_focus=True):
     def render(self) -> Text:
         w, h = self.size.width, self.size.height
         n = len(self.model.events)
-        if n == 0 or w < LABEL + 8 or h < 3:
+        lw = self.label_width()
+        if n == 0 or w < lw + 8 or h < 3:
             return Text("No storages yet." if n == 0 else "Too small for lifetimes.", style="dim")
         if no_memory(self.model):
             return Text(NO_MEMORY, style="dim")
@@ -192,7 +201,7 @@ class LifetimesView(KeptStyles, Widget, can_focus=True):
         if self.lifetimes() is None:
             return Text(self.work.status(), style="dim")
         b = self.current_bands(rows)
-        barw = w - LABEL
+        barw = w - lw
         starts = column_starts(lo, hi, barw)
         ends = starts[1:] + [hi]
         cur = column_of(barw, i, lo, hi)
@@ -204,8 +213,9 @@ class LifetimesView(KeptStyles, Widget, can_focus=True):
         sel = self.selected_lifetime()
         text.append_text(self._kept_rows(b, lo, hi, barw, starts, ends, cur, sel))
         rest_bytes = b.rest_bytes_at(i)          # a kept step function: NOTE [ Lifetime spans ] rule 3
-        text.append(f"{'+' + str(len(b.rest)) + ' smaller':>9} {nbytes(rest_bytes)}"
-                    [:LABEL - 1].ljust(LABEL), self.get_component_rich_style("lifetimes--rest"))
+        rest = (f"{'+' + str(len(b.rest)) + ' smaller':>9} {nbytes(rest_bytes)}" if lw == LABEL
+                else f"+{len(b.rest)} {short_bytes(rest_bytes)}")
+        text.append(rest[:lw - 1].ljust(lw), self.get_component_rich_style("lifetimes--rest"))
         text.append_text(self._rows[1][1])
         return text
 
@@ -217,10 +227,12 @@ class LifetimesView(KeptStyles, Widget, can_focus=True):
             return self._rows[1][0]
         text = Text(no_wrap=True, overflow="crop")
         cursor = self.get_component_rich_style("lifetimes--cursor")
+        lw = self.size.width - barw
         for lt in b.top:
             text.append("\n")
             mark = "▸" if lt.storage in self.highlight else " "
-            label = f"{mark}{nbytes(lt.bytes):>8} {(lt.made_by or 'made earlier')}"[:LABEL - 1].ljust(LABEL)
+            size = f"{nbytes(lt.bytes):>8}" if lw == LABEL else f"{short_bytes(lt.bytes):>5}"
+            label = f"{mark}{size} {(lt.made_by or 'made earlier')}"[:lw - 1].ljust(lw)
             text.append(label, self.get_component_rich_style("lifetimes--selected") if lt is sel else None)
             for c in range(barw):
                 alive = lt.overlap(starts[c], max(ends[c], starts[c] + 1)) > 0

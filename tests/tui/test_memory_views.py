@@ -146,11 +146,11 @@ async def test_the_trace_screen_cycles_the_memory_views_and_shares_a_window(mlp_
         assert s.window is not None and s.window[0] < s.window[1]
         await pilot.press("x", "m")                          # the lifetimes view: a drag across its bands too
         lv = s.query_one(LifetimesView)
-        from tui.lifetimes_view import LABEL
         from tui.memory_view import column_starts
-        starts = column_starts(0, len(model), lv.size.width - LABEL)
-        await pilot.mouse_down(LifetimesView, offset=(LABEL + 3, 2))
-        await pilot.mouse_up(LifetimesView, offset=(LABEL + 12, 2))
+        lw = lv.label_width()
+        starts = column_starts(0, len(model), lv.size.width - lw)
+        await pilot.mouse_down(LifetimesView, offset=(lw + 3, 2))
+        await pilot.mouse_up(LifetimesView, offset=(lw + 12, 2))
         await pilot.pause()
         assert s.window == (starts[3], starts[13]) and lv.window == s.window
 
@@ -369,3 +369,24 @@ async def test_the_split_off_a_narrow_holders_table_is_the_highlighted_rows_in_t
             assert str(ho.border_subtitle) == f" {ho.by}, {ho.sort_by} · {want} "
             seen.add(want)
         assert len(seen) >= 2                   # rows of different splits: the subtitle did follow
+
+
+async def test_band_labels_give_columns_up_to_the_timeline_on_a_narrow_panel(mlp_trace):
+    """NOTE [ Fitting the screen ] rule 7: at 80×24 the labels take 15 columns in short bytes and the
+    timeline the rest; on a wide panel 24 columns in full bytes."""
+    from replay.words import short_bytes
+    from tui.lifetimes_view import LABEL, NARROW_LABEL
+
+    model = TraceModel.from_trace(mlp_trace)
+    for size, lw, fmt in (((80, 24), NARROW_LABEL, lambda b: f"{short_bytes(b):>5}"),
+                          ((160, 40), LABEL, lambda b: f"{nbytes(b):>8}")):
+        async with host_screen(model, "mlp").run_test(size=size) as pilot:
+            s = pilot.app.screen
+            await pilot.press("p", "m")
+            await pilot.pause()
+            lv = s.query_one(LifetimesView)
+            assert lv.label_width() == lw
+            first = lv.render().plain.splitlines()[1]
+            top = lv.current_bands(max(1, lv.size.height - 2)).top[0]
+            assert first[:lw].startswith(" " + fmt(top.bytes) + " ")
+            assert len(first) == lv.size.width                 # label and timeline fill the panel
