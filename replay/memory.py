@@ -28,9 +28,13 @@ NOTE [ Memory replay ]
    step the activation peak is at the end of forward, when every saved tensor is alive;
    the live-bytes peak is often later, in backward, where gradients and temporaries
    are added while activations are not all freed yet. ``peak_in`` finds either within
-   any range of events (a lesson step), the first event on ties.
+   any range of events (a lesson step), the first event on ties; of a prefix of the events
+   (a chart drawing what was folded in by its last catch-up) it reads where the running peak
+   last rose before its end, without a pass over the prefix.
 """
 from __future__ import annotations
+
+import bisect
 
 from dataclasses import dataclass, field
 
@@ -165,6 +169,7 @@ class Replay:
         self.peak_index = self.peak_bytes = 0
         self._act = self._column("activation")
         self.act_peak_index, self.act_peak_bytes = 0, self._cur[self._act]
+        self._rises = ([], [], [], [])      # rule 6: (indices, bytes) where each running peak rose
         self._res_dev = dict(reserved or {})
         self.reserved_start = self._res = sum(self._res_dev.values())
         self.has_reserved = False
@@ -182,8 +187,12 @@ class Replay:
                     self._snap = tuple(self._cur)
                 if self._tot > self.peak_bytes or not total:
                     self.peak_bytes, self.peak_index = self._tot, len(total)
+                    self._rises[0].append(len(total))
+                    self._rises[1].append(self._tot)
                 if self._snap[self._act] > self.act_peak_bytes:
                     self.act_peak_bytes, self.act_peak_index = self._snap[self._act], len(total)
+                    self._rises[2].append(len(total))
+                    self._rises[3].append(self.act_peak_bytes)
             elif not total:
                 self.peak_bytes = self._tot
             snaps.append(self._snap)
@@ -246,6 +255,11 @@ class Replay:
                 return self.peak_index, self.peak_bytes
             if category == "activation":
                 return self.act_peak_index, self.act_peak_bytes
+        if lo == 0 and category in (None, "activation") and hasattr(self, "_rises"):
+            at, val = self._rises[:2] if category is None else self._rises[2:]   # a prefix: where the peak rose last
+            k = bisect.bisect_left(at, hi) - 1
+            if k >= 0:                  # else (no activation rise yet): the pass below
+                return at[k], val[k]
         if category is None:
             seg = self.total[lo:hi]
         else:

@@ -50,7 +50,7 @@ _threads = {"running": 0, "interval": None}     # rule 6a: how many run, and the
 _lock = threading.Lock()
 
 
-def _switch(on: bool) -> None:
+def long_switch(on: bool) -> None:
     """Rule 6a: the long switch interval while any thread runs, Python's own again after the last."""
     with _lock:
         if on:
@@ -97,7 +97,7 @@ class LifetimesWork:
         reader = m.events.reader() if hasattr(m.events, "reader") else list(m.events[:n])
         view = SimpleNamespace(events=reader, index=m.index if len(reader) == n else None, meta=m.meta)
         self.busy_for, self.done, self.total = n, 0, n
-        _switch(True)                                               # rule 6a
+        long_switch(True)                                               # rule 6a
         threading.Thread(target=self._run, args=(view, n), daemon=True).start()
 
     def _progress(self, done: int, total: int) -> None:
@@ -109,7 +109,7 @@ class LifetimesWork:
             try:
                 lts = lifetimes(view, progress=self._progress)
             finally:
-                _switch(False)              # rule 6a: the spans (a tenth of a second) pause nowhere
+                long_switch(False)              # rule 6a: the spans (a tenth of a second) pause nowhere
             lts.spans                                               # rule 5
         except Exception as exc:  # noqa: BLE001 - a trace that changed on disk: say so in the view
             self.call_soon(self._failed, exc)

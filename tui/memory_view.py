@@ -148,6 +148,7 @@ class MemoryView(KeptStyles, Widget, can_focus=True):
     def __init__(self, model: TraceModel, **kw) -> None:
         super().__init__(**kw)
         self.model = model
+        self._n = len(model)            # the events drawn: a growing model's, as of the last reload
         self._cols_key = None
         self._cols = []
         self._peak_key = None
@@ -157,7 +158,14 @@ class MemoryView(KeptStyles, Widget, can_focus=True):
         self._runs = []
 
     def reload(self) -> None:
+        """The model grew: draw its events now. Until then the chart draws the events it had, so a
+        step while a run or a first open folds more in works out no new columns (NOTE [ A first
+        open ] rule 3: the panels that draw the whole trace catch up every SHOW_EVERY seconds)."""
+        self._n = len(self.model)
         self._cols_key = self._runs_key = None
+        lo, hi = self._range()
+        if self.size.width > 0 and hi > lo:     # the new columns now, in the catch-up, not in the next key's frame
+            self._columns(self.size.width, lo, hi)
         self.sync_reserved()
         self.refresh()
 
@@ -185,14 +193,14 @@ class MemoryView(KeptStyles, Widget, can_focus=True):
         self.border_subtitle = Text(f" {text} ", style=Style(color=color)) if text else ""
 
     def _range(self) -> tuple:
-        n = len(self.model)
+        n = self._n
         if self.window is None:
             return 0, n
         lo, hi = self.window
         return max(0, lo), min(n, hi)
 
     def _columns(self, width, lo, hi):
-        key = (width, lo, hi, len(self.model))
+        key = (width, lo, hi, self._n)
         if key != self._cols_key:
             self._cols = columns(self.model, width, lo, hi)
             self._cols_key = key
@@ -201,7 +209,7 @@ class MemoryView(KeptStyles, Widget, can_focus=True):
     def peak_in(self, lo, hi, category=None) -> tuple:
         """(event index, bytes) of the live-bytes peak in [lo, hi), or (``category="activation"``) the
         activation peak: NOTE [ Memory replay ] rule 6 (``Replay.peak_in``)."""
-        key = (lo, hi, category, len(self.model))
+        key = (lo, hi, category, self._n)
         if self._peak_key != key:
             self._peak = self.model.memory.peak_in(lo, hi, category)
             self._peak_key = key
@@ -240,7 +248,7 @@ class MemoryView(KeptStyles, Widget, can_focus=True):
         i = m.clamp(self.index)
         lo, hi = self._range()
         if hi <= lo:
-            lo, hi = 0, len(m)
+            lo, hi = 0, max(1, self._n)
         cols = self._columns(w, lo, hi)
         act_i, act_b = self.peak_in(lo, hi, "activation")
         peak_i, peak_b = self.peak_in(lo, hi)
@@ -254,7 +262,7 @@ class MemoryView(KeptStyles, Widget, can_focus=True):
         cursor_line = self.get_component_rich_style("memory--cursor")
         cursor_bg = Style(bgcolor=cursor_line.bgcolor)
         scale = chart_h * 8 / top
-        runs = self._chart_runs(cols, chart_h, scale, styles, (w, lo, hi, len(m), chart_h, top))
+        runs = self._chart_runs(cols, chart_h, scale, styles, (w, lo, hi, self._n, chart_h, top))
         cur = _stack(mem.snaps[i], scale) if cur_col is not None else None
         text = Text()
         for r, row in enumerate(runs):

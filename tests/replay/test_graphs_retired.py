@@ -89,3 +89,24 @@ def test_a_followed_run_with_packed_nodes_is_saved_and_read_back_alike(tmp_path,
     again = TraceModel.from_trace(Trace.open(str(path)))
     assert isinstance(again.nodes, SavedNodes)
     same_answers(again, _whole(json.loads(json.dumps(events)), monkeypatch))
+
+
+def test_packed_nodes_are_found_by_id_between_batches_in_two_sorted_runs(monkeypatch):
+    """NOTE [ Settled nodes ] rule 5: ids packed since the big sort are found in a run of their own, and
+    both runs join once the recent one outgrows RECENT; every id is found, any other is not, at each step."""
+    from replay import node_table
+
+    monkeypatch.setattr(node_table, "RECENT", 8)
+    events = _record_steps(12)
+    m = TraceModel()
+    runs_seen = set()
+    for k in range(0, len(events), 61):
+        m.extend(events[k:k + 61])
+        packed = m.nodes._ids.tolist()
+        for r, nid in enumerate(packed):
+            assert m.nodes._row(nid) == r
+        assert m.nodes._row(max(packed, default=0) + 10_000) is None
+        if packed:
+            runs_seen.add(len(m.nodes._runs))
+            assert sum(len(ids) for ids, _ in m.nodes._runs) == len(packed)
+    assert runs_seen == {1, 2}              # a recent run was searched, and the runs joined again

@@ -138,3 +138,25 @@ def test_activation_peak_and_live_bytes_peak_are_two_events():
     assert r.peak_in(0, 5) == (4, 2350)               # within a window (a lesson step)
     assert r.peak_in(3, 8, "activation") == (3, 300)  # the first event on ties
     assert r.peak_in(5, 8, "activation") == (5, 0)
+
+
+def _brute_peak(seq, lo, hi):
+    seg = seq[lo:hi]
+    j = max(range(len(seg)), key=seg.__getitem__)
+    return lo + j, seg[j]
+
+
+def test_a_prefix_peak_read_from_the_running_peak_is_the_first_highest_event(mlp_trace):
+    """Rule 6: peak_in(0, hi) of a growing model reads where the running peak last rose (a chart drawing the
+    events of its last catch-up asks it each catch-up); the same answer as a pass over the events, for every
+    prefix, both peaks, with bytes alive before the first event or none, and after a drop below them."""
+    from replay.memory import start_of
+    tr = mlp_trace[0]
+    traces = [(tr.events, start_of(tr.meta)), (tr.events, {"activation": 4096, "input": 64}),
+              (SYN, {"activation": 500}), (SYN, None)]
+    for events, start in traces:
+        r = Replay(events, start=start)
+        act = [sn[r.categories.index("activation")] for sn in r.snaps]
+        for hi in range(1, len(r.total) + 1):
+            assert r.peak_in(0, hi) == _brute_peak(r.total, 0, hi), hi
+            assert r.peak_in(0, hi, "activation") == _brute_peak(act, 0, hi), hi

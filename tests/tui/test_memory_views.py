@@ -390,3 +390,27 @@ async def test_band_labels_give_columns_up_to_the_timeline_on_a_narrow_panel(mlp
             top = lv.current_bands(max(1, lv.size.height - 2)).top[0]
             assert first[:lw].startswith(" " + fmt(top.bytes) + " ")
             assert len(first) == lv.size.width                 # label and timeline fill the panel
+
+
+async def test_the_chart_draws_the_events_of_its_last_catch_up_until_the_next(mlp_trace):
+    """A step while a first open or a run folds events in works out no new columns: the chart draws
+    the events it had at its last reload (NOTE [ A first open ] rule 3), then all of them."""
+    from tui.memory_view import MemoryView, columns
+
+    half = len(mlp_trace.events) // 2
+    model = TraceModel(list(mlp_trace.events[:half]), dict(mlp_trace.meta))
+    async with host_screen(model, "mlp").run_test(size=(100, 30)) as pilot:
+        s = pilot.app.screen
+        mv = s.query_one(MemoryView)
+        await pilot.pause()
+        w = mv.size.width
+        assert mv._columns(w, 0, half) == columns(model, w, 0, half)
+        model.extend(list(mlp_trace.events[half:]))
+        s.index = half - 2
+        await pilot.pause()
+        assert mv._range() == (0, half) and mv._cols_key == (w, 0, half, half)
+        assert mv.peak_in(0, half) == model.memory.peak_in(0, half)
+        s.reload_panels()
+        await pilot.pause()
+        n = len(mlp_trace.events)
+        assert mv._range() == (0, n) and mv._cols == columns(model, w, 0, n)
