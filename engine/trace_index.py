@@ -34,10 +34,10 @@ NOTE [ Trace index ]
    folded in are put there as they arrive (a followed screen shows the newest event).
 8. A followed file may be removed once read (the run finished and wrote its trace): its
    events stay readable from the descriptor ``hold`` opened.
-9. Building can hand each piece's events on as they are checked (``pieces``, of 128 KiB: one
-   parse of a piece holds the GIL, and a key waits for it): a first open shows the start of a
-   big trace while the rest is read (NOTE [ A first open ] in tui/first_open.py). What is handed
-   on passed every check of the lines before it; a problem later still fails the build.
+9. Building can hand each piece's events on as they are checked (``pieces``): a first open
+   shows the start of a big trace while the rest is still being read (NOTE [ A first open ]
+   in tui/first_open.py). What is handed on passed every check of the lines before it; a
+   problem later in the file still fails the build.
 """
 from __future__ import annotations
 
@@ -139,7 +139,7 @@ def build(f, name: str, size: int, progress=None, pieces=None) -> TraceIndex:
     plain = plain_json(head)
     n = 0
     while True:
-        lines = f.readlines(PIECE if pieces is None else PIECE // 8)     # rule 9: smaller when handed on
+        lines = f.readlines(PIECE)
         if not lines:
             break
         start = offsets[-1]

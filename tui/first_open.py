@@ -28,11 +28,6 @@ NOTE [ A first open ]
    tui/gcpause.py): a full collection over a model of a million events stalls a key for
    hundreds of milliseconds. When the reading ends it is on again, the model frozen out of
    later collections first when the app asks (``freeze``, as `glassgrad view` does).
-8. The reader leaves the GIL to the app's thread as the lifetimes' thread does (NOTE [ Lifetimes
-   on a thread ] rule 6 in tui/lifetimes_work.py): the long switch interval while it reads, and
-   a pause after each piece, which are of 128 KiB here (NOTE [ Trace index ] rule 9). At a
-   million events a step while the file is read took 7.7 ms at the median and up to 39 ms
-   without them, 5.9 and 19 ms with them; the read took 2% longer.
 """
 from __future__ import annotations
 
@@ -50,7 +45,6 @@ from replay.index import settle
 from replay.model import TraceModel
 
 from .gcpause import paused_gc
-from .lifetimes_work import long_switch
 from .trace_screen import TraceScreen
 
 BIG = 8 << 20          # rule 1: bytes from which a trace without an index is opened this way
@@ -152,10 +146,8 @@ class FirstOpen:
 
     def _progress(self, done: int, size: int) -> None:
         self._read_bytes = done
-        time.sleep(0)                       # rule 8: the GIL to a key that waits for it
 
     def _read(self) -> None:
-        long_switch(True)                   # rule 8
         try:
             tr = Trace.open(self.path, progress=self._progress, pieces=self._piece)
         except _Stopped:
@@ -163,8 +155,6 @@ class FirstOpen:
         except Exception as exc:  # noqa: BLE001 - a damaged file: say so, keep what was read (rule 5)
             self._pending.append(("error", exc))
             return
-        finally:
-            long_switch(False)
         self._pending.append(("trace", tr))
 
     # ------------------------------------------------------------ the app's side (rules 1, 3-5)

@@ -91,14 +91,3 @@ def test_a_followed_files_reader_holds_the_events_folded_in_so_far(saved, tmp_pa
     assert len(r) == len(lines) < len(followed) and list(r) == events[:len(lines)]
     assert r.of_kinds(("op",)) == [(i, e) for i, e in enumerate(events[:len(lines)]) if e["kind"] == "op"]
     r.close()
-
-
-def test_pieces_handed_on_are_an_eighth_of_a_piece(saved, monkeypatch):
-    """Rule 9: a build that hands its pieces on reads PIECE // 8 bytes at a time (a key waits for one
-    piece's parse), whole lines each: a piece ends at the first line end at or past that many bytes."""
-    monkeypatch.setattr(ti, "PIECE", 16384)
-    got = []
-    Trace.open(saved, pieces=got.append)
-    longest = max(len(line) + 1 for line in saved.read_bytes().split(b"\n"))
-    spans = [p.ends[-1] - p.start for p in got]
-    assert all(s < 2048 + longest for s in spans) and all(s >= 2048 for s in spans[:-1])

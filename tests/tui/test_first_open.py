@@ -21,7 +21,7 @@ from tui.app import GlassgradApp
 def small_pieces(monkeypatch, tmp_path):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setattr(fo, "BIG", 1)                 # every trace without an index is a first open
-    monkeypatch.setattr(ti, "PIECE", 16384)           # several pieces (of 2 KiB: a first open reads an eighth)
+    monkeypatch.setattr(ti, "PIECE", 2048)            # several pieces
     monkeypatch.setattr(fo, "CHUNK", 40)              # several folds a piece
 
 
@@ -151,22 +151,3 @@ async def test_a_recent_trace_opened_from_the_home_screen_is_a_first_open_too(re
         await pilot.pause()
         assert app.screen is opening.screen
         assert any("Cannot open" in x.message and "not a glassgrad trace" in x.message for x in app._notifications)
-
-
-async def test_the_reader_reads_under_the_long_switch_interval_and_puts_it_back(recorded, tmp_path, monkeypatch):
-    """NOTE [ A first open ] rule 8: while the file is read the switch interval is the lifetimes thread's long
-    one (a key is not preempted by the reader), and Python's own again once it is read."""
-    import sys
-
-    from tui.lifetimes_work import SWITCH
-    p = _copy(recorded, tmp_path)
-    before = sys.getswitchinterval()
-    seen = []
-    piece = fo.FirstOpen._piece
-    monkeypatch.setattr(fo.FirstOpen, "_piece", lambda self, lines: (seen.append(sys.getswitchinterval()),
-                                                                      piece(self, lines))[1])
-    app = GlassgradApp("first_open", trace=str(p), title="t.jsonl")
-    async with app.run_test(size=(120, 36)) as pilot:
-        await _until(pilot, lambda: app.first_open.done, "the reading ended")
-    assert seen and all(v == pytest.approx(max(SWITCH, before), abs=1e-6) for v in seen)
-    assert sys.getswitchinterval() == pytest.approx(before, abs=1e-6)
