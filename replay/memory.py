@@ -255,7 +255,7 @@ class Replay:
                 return self.peak_index, self.peak_bytes
             if category == "activation":
                 return self.act_peak_index, self.act_peak_bytes
-        if lo == 0 and category in (None, "activation") and hasattr(self, "_rises"):
+        if lo == 0 and category in (None, "activation"):
             at, val = self._rises[:2] if category is None else self._rises[2:]   # a prefix: where the peak rose last
             k = bisect.bisect_left(at, hi) - 1
             if k >= 0:                  # else (no activation rise yet): the pass below

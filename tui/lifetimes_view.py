@@ -53,6 +53,8 @@ class LifetimesView(KeptStyles, Widget, can_focus=True):
         self._bands = None
         self._ticker = None
         self._rows = (None, None)          # (key, the bands' rows and the rest band's columns as Text)
+        self._drag_from = None             # the column a drag across the bands began at
+        self._dragged = False              # a drag just ended: its click is no click on a band
 
     def watch_index(self) -> None:
         redraw_changed(self)
@@ -137,7 +139,7 @@ class LifetimesView(KeptStyles, Widget, can_focus=True):
 
     def on_mouse_up(self, event) -> None:
         """A drag across the bands chooses a window, as on the chart (NOTE [ Memory views ] rule 2)."""
-        start, self._drag_from = getattr(self, "_drag_from", None), None
+        start, self._drag_from = self._drag_from, None
         if start is None:
             return
         self.release_mouse()
@@ -152,7 +154,7 @@ class LifetimesView(KeptStyles, Widget, can_focus=True):
         self.post_message(MemoryView.WindowChosen(starts[a], starts[b + 1] if b + 1 < barw else hi))
 
     def on_click(self, event) -> None:
-        if getattr(self, "_dragged", False):     # the end of a drag, not a click on a band
+        if self._dragged:                        # the end of a drag, not a click on a band
             self._dragged = False
             return
         row = event.y - 1                        # the header takes the first line
@@ -178,6 +180,10 @@ class LifetimesView(KeptStyles, Widget, can_focus=True):
         if tip != self.tooltip:
             self.tooltip = tip
 
+    def shown_bands(self):
+        """The bands the panel has rows for: its height less the header and the rest band."""
+        return self.current_bands(max(1, self.size.height - 2))
+
     def label_width(self) -> int:
         """Columns of the bands' labels: :data:`LABEL`, or :data:`NARROW_LABEL` on a narrow panel
         (NOTE [ Fitting the screen ] rule 7)."""
@@ -197,10 +203,9 @@ class LifetimesView(KeptStyles, Widget, can_focus=True):
             return Text(NO_MEMORY, style="dim")
         i = self.model.clamp(self.index)
         lo, hi = self._range()
-        rows = max(1, h - 2)                    # header, bands, the rest band
         if self.lifetimes() is None:
             return Text(self.work.status(), style="dim")
-        b = self.current_bands(rows)
+        b = self.shown_bands()
         barw = w - lw
         starts = column_starts(lo, hi, barw)
         ends = starts[1:] + [hi]

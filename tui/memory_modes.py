@@ -7,10 +7,6 @@ NOTE [ Memory views ]
    blocks). Each follows the cursor. ``m`` gives the view it shows the keyboard, so the
    view's own keys (the holders' ``b s c``, the lifetimes' ``↑ ↓ enter``) work at once; the
    cursor's keys belong to the screen and work from every panel.
-6. A view ``m`` showed names in the footer its own keys, then ``W`` (window) and ``m`` (next
-   view): tui/window_keys.py binds the window's keys again on each, shown, each calling the
-   screen's action. The chart adds none: a lesson focuses it often, and the footer's room at
-   80 columns goes to the lesson's ``] Next step``.
 2. A window is a range of events every view shows: ``a`` marks its start at the cursor, ``e``
    its end; ``W`` steps through the presets (each lesson step, forward, backward, each
    recompute, each optimizer step: replay/windows.py), from the outermost one that holds the
@@ -24,6 +20,10 @@ NOTE [ Memory views ]
    escape (``clear_holders_row``) or another row.
 5. A lesson step's focus may open a view, a window, the holders table's rows and select a band
    or a row (NOTE [ Memory focus ] in lessons/_format.py): ``apply_focus``, one notice for all.
+6. A view ``m`` showed names in the footer its own keys, then ``W`` (window) and ``m`` (next
+   view): tui/window_keys.py binds the window's keys again on each, shown, each calling the
+   screen's action. The chart adds none: a lesson focuses it often, and the footer's room at
+   80 columns goes to the lesson's ``] Next step``.
 """
 from __future__ import annotations
 
@@ -130,7 +130,7 @@ def show_holders_row(screen, storages: list) -> None:
     nodes = screen.model.nodes
     lit = {_maker_node(screen.model.events, lt) for lt in lts} | {n for lt in lts for _, n, _, _ in lt.saved_by}
     screen.query_one("#graph").lit = frozenset(n for n in lit if n in nodes)
-    top = lv.current_bands(max(1, lv.size.height - 2)).top
+    top = lv.shown_bands().top
     if biggest in top:
         lv.selected = top.index(biggest)
     node = None
@@ -203,7 +203,7 @@ def apply_focus(screen, run) -> None:
 def select_largest(screen, lo: int, i: int) -> None:
     """Rule 5's band: the largest storage alive after event ``i`` among those made from event ``lo`` on."""
     lv = screen.query_one("#lifetimes", LifetimesView)
-    top = lv.current_bands(max(1, lv.size.height - 2)).top
+    top = lv.shown_bands().top
     mine = [lt for lt in top if lt.alive_at(i) and lt.start >= lo]
     if mine:
         lv.selected = top.index(min(mine, key=lambda lt: (-lt.bytes, lt.start)))

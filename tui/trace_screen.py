@@ -426,8 +426,9 @@ class TraceScreen(Screen):
 
     def action_memory_mode(self) -> None:
         self.memory_mode = memory_modes.next_mode(self.memory_mode)
-        if self.memory_mode != "chart" and self.query_one(memory_modes.IDS[self.memory_mode]).display:
-            self.query_one(memory_modes.IDS[self.memory_mode]).focus()    # its keys work at once (rule 1)
+        view = self.query_one(memory_modes.IDS[self.memory_mode])
+        if self.memory_mode != "chart" and view.display:
+            view.focus()                    # its keys work at once (NOTE [ Memory views ] rule 1)
 
     def watch_memory_mode(self) -> None:
         if self.is_mounted:
