@@ -278,7 +278,12 @@ def explain(g: dict) -> str:
     from .words import nbytes
     return (f"reserved {nbytes(g['reserved'])} = tensors {nbytes(g['requested'])} + rounding "
             f"{nbytes(g['rounding'])} + cached free blocks {nbytes(g['cached'])} "
-            f"({g['free_blocks']} blocks in {g['segments']} segments, fragmentation {g['fragmentation']:.2f})")
+            f"({_count(g['free_blocks'], 'block')} in {_count(g['segments'], 'segment')}, "
+            f"fragmentation {g['fragmentation']:.2f})")
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
 
 
 #: What differs between CuPy's pool and PyTorch's allocator, in one line: worded for three widths.
@@ -290,12 +295,14 @@ POOL_DIFFERS = (("both round to 512 B; CuPy takes each block from the driver at 
 
 def pool_lines(pool: tuple, model: CachingAllocatorModel) -> list:
     """Rule 5: CuPy's real pool beside the model's allocated (block) and reserved bytes, worded
-    for three widths: one line, two lines, two short lines (the widest first)."""
-    from .words import nbytes
+    for four widths: one line, two lines, two short lines, two lines in short units (widest first)."""
+    from .words import nbytes, short_bytes
     used, held, alloc, res = (nbytes(b) for b in (pool[0], pool[1], model.active, model.reserved))
     cupy, mine = f"CuPy pool (real): used {used} · held {held}", f"model: allocated {alloc} · reserved {res}"
+    su, sh, sa, sr = (short_bytes(b) for b in (pool[0], pool[1], model.active, model.reserved))
     return [[f"{cupy}   {mine}"], [cupy, mine],
-            [f"CuPy (real): used {used} · held {held}", f"model: used {alloc} · reserved {res}"]]
+            [f"CuPy (real): used {used} · held {held}", f"model: used {alloc} · reserved {res}"],
+            [f"CuPy (real): used {su} · held {sh}", f"model: used {sa} · reserved {sr}"]]
 
 
 def pool_line(pool: tuple, model: CachingAllocatorModel) -> str:

@@ -197,8 +197,9 @@ def test_the_error_is_raised_at_the_programs_line_with_a_spelling_hint():
     assert frames[-2].name == "program" and frames[-1].filename.endswith(os.path.join("engine", "__init__.py"))
     # the interpreter's own report of an uncaught error adds Python's spelling hint (NOTE [ Missing names ] 5)
     root = os.path.dirname(HERE)
+    path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)     # the caller's own entries kept
     res = subprocess.run([sys.executable, "-c", "import engine as torch\ntorch.tenser([1.0])"], capture_output=True,
-                         text=True, cwd=root, env=dict(os.environ, PYTHONPATH=root), timeout=60, check=False)
+                         text=True, cwd=root, env=dict(os.environ, PYTHONPATH=path), timeout=60, check=False)
     assert res.stderr.splitlines()[-1] == "AttributeError: module 'torch' has no attribute 'tenser'. Did you mean: 'tensor'?"
 
 

@@ -3,6 +3,8 @@ allocated-vs-reserved gap in one line, and on a CUDA trace CuPy's real pool figu
 model's (NOTE [ Segments at an event ] in replay/segments.py, rule 5)."""
 from __future__ import annotations
 
+from textwrap import wrap
+
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -49,22 +51,27 @@ class AllocatorView(Widget, can_focus=True):
         seg = self.segments()
         m = seg.at(i)
         g = gap(m)
-        text = Text(no_wrap=True, overflow="crop")
-        text.append(f"{seg.device} at #{i}: " + explain(g), self.get_component_rich_style("allocator--header"))
+        top = [(line, "allocator--header") for line in wrap(f"{seg.device} at #{i}: " + explain(g), w)]
         live = seg.live_reserved(i)
         if live is not None and live != g["reserved"]:
-            text.append(f"\n(the run's own model reserved {nbytes(live)}: it held segments before recording)", "dim")
+            top += [(line, "dim") for line in
+                    wrap(f"(the run's own model reserved {nbytes(live)}: it held segments before recording)", w)]
         pool = seg.pool(i)
         if pool is not None:                    # a GPU trace: CuPy's real pool beside the model (rule 5)
             forms = pool_lines(pool, m)
-            lines = next((f for f in forms if all(len(x) <= w for x in f)), forms[-1])
-            text.append("\n" + "\n".join(lines))
-            text.append("\n" + next((d for d in POOL_DIFFERS if len(d) <= w), POOL_DIFFERS[-1]), "dim")
-            h -= len(lines) + 1
+            lines = next((f for f in forms if all(len(x) <= w for x in f)), None)
+            lines = lines or [part for x in forms[-1] for part in wrap(x, w)]
+            top += [(line, "") for line in lines]
+            top += [(line, "dim") for line in wrap(next((d for d in POOL_DIFFERS if len(d) <= w), POOL_DIFFERS[-1]), w)]
+        text = Text(no_wrap=True, overflow="crop")
+        for k, (line, style) in enumerate(top):
+            text.append(("\n" if k else "") + line, self.get_component_rich_style(style) if "--" in style else style)
+        h -= len(top)                           # NOTE [ Fitting the screen ] rule 8: what is left for segments
         barw = w - LABEL
         styles = {k: self.get_component_rich_style(f"allocator--{k}") for k in ("allocated", "free", "rounding")}
         snap = m.snapshot()
-        for s in snap[:max(0, h - 2)]:
+        shown = h if len(snap) <= h else max(0, h - 1)
+        for s in snap[:shown]:
             text.append("\n")
             text.append(f"{s['segment_type']:5} {nbytes(s['total_size']):>10} "[:LABEL].ljust(LABEL))
             cells = []
@@ -77,6 +84,6 @@ class AllocatorView(Widget, can_focus=True):
                     cells += [("░", "free")] * k
             for ch, kind in cells[:barw]:
                 text.append(ch, styles[kind])
-        if len(snap) > max(0, h - 2):
-            text.append(f"\n… {len(snap) - (h - 2)} more segments", "dim")
+        if len(snap) > shown and h > 0:
+            text.append(f"\n… {len(snap) - shown} more segments", "dim")
         return text

@@ -25,6 +25,11 @@ NOTE [ Fitting the screen ]
 7. The lifetimes' band labels take 24 columns (``256.0 KiB softmax``) where the timeline
    still has 40; on a narrower panel they give columns up, down to 15, and write short bytes
    (``  256K softmax``): at 80×24 the timeline gets 25 columns where it had 16.
+8. The allocator view wraps its header (the gap explained) at words, and gives CuPy's pool
+   figures the widest of their wordings that fits, down to short units (``used 30.2M``); the
+   segments get the rows those lines leave, the last of them saying how many more there are.
+   Textual would otherwise wrap a long line itself, and the rows counted for segments would
+   push the last ones, and the count of those left out, off the panel (a GPU run at 80×24).
 """
 from __future__ import annotations
 

@@ -25,7 +25,8 @@ def _ev(seq, kind, **f):
 
 def _mem(seq, kind, sid, n, dev, reserved, pool=None):
     pf = {} if pool is None else {"pool_used": pool[0], "pool_total": pool[1]}
-    return _ev(seq, kind, storage=sid, bytes=n, device=dev, category="input", reserved=reserved, **pf)
+    pf.update({} if reserved is None else {"reserved": reserved})
+    return _ev(seq, kind, storage=sid, bytes=n, device=dev, category="input", **pf)
 
 
 GPU_EVENTS = [
@@ -84,18 +85,25 @@ def _words(i: int, form: int) -> list:
              POOL_DIFFERS[2]]][form]
 
 
+def _header_then(lines: list, i: int, width: int) -> list:
+    """The header's lines (rule 8 of NOTE [ Fitting the screen ]: wrapped at words, each within
+    ``width``) checked against the one-line header; the lines after it."""
+    k = next(j for j, line in enumerate(lines) if line.startswith("CuPy"))
+    assert " ".join(lines[:k]).startswith(f"cuda:0 at #{i}: reserved ") and all(len(x) <= width for x in lines[:k])
+    return lines[k:]
+
+
 async def _check_view(pilot, al, screen, form: int) -> None:
     for i in (3, 6, 2):
         screen.index = i
         await pilot.pause()
         assert al.index == i
         lines = al.render().plain.splitlines()
-        assert lines[0].startswith(f"cuda:0 at #{i}: reserved ")
+        rest = _header_then(lines, i, al.content_size.width)
         want = _words(i, form)
-        assert lines[1:1 + len(want)] == want
-        assert all(len(line) <= al.content_size.width for line in want)      # nothing of them cropped
-        assert 1 + len(want) + 2 <= al.content_size.height                    # and both segments below them
-        assert [line[:5] for line in lines[1 + len(want):]] == SEGMENTS_AT[i]
+        assert rest[:len(want)] == want
+        assert len(lines) <= al.content_size.height                          # nothing pushed off the panel
+        assert [line[:5] for line in rest[len(want):]] == SEGMENTS_AT[i]      # and both segments below them
 
 
 @pytest.mark.parametrize(("size", "form"), [((80, 24), 2), ((120, 36), 1)])
@@ -140,3 +148,36 @@ def test_view_text_prints_the_pool_at_the_peak_of_a_gpu_trace(gpu_model):
             "model: allocated 5.00 MiB · reserved 22.00 MiB")
     assert pool_at_peak(tr) == want
     assert summary(tr, "gpu").splitlines()[2] == want
+
+
+#: A GPU run's figures as an H100 gave them for a 784-1024-1024-10 MLP (tens of MiB): the pool
+#: wordings with full units do not fit a narrow panel. Each 1 MiB request opens or fills a small
+#: 2 MiB segment (two to a segment), each 12 MiB one a large 20 MiB segment: eight segments in all.
+BIG_EVENTS = [_ev(0, "mark", text="start")] + [
+    _mem(1 + k, "alloc", 10 + k, n, "cuda:0", None, (31673344 + k, 57409536))
+    for k, n in enumerate([MiB] * 9 + [12 * MiB] * 3)]
+
+
+async def test_a_narrow_panel_takes_short_units_and_says_how_many_segments_it_leaves_out():
+    model = TraceModel(BIG_EVENTS)
+    i = len(BIG_EVENTS) - 1
+    snap = SegmentsAt(model, "cuda:0").at(i).snapshot()
+    assert len(snap) == 8
+    async with host_screen(model, "gpu").run_test(size=(80, 24)) as pilot:
+        s = pilot.app.screen
+        for _ in range(3):
+            await pilot.press("m")
+        al = s.query_one(AllocatorView)
+        s.index = i
+        await pilot.pause()
+        w, h = al.content_size.width, al.content_size.height
+        lines = al.render().plain.splitlines()
+        assert all(len(line) <= w for line in lines) and len(lines) <= h       # rule 8: nothing wraps or falls off
+        rest = _header_then(lines, i, w)
+        m = SegmentsAt(model, "cuda:0").at(i)
+        assert rest[:2] == ["CuPy (real): used 30.2M · held 54.8M",
+                            f"model: used {m.active / MiB:.1f}M · reserved {m.reserved / MiB:.1f}M"]
+        assert len(f"CuPy (real): used {30.21:.2f} MiB · held {54.75:.2f} MiB") > w     # the longer wording would not fit
+        shown = [line for line in rest if line.startswith(("small", "large"))]
+        assert rest[-1] == f"… {len(snap) - len(shown)} more segments" and 0 < len(shown) < len(snap)
+        assert len(lines) == h                                                   # the rows are all used
