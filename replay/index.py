@@ -109,6 +109,7 @@ def replay_of(idx, meta: dict) -> Replay:
     for code, dev in enumerate(idx.devices):
         mine = carried & (idx.device == code)
         if mine.any():
+            r.reserved_devices.add(dev)
             pos = np.maximum.accumulate(np.where(mine, np.arange(n), -1))
             res += np.where(pos >= 0, idx.reserved[np.maximum(pos, 0)], start.pop(dev, 0))
     res += sum(start.values())

@@ -16,7 +16,9 @@ NOTE [ Memory replay ]
 3. ``reserved`` is the caching allocator model's figure: per device, the one on the
    newest ``alloc``/``free``/``empty_cache`` event of that device that carries it; before
    that, the figure the replay starts from (``meta["memory_at_start"]``'s; a picture of
-   a bare event list starts from the first figure its events give).
+   a bare event list starts from the first figure its events give). ``reserved`` sums the
+   devices' figures; ``reserved_devices`` names them, so that a view of a run on the GPU
+   and the host can say the sum is of both (the allocator view shows one device's).
 4. Categories come in the trace format's order, ``CATEGORIES``; a category outside it
    gets its own column after them.
 5. The peak is the first event where the total is highest. Its cause is the op whose
@@ -171,6 +173,7 @@ class Replay:
         self.act_peak_index, self.act_peak_bytes = 0, self._cur[self._act]
         self._rises = ([], [], [], [])      # rule 6: (indices, bytes) where each running peak rose
         self._res_dev = dict(reserved or {})
+        self.reserved_devices = set(self._res_dev)      # rule 3: the devices ``reserved`` sums
         self.reserved_start = self._res = sum(self._res_dev.values())
         self.has_reserved = False
         self.extend(events)
@@ -227,6 +230,7 @@ class Replay:
         if e.get("kind") in RESERVED_KINDS and isinstance(e.get("reserved"), int):
             self.has_reserved = True
             self._res_dev[dev] = e["reserved"]
+            self.reserved_devices.add(dev)
             self._res = sum(self._res_dev.values())
 
     def live_at(self, i: int) -> dict:

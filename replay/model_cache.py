@@ -30,7 +30,7 @@ from engine.trace_index import write_npz
 from .memory import Replay, reserved_start, start_of
 from .nodes import INF, Graph, Node, Region, Slot
 
-VERSION = 1
+VERSION = 2
 SUFFIX = ".ggmodel.npz"
 _NONE = -1
 _KINDS = ("fn", "leaf", "missing")
@@ -116,7 +116,8 @@ def _arrays(model) -> tuple:
     regions = [[r.id, r.nodes, [list(x) for x in r.recompute], [list(x) for x in r.drops],
                 [list(k) if isinstance(k, tuple) else k for k in r._keys]] for r in model.regions().values()]
     header = {"version": VERSION, "mark": model.index.header["mark"], "events": len(model.index), "names": names,
-              "roots": [[i, r] for i, r in model._roots], "regions": regions, "has_reserved": mem.has_reserved}
+              "roots": [[i, r] for i, r in model._roots], "regions": regions, "has_reserved": mem.has_reserved,
+              "reserved_devices": sorted(mem.reserved_devices)}
     return arrays, header
 
 
@@ -199,10 +200,13 @@ def load(model, trace) -> bool:
 def _fill(model, trace, header, a) -> None:
     from .index import with_arrays
 
-    if a["m_total"].shape != (len(model.events),) or type(header.get("has_reserved")) is not bool:
+    devs = header.get("reserved_devices")
+    if a["m_total"].shape != (len(model.events),) or type(header.get("has_reserved")) is not bool \
+            or type(devs) is not list or not all(type(d) is str for d in devs):
         raise BadModel("its memory arrays do not fit the trace")
     model.memory = with_arrays(Replay(start=start_of(model.meta), reserved=reserved_start(model.meta)),
                                a["m_snaps"], a["m_total"], a["m_reserved"], header["has_reserved"])
+    model.memory.reserved_devices.update(devs)
     model.node_events = array("q", a["node_events"].tolist())
     model._bounds = array("q", a["bounds"].tolist())
     model._bound_node = [_b(x) for x in a["bound_node"].tolist()]

@@ -177,11 +177,14 @@ class MemoryView(KeptStyles, Widget, can_focus=True):
         redraw_changed(self)        # NOTE [ Redrawing only changed lines ] rule 3
 
     def reserved_text(self) -> str:
-        """"reserved 2.00 MiB" at the cursor, or "" when the trace has no reserved figures."""
+        """"reserved 2.00 MiB" at the cursor ("reserved 68.00 MiB (cpu + cuda:0)" summing devices),
+        or "" when the trace has no reserved figures."""
         m = self.model
         if not m.memory.has_reserved or len(m) == 0:
             return ""
-        return f"reserved {nbytes(m.memory.reserved[m.clamp(self.index)])}"
+        text = f"reserved {nbytes(m.memory.reserved[m.clamp(self.index)])}"
+        devs = sorted(m.memory.reserved_devices)
+        return text if len(devs) < 2 else f"{text} ({' + '.join(devs)})"    # NOTE [ Memory replay ] rule 3
 
     def sync_reserved(self) -> None:
         """Put reserved_text() on the bottom border (only when it changed)."""

@@ -89,3 +89,38 @@ async def test_border_follows_the_cursor():
         assert [("22.00 MiB" in x, "2.00 MiB" in x, "0 B" in x) for x in seen] == [
             (False, False, True), (False, True, False), (False, True, False), (True, True, False),
             (True, True, False), (False, True, False), (False, True, False)]
+
+
+def test_every_way_a_model_is_made_names_the_devices_its_reserved_sums(tmp_path, monkeypatch):
+    """NOTE [ Memory replay ] rule 3: a run on the GPU and the host sums both; the border says so."""
+    import json
+
+    from engine import trace_lines
+    from engine.trace import Trace
+    from tests.replay.test_follow_bounded import _follow
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    p = tmp_path / "two.jsonl"
+    Trace(EVENTS).save(p)
+    part = tmp_path / "two.jsonl.part"
+    part.write_text(json.dumps({"format": trace_lines.FORMAT, "version": trace_lines.VERSION}) + "\n"
+                    + "".join(json.dumps(e) + "\n" for e in EVENTS))
+    made = {"events": TraceModel(EVENTS), "load": TraceModel.from_trace(Trace.load(p)),
+            "index": TraceModel.from_trace(Trace.open(p)), "saved model": TraceModel.from_trace(Trace.open(p)),
+            "followed": _follow(part, 64)}
+    assert made["saved model"].index is not None
+    for how, m in made.items():
+        assert m.memory.reserved_devices == {"cpu", "cuda:0"}, how
+        assert list(m.memory.reserved) == [0, 2 * MiB, 2 * MiB, 22 * MiB, 22 * MiB, 2 * MiB, 2 * MiB], how
+    one = TraceModel([e for e in EVENTS if e.get("device") != "cuda:0"])
+    assert one.memory.reserved_devices == {"cpu"}
+
+
+async def test_the_border_names_the_devices_when_it_sums_several():
+    from engine.trace import Trace
+    async with GlassgradApp("trace", trace=Trace(EVENTS), title="t").run_test(size=(100, 30)) as pilot:
+        mv = pilot.app.screen.query_one(MemoryView)
+        pilot.app.screen.index = 3
+        await pilot.pause()
+        assert mv.reserved_text() == "reserved 22.00 MiB (cpu + cuda:0)"
+        assert " reserved 22.00 MiB (cpu + cuda:0) " in str(mv.border_subtitle)
