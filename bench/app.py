@@ -242,6 +242,16 @@ async def _follow(script: str, trace_out: str) -> dict:
             drains.append(time.perf_counter() - t)
 
     app._drain = timed_drain
+    from tui import model_saver
+    ticks = []           # seconds each tick of saving the model beside the index takes, once the run ended
+    tick = model_saver.ModelSaver._tick
+
+    def timed_tick(self):
+        t = time.perf_counter()
+        tick(self)
+        ticks.append(time.perf_counter() - t)
+
+    model_saver.ModelSaver._tick = timed_tick
     samples = []
     t0 = time.perf_counter()
     async with app.run_test(size=(120, 40)) as pilot:
@@ -250,13 +260,15 @@ async def _follow(script: str, trace_out: str) -> dict:
             s = getattr(pilot.app, "screen_run", None)
             n = len(s.model) if s is not None else 0
             samples.append((round(time.perf_counter() - t0, 2), n, round(_rss_mib(), 1)))
-            if s is not None and s.finished:
+            if s is not None and s.finished and (pilot.app.saver is None or pilot.app.saver.done):
                 break
             if time.perf_counter() - t0 > 600:
                 break
+    model_saver.ModelSaver._tick = tick
     drains.sort()
     return {"samples": samples, "rss_peak": _peak_mib(), "seconds": time.perf_counter() - t0,
-            "folding": folding, "drain_median": drains[len(drains) // 2] if drains else 0.0, "drain_max": drains[-1] if drains else 0.0}
+            "folding": folding, "drain_median": drains[len(drains) // 2] if drains else 0.0, "drain_max": drains[-1] if drains else 0.0,
+            "save_ticks": len(ticks), "save_tick_max": max(ticks, default=0.0)}
 
 
 def _child(argv) -> None:
@@ -367,7 +379,9 @@ def _follow_rows(steps: int) -> list:
         rows.append(Row("  growth per 1,000 events, a quarter in to the end (saved trace opened)",
                         (s[-1][2] - early[2]) * 1000 / (n - early[1]), "MiB"))
     rows += [Row("  app time per batch folded in while following (median)", res["drain_median"] * 1e3, "ms"),
-             Row("  app time per batch folded in while following (longest)", res["drain_max"] * 1e3, "ms")]
+             Row("  app time per batch folded in while following (longest)", res["drain_max"] * 1e3, "ms"),
+             Row(f"  app time per tick saving the model once the run ended (longest of {res['save_ticks']})",
+                 res["save_tick_max"] * 1e3, "ms")]
     return rows
 
 

@@ -15,6 +15,11 @@ NOTE [ A saved model ]
    fingerprint, NOTE [ Trace index ] rule 3) and this version; it is read with
    ``numpy.load(allow_pickle=False)`` and a JSON header. Anything missing or inconsistent
    and the model is folded again and saved anew, with a note in ``trace.notes``.
+4. Reading a model for its arrays takes Python work per node (half a second at 150,000
+   events), so an app saves it a slice at a time (``save_steps``: :data:`SLICE` nodes, or the
+   arrays made of them, between yields) on its own timer, and writes the file on a thread: a run
+   that just ended, or a first open that just settled, answers keys meanwhile. An app that
+   quits first finishes the save then (tui/model_saver.py).
 """
 from __future__ import annotations
 
@@ -62,63 +67,130 @@ def _b(x):
     return None if x == _NONE else x
 
 
-def _csr(lists) -> tuple:
-    ptr = np.zeros(len(lists) + 1, dtype=np.int64)
-    np.cumsum([len(x) for x in lists], out=ptr[1:])
-    flat = np.fromiter((v for x in lists for v in x), dtype=np.int64, count=int(ptr[-1]))
-    return ptr, flat
-
-
 def save(model, path: str) -> bool:
     """Write the folded ``model`` to ``path`` (rule 1); whether it was written (a model whose values do
     not fit the arrays, an id past int64 or a region id JSON cannot hold, is simply not saved)."""
+    steps = save_steps(model, path)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value
+
+
+def save_steps(model, path: str, write=None):
+    """``save`` a slice at a time (rule 4): a generator that yields between slices of the model's
+    reading and returns whether it was written. ``write(path, header, arrays)`` writes the file
+    (``write_npz`` unless given: an app hands it to a thread)."""
     try:
-        arrays, header = _arrays(model)
-        return write_npz(path, header, arrays)          # a header JSON cannot hold raises before writing
+        work = _arrays(model)
+        while True:
+            try:
+                next(work)
+            except StopIteration as done:
+                arrays, header = done.value
+                break
+            yield
+        json.dumps(header)                              # a header JSON cannot hold raises before writing
+        return (write or write_npz)(path, header, arrays)
     except (TypeError, ValueError, OverflowError):
         return False
 
 
-def _arrays(model) -> tuple:
+SLICE = 100       # rule 4: nodes (or graphs) read between two yields
+CHUNK = 20_000    # rule 4: list items made an array between two yields
+
+
+def _arrays(model):
     gs = model.graphs()                # builds every node's joins too
-    records = getattr(model.nodes, "records", None)      # packed nodes as their figures (NOTE [ Settled nodes ])
-    nodes = list(records() if records is not None else model.nodes.values())
-    names = sorted({n.name for n in nodes})
-    code = {s: k for k, s in enumerate(names)}
+    yield
     arrays = {}
-    for f in _NODE:
-        if f == "kind":
-            vals = [_KINDS.index(n.kind) for n in nodes]
-        elif f == "name":
-            vals = [code[n.name] for n in nodes]
-        else:
-            vals = [_o(getattr(n, f)) for n in nodes]
-        arrays["n_" + f] = np.asarray(vals, dtype=np.int64).reshape(len(nodes))
-    for f in ("runs", "about", "joins"):
-        arrays[f + "_ptr"], arrays[f] = _csr([getattr(n, f) for n in nodes])
-    slots = [s for n in nodes for s in n.saved]
-    arrays["slots_ptr"], _ = _csr([[0] * len(n.saved) for n in nodes])
-    arrays["slots"] = np.zeros(0, dtype=np.int64)
-    for f in _SLOT:
-        arrays["s_" + f] = np.asarray([_o(getattr(s, f)) for s in slots], dtype=np.int64).reshape(len(slots))
-    for f in _GRAPH:
-        arrays["g_" + f] = np.asarray([getattr(g, f) for g in gs], dtype=np.float64).reshape(len(gs))
-    arrays["gj_ptr"], arrays["gj_node"] = _csr([list(g.joins) for g in gs])
-    arrays["gj_at"] = np.asarray([j for g in gs for j in g.joins.values()], dtype=np.int64)
+    yield from _node_arrays(model, arrays)
+    vocab = arrays.pop("names")
+    yield from _graph_arrays(gs, arrays)
     arrays["node_events"] = np.asarray(model.node_events, dtype=np.int64)
     arrays["bounds"] = np.asarray(model._bounds, dtype=np.int64)
-    arrays["bound_node"] = np.asarray([_o(x) for x in model._bound_node], dtype=np.int64)
-    arrays["depth"] = np.asarray(model._depth, dtype=np.int64).reshape(len(model._depth), 2)
+    bound = array("q")
+    for k in range(0, len(model._bound_node), CHUNK):
+        bound.extend(_o(x) for x in model._bound_node[k:k + CHUNK])
+        yield
+    arrays["bound_node"] = np.asarray(bound, dtype=np.int64)
+    depth = array("q")
+    for k in range(0, len(model._depth), CHUNK):
+        depth.extend(v for pair in model._depth[k:k + CHUNK] for v in pair)
+        yield
+    arrays["depth"] = np.asarray(depth, dtype=np.int64).reshape(len(model._depth), 2)
     arrays["marks"] = np.asarray([i for i, _ in model.marks], dtype=np.int64)
+    yield
     mem = model.memory
     arrays["m_snaps"], arrays["m_total"], arrays["m_reserved"] = (_array(mem.snaps), _array(mem.total),
                                                                   _array(mem.reserved))
     regions = [[r.id, r.nodes, [list(x) for x in r.recompute], [list(x) for x in r.drops],
                 [list(k) if isinstance(k, tuple) else k for k in r._keys]] for r in model.regions().values()]
-    header = {"version": VERSION, "mark": model.index.header["mark"], "events": len(model.index), "names": names,
+    header = {"version": VERSION, "mark": model.index.header["mark"], "events": len(model.index), "names": vocab,
               "roots": [[i, r] for i, r in model._roots], "regions": regions, "has_reserved": mem.has_reserved,
               "reserved_devices": sorted(mem.reserved_devices)}
     return arrays, header
+
+
+def _node_arrays(model, arrays):
+    """Rule 1's per-node and per-slot arrays into ``arrays`` (and the sorted names as ``"names"``),
+    :data:`SLICE` nodes between yields."""
+    records = getattr(model.nodes, "records", None)      # packed nodes as their figures (NOTE [ Settled nodes ])
+    cols = {f: array("q") for f in _NODE if f not in ("kind", "name")}
+    kinds, names, first = array("q"), array("q"), {}     # names numbered as first met, sorted below
+    lists = {f: (array("q", [0]), array("q")) for f in ("runs", "about", "joins", "slots")}
+    slot_cols = {f: array("q") for f in _SLOT}
+    nodes = records() if records is not None else (model.nodes[i] for i in list(model.nodes))
+    for k, n in enumerate(nodes, 1):
+        for f, col in cols.items():
+            col.append(_o(getattr(n, f)))
+        kinds.append(_KINDS.index(n.kind))
+        names.append(first.setdefault(n.name, len(first)))
+        for f in ("runs", "about", "joins"):
+            ptr, flat = lists[f]
+            flat.extend(getattr(n, f))
+            ptr.append(len(flat))
+        lists["slots"][0].append(lists["slots"][0][-1] + len(n.saved))
+        for sl in n.saved:
+            for f, col in slot_cols.items():
+                col.append(_o(getattr(sl, f)))
+        if k % SLICE == 0:
+            yield
+    vocab = sorted(first)
+    rank = np.empty(len(first), dtype=np.int64)
+    rank[[first[name] for name in vocab]] = np.arange(len(vocab))
+    for f, col in cols.items():
+        arrays["n_" + f] = np.asarray(col, dtype=np.int64).reshape(len(col))
+    arrays["n_kind"] = np.asarray(kinds, dtype=np.int64).reshape(len(kinds))
+    arrays["n_name"] = rank[np.asarray(names, dtype=np.int64)].reshape(len(names))
+    for f, (ptr, flat) in lists.items():
+        arrays[f + "_ptr"], arrays[f] = np.asarray(ptr, dtype=np.int64), np.asarray(flat, dtype=np.int64)
+    arrays["slots"] = np.zeros(0, dtype=np.int64)
+    for f, col in slot_cols.items():
+        arrays["s_" + f] = np.asarray(col, dtype=np.int64).reshape(len(col))
+    arrays["names"] = vocab
+    yield
+
+
+def _graph_arrays(gs, arrays):
+    """The per-graph arrays of rule 1 into ``arrays``, :data:`SLICE` graphs between yields."""
+    cols = {f: array("d") for f in _GRAPH}
+    ptr, nodes, at = array("q", [0]), array("q"), array("q")
+    for k, g in enumerate(gs, 1):
+        for f, col in cols.items():
+            col.append(getattr(g, f))
+        nodes.extend(g.joins)
+        at.extend(g.joins.values())
+        ptr.append(len(nodes))
+        if k % SLICE == 0:
+            yield
+    for f, col in cols.items():
+        arrays["g_" + f] = np.asarray(col, dtype=np.float64).reshape(len(col))
+    arrays["gj_ptr"], arrays["gj_node"], arrays["gj_at"] = (np.asarray(ptr, dtype=np.int64),
+                                                             np.asarray(nodes, dtype=np.int64),
+                                                             np.asarray(at, dtype=np.int64))
+    yield
 
 
 def _array(column):

@@ -14,7 +14,6 @@ from textual import events
 from textual.app import App
 
 from engine.trace_index import LineTail
-from replay import model_cache
 from replay.index import settle
 from replay.model import TraceModel
 
@@ -22,6 +21,7 @@ from . import first_open, strip_cycles
 from .first_open import FOLD_BUDGET, SHOW_EVERY, fold_head
 from .gcpause import GCBetweenKeys, paused_gc
 from .home_screen import HomeScreen
+from .model_saver import ModelSaver
 from .record_worker import command
 from .trace_screen import TraceScreen
 
@@ -57,6 +57,7 @@ class GlassgradApp(App):
         self._shown_len, self._next_show = 0, 0.0    # events the panels last showed, and when next
         self._closed = False
         self.first_open = None              # a big trace being read (NOTE [ A first open ] in tui/first_open.py)
+        self.saver = None                   # a settled model being saved beside its index (tui/model_saver.py)
         one = freeze and start in ("trace", "first_open", "run")     # the real app, one trace for its life
         self.gc_between_keys = GCBetweenKeys(one, one)               # NOTE [ GC between keys ] in tui/gcpause.py
 
@@ -220,8 +221,8 @@ class GlassgradApp(App):
                 model.events.hold()
             except OSError:
                 pass
-        else:               # a later view of the run reads the folded model (NOTE [ A saved model ])
-            model_cache.save_beside(model, saved.index)
+        else:               # a later view of the run reads the folded model (NOTE [ A saved model ] rule 4)
+            self.saver = ModelSaver(self, model, saved.index)
         try:
             os.remove(self.out + ".part")
         except OSError:
@@ -253,6 +254,9 @@ class GlassgradApp(App):
 
     def on_unmount(self) -> None:
         self._closed = True
+        saver = self.saver or getattr(self.first_open, "saver", None)
+        if saver is not None:
+            saver.finish_now()
         self.gc_between_keys.stop()
         if self.first_open is not None:
             self.first_open.stop()

@@ -18,8 +18,9 @@ NOTE [ A first open ]
    :data:`SHOW_EVERY` seconds, and never spend more than a fifth of the time: redrawing
    them costs more the longer the trace grows.
 4. When the whole file is read and folded, ``settle`` points the model at the trace opened
-   through its new index, and the folded model is saved beside it (NOTE [ A saved model ]
-   in replay/model_cache.py): the next open of the file is an ordinary fast one.
+   through its new index, and the folded model is saved beside it, a slice at a time
+   (NOTE [ A saved model ] rule 4 in replay/model_cache.py): the next open of the file is an
+   ordinary fast one.
 5. A problem found later in the file (a damaged or truncated line) ends the reading: the
    error is shown, the title says only the first N events are shown, and those stay
    browsable (each passed its checks). Nothing is saved beside the trace.
@@ -40,11 +41,11 @@ from collections import deque
 from engine.trace import Trace
 from engine.trace_head import has_index, read_head
 from engine.trace_index import Lines
-from replay import model_cache
 from replay.index import settle
 from replay.model import TraceModel
 
 from .gcpause import paused_gc
+from .model_saver import ModelSaver
 from .trace_screen import TraceScreen
 
 BIG = 8 << 20          # rule 1: bytes from which a trace without an index is opened this way
@@ -94,6 +95,7 @@ class FirstOpen:
         self.screen = TraceScreen(self.model, title=self._title(0))
         self.error = None                 # rule 5
         self.done = False
+        self.saver = None                 # rule 4: the settled model being saved
         self._pending: deque = deque()
         self._read_bytes = 0
         self._stop = False
@@ -198,7 +200,7 @@ class FirstOpen:
         s = self.screen
         if what == "trace":
             if settle(self.model, value):
-                model_cache.save_beside(self.model, value.index)
+                self.saver = ModelSaver(self.app, self.model, value.index)     # NOTE [ A saved model ] rule 4
             s.set_title(self.name, finished=True)
             self.app.notify(f"{self.name}: {len(self.model):,} events read and indexed; "
                             "later opens read the index", timeout=6)

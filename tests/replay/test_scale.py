@@ -274,3 +274,34 @@ def test_a_streamed_model_holds_one_copy_of_each_key_and_answers_alike():
     assert firsts[0] == "seq" and all(k is firsts[0] for k in firsts)
     phases = [e["phase"] for e in stream.events if e["phase"] == "forward"]
     assert all(p is phases[0] for p in phases)
+
+
+def test_a_model_saved_a_slice_at_a_time_is_the_model_saved_at_once(tmp_path, monkeypatch):
+    """NOTE [ A saved model ] rule 4: ``save_steps`` yields between slices and writes what ``save`` writes."""
+    import numpy as np
+
+    from replay import model_cache
+
+    p, side = _saved(tmp_path)
+    whole = dict(np.load(side, allow_pickle=False))
+    m = TraceModel.from_trace(Trace.load(p))
+    m_opened = TraceModel.from_trace(Trace.open(p))
+    monkeypatch.setattr(model_cache, "SLICE", 3)
+    out = tmp_path / "sliced.ggmodel.npz"
+    writes = []
+    steps = model_cache.save_steps(m_opened, str(out), write=lambda *a: writes.append(a) or model_cache.write_npz(*a))
+    slices = 0
+    while True:
+        try:
+            next(steps)
+            slices += 1
+        except StopIteration as done:
+            assert done.value is True
+            break
+    nodes = len(m.nodes)
+    assert nodes > 3 * 3 and slices >= nodes // 3                  # a yield every 3 nodes read
+    assert len(writes) == 1 and writes[0][0] == str(out)
+    sliced = dict(np.load(out, allow_pickle=False))
+    assert sorted(sliced) == sorted(whole)
+    for k in whole:
+        assert np.array_equal(sliced[k], whole[k]), k

@@ -46,6 +46,41 @@ async def test_a_followed_run_ends_on_its_saved_trace_opened_through_its_index(t
     same_answers(again, saved)
 
 
+async def test_the_app_answers_keys_while_it_saves_the_model_and_finishes_the_save_when_it_quits(tmp_path, monkeypatch):
+    """NOTE [ A saved model ] rule 4: the model is read a slice a tick after the run ends; quitting
+    before the last slice finishes the save."""
+    import os
+
+    from replay import model_cache
+    from tui import model_saver
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(model_cache, "SLICE", 1)
+    monkeypatch.setattr(model_saver, "BUDGET", 0.0)      # one slice a tick
+    script = tmp_path / "loop.py"
+    script.write_text(SCRIPT)
+    for quit_early in (False, True):
+        out = tmp_path / f"run{int(quit_early)}.jsonl"
+        app = GlassgradApp("run", script=str(script), out=str(out))
+        async with app.run_test(size=(100, 30)) as pilot:
+            s = await _finish(pilot, [])
+            saver, path = app.saver, model_cache.path_of(s.model.index)
+            assert saver is not None and not saver.done and not os.path.exists(path)
+            at = s.index
+            await pilot.press("left")                     # answered while the model is being read
+            assert s.index == at - 1 and not saver.done
+            if not quit_early:
+                for _ in range(400):
+                    if saver.done:
+                        break
+                    await pilot.pause(0.02)
+                assert saver.done and saver.written and os.path.exists(path)
+        assert saver.done and saver.written and os.path.exists(path)
+        again = TraceModel.from_trace(Trace.open(str(out)))
+        assert isinstance(again.nodes, SavedNodes) and not again.index is None
+        same_answers(again, TraceModel.from_trace(Trace.load(str(out))))
+
+
 async def test_a_failed_run_keeps_its_events_readable_and_opens_at_the_failure(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     script = tmp_path / "bad.py"
