@@ -9,7 +9,7 @@ from engine import nn
 from engine.trace import Trace, record
 from replay.model import TraceModel
 from replay.segments import SegmentsAt, pool_at_peak
-from replay.words import short_bytes
+from replay.words import nbytes, short_bytes
 from tests.checks import NO_GPU
 from tests.tui.conftest import host_screen
 from tui.allocator_view import AllocatorView
@@ -20,7 +20,7 @@ MiB = 1 << 20
 
 
 def _mib(b: int) -> str:
-    return f"{b / MiB:.2f} MiB"
+    return nbytes(b)            # the app's wording of a byte count ("30.21 MiB", "0 B")
 
 
 @pytest.fixture(scope="module")
@@ -93,3 +93,45 @@ async def test_the_allocator_view_shows_cupys_pool_on_a_recorded_gpu_run(gpu_tra
                     f"{_mib(want[1])}   model: allocated {_mib(SegmentsAt(model, 'cuda:0').at(peak).active)} · "
                     f"reserved {_mib(SegmentsAt(model, 'cuda:0').at(peak).reserved)}")
     assert line in summary(trace, "mlp_cuda").splitlines()
+
+
+GPU_SCRIPT = """import engine
+from engine import nn
+engine.manual_seed(0)
+model = nn.Sequential(nn.Linear(784, 1024), nn.ReLU(), nn.Linear(1024, 10)).cuda()
+opt = engine.optim.SGD(model.parameters(), lr=0.1)
+for _ in range(3):
+    opt.zero_grad()
+    model(engine.randn(256, 784, device="cuda")).square().mean().backward()
+    opt.step()
+"""
+
+
+async def test_glassgrad_run_of_a_gpu_script_shows_the_pool_once_it_ends(tmp_path, monkeypatch):
+    """`glassgrad run` follows the worker's GPU trace, settles on the saved one, and the allocator
+    view shows the pool figures its last alloc or free carried (NOTE [ A followed run ])."""
+    from tui.app import GlassgradApp
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    script = tmp_path / "gpu_train.py"
+    script.write_text(GPU_SCRIPT)
+    out = tmp_path / "gpu_run.jsonl"
+    app = GlassgradApp("run", script=str(script), out=str(out))
+    async with app.run_test(size=(120, 36)) as pilot:
+        for _ in range(600):
+            await pilot.pause(0.1)
+            if pilot.app.screen.finished:
+                break
+        s = pilot.app.screen
+        assert s.finished and s.title_text == "run gpu_train.py (finished)", s.title_text
+        events = list(Trace.load(str(out)))
+        assert len(s.model) == len(events)
+        for _ in range(3):
+            await pilot.press("m")
+        al = s.query_one(AllocatorView)
+        i = len(s.model) - 1
+        s.index = i
+        await pilot.pause()
+        lines = al.render().plain.splitlines()
+        got = _last_pool(events, i, "cuda:0")
+        assert got is not None and f"CuPy pool (real): used {_mib(got[0])} · held {_mib(got[1])}" in lines
