@@ -98,6 +98,10 @@ def describe_node(model: TraceModel, nid: int, i: int) -> Text:
     return out
 
 
+#: An event's fields that count bytes: the inspector gives them in units too.
+BYTE_FIELDS = ("bytes", "reserved", "pool_used", "pool_total")
+
+
 def describe_event(model: TraceModel, i: int) -> Text:
     e = model.events[i]
     out = Text()
@@ -110,7 +114,7 @@ def describe_event(model: TraceModel, i: int) -> Text:
             continue
         if k == "file" and v:
             v = os.path.basename(str(v))
-        if k in ("bytes", "reserved"):
+        if k in BYTE_FIELDS and type(v) is int:
             v = f"{v} ({nbytes(v)})"
         out.append(f"{k:<10} {v}\n" if len(k) >= 10 else f"{k:<10}{v}\n")
     why = reserved_change(model, i)

@@ -181,3 +181,10 @@ async def test_a_narrow_panel_takes_short_units_and_says_how_many_segments_it_le
         shown = [line for line in rest if line.startswith(("small", "large"))]
         assert rest[-1] == f"… {len(snap) - len(shown)} more segments" and 0 < len(shown) < len(snap)
         assert len(lines) == h                                                   # the rows are all used
+
+
+def test_the_inspector_gives_the_pool_figures_of_an_event_in_units(gpu_model):
+    from tui.inspector import describe_event
+    text = describe_event(gpu_model, 6).plain
+    assert f"pool_used {5 * MiB + KiB} (5.00 MiB)\n" in text and f"pool_total {8 * MiB + KiB} (8.00 MiB)\n" in text
+    assert f"reserved  {22 * MiB} (22.00 MiB)\n" in text
