@@ -13,8 +13,9 @@ NOTE [ Fitting the screen ]
 4. A table's name column (the holders view) takes what its number columns leave, never
    less than :data:`MIN_NAME`: the numbers stay on screen at 80×24. A name too long for it
    keeps its end when it is a dotted module path (``…h.0.mlp.c_fc``: the module itself), its
-   first word when it is a placeholder in brackets (``(top)`` for ``(top level)``), else its
-   start and end (``layer_nor…sult1``).
+   first word when it is a placeholder in brackets (``(top)`` for ``(top level)``), its start
+   when it is one word of letters (``transform…``, where both ends read ``transf…mer``), else
+   its start and end (``layer_nor…sult1``).
 5. A table with more number columns than its panel can show beside :data:`MIN_NAME` cells
    of name (the module phases: six) shows them in groups (the forward three, then the
    backward three), the title saying which; the key that steps through the table's kinds
@@ -97,5 +98,7 @@ def fit_name(name: str, room: int) -> str:
         return "…" + name[len(name) - room + 1:]
     if name.startswith("(") and name.endswith(")") and len(name.split()[0]) + 1 <= room:
         return name.split()[0] + ")"                         # a placeholder: its first word, "(top)"
+    if name.isalpha():                                       # one word: its start, "transform…"
+        return name[:room - 1] + "…"
     head = 2 * (room - 1) // 3
     return name[:head] + "…" + name[len(name) - (room - 1 - head):]

@@ -235,12 +235,14 @@ async def test_w_starts_from_the_windows_that_hold_the_cursor(mlp_trace):
 
 def test_a_long_name_keeps_what_tells_it_apart():
     """NOTE [ Fitting the screen ] rule 4: a module path keeps its end, a placeholder its first word,
-    other names both ends."""
+    one word its start, other names both ends."""
     from tui.fit import MIN_NAME, fit_name
 
     assert fit_name("transformer.h.0.mlp.c_fc", 13) == "…h.0.mlp.c_fc"
     assert fit_name("layer_norm (kept for backward: result1)", 13) == "layer_no…lt1)"
     assert fit_name("addmm", 13) == "addmm"
+    assert fit_name("transformer", 10) == "transform…" and fit_name("transformer", 11) == "transformer"
+    assert fit_name("embedding_bag2", 10) == "embedd…ag2"                  # not one word of letters: both ends
     assert fit_name("(top level)", 10) == "(top)" and fit_name("(top level)", 11) == "(top level)"
     assert len(fit_name("nll_loss (kept for backward: total_weight)", 3)) == MIN_NAME
 
