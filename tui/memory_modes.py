@@ -87,9 +87,18 @@ def push_index(screen, i: int) -> None:
 
 def notice(screen, text: str, timeout: float) -> None:
     """One notice for the memory panel's latest key: it takes the place of those still shown
-    (pressing ``m`` or ``W`` quickly stacks no toasts over the events)."""
-    screen.app.clear_notifications()
-    screen.notify(text, timeout=timeout)
+    (pressing ``m`` or ``W`` quickly stacks no toasts over the events). Keys that arrive
+    together leave the last one's notice alone, posted after the screen's next refresh:
+    Textual mounts a toast after the call that asked for it, so an earlier toast of the same
+    burst was not yet there to be cleared, and stayed."""
+    screen._notice_seq = seq = getattr(screen, "_notice_seq", 0) + 1
+
+    def post() -> None:
+        if seq == screen._notice_seq:           # a later key of the burst has its own notice
+            screen.app.clear_notifications()
+            screen.notify(text, timeout=timeout)
+
+    screen.call_after_refresh(post)
 
 
 def set_window(screen, window, say: bool = True) -> None:

@@ -418,3 +418,18 @@ async def test_the_chart_draws_the_events_of_its_last_catch_up_until_the_next(ml
         await pilot.pause()
         n = len(mlp_trace.events)
         assert mv._range() == (0, n) and mv._cols == columns(model, w, 0, n)
+
+
+async def test_keys_pressed_together_leave_one_notice(mlp_trace):
+    """``notice``: m three times in one burst shows one toast, the last view's."""
+    from textual.widgets._toast import Toast
+
+    model = TraceModel.from_trace(mlp_trace)
+    async with host_screen(model, "mlp").run_test(size=(120, 36), notifications=True) as pilot:
+        await pilot.pause()
+        for _ in range(3):                      # handled one after the other before any refresh
+            pilot.app.screen.action_memory_mode()
+        await pilot.pause(0.2)
+        assert [n.message for n in pilot.app._notifications] == ["Memory panel: allocator (m: next view)"]
+        toasts = list(pilot.app.screen.query(Toast))
+        assert len(toasts) == 1 and "allocator" in str(toasts[0]._notification.message)
