@@ -9,7 +9,14 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from replay.segments import POOL_DIFFERS, SegmentsAt, devices_of, explain, gap, pool_lines
+from replay.segments import (
+    POOL_DIFFERS,
+    SegmentsAt,
+    devices_of,
+    explain,
+    gap,
+    pool_lines,
+)
 from replay.words import nbytes
 
 from .memory_view import NO_MEMORY, no_memory

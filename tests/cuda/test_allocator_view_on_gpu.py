@@ -11,8 +11,7 @@ from replay.model import TraceModel
 from replay.segments import SegmentsAt, pool_at_peak
 from replay.words import nbytes, short_bytes
 from tests.checks import NO_GPU
-from tests.tui.conftest import host_screen
-from tui.allocator_view import AllocatorView
+from tests.tui.conftest import allocator_view, host_screen
 from tui.cli import summary
 
 pytestmark = pytest.mark.skipif(not engine.cuda.is_available(), reason=NO_GPU)
@@ -64,11 +63,7 @@ async def test_the_allocator_view_shows_cupys_pool_on_a_recorded_gpu_run(gpu_tra
     want = _last_pool(events, peak, "cuda:0")
     assert want is not None and want[0] <= want[1]
     async with host_screen(model, "gpu").run_test(size=size) as pilot:
-        s = pilot.app.screen
-        for _ in range(3):                          # chart -> lifetimes -> holders -> allocator
-            await pilot.press("m")
-        al = s.query_one(AllocatorView)
-        assert al.display
+        s, al = pilot.app.screen, await allocator_view(pilot)
         for i in (peak, len(model) - 1, peak // 2):
             s.index = i
             await pilot.pause()
@@ -126,9 +121,7 @@ async def test_glassgrad_run_of_a_gpu_script_shows_the_pool_once_it_ends(tmp_pat
         assert s.finished and s.title_text == "run gpu_train.py (finished)", s.title_text
         events = list(Trace.load(str(out)))
         assert len(s.model) == len(events)
-        for _ in range(3):
-            await pilot.press("m")
-        al = s.query_one(AllocatorView)
+        al = await allocator_view(pilot)
         i = len(s.model) - 1
         s.index = i
         await pilot.pause()

@@ -303,5 +303,5 @@ def test_a_model_saved_a_slice_at_a_time_is_the_model_saved_at_once(tmp_path, mo
     assert len(writes) == 1 and writes[0][0] == str(out)
     sliced = dict(np.load(out, allow_pickle=False))
     assert sorted(sliced) == sorted(whole)
-    for k in whole:
-        assert np.array_equal(sliced[k], whole[k]), k
+    for k, a in whole.items():
+        assert np.array_equal(sliced[k], a), k

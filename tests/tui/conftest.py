@@ -111,6 +111,18 @@ def host_screen(model, title: str = "trace"):
     return Host()
 
 
+async def allocator_view(pilot):
+    """Press ``m`` until the memory panel shows the allocator view (chart -> lifetimes -> holders
+    -> allocator); the view."""
+    from tui.allocator_view import AllocatorView
+
+    for _ in range(3):
+        await pilot.press("m")
+    al = pilot.app.screen.query_one(AllocatorView)
+    assert al.display
+    return al
+
+
 def residual_blocks(n: int):
     """A recorded forward and backward of ``n`` alike residual blocks (x + tanh(Linear(8, 8)(x))):
     the TraceModel and the index of its ``backward_begin`` event."""

@@ -12,7 +12,7 @@ from textual.app import App
 from engine.trace import Trace
 from replay.model import TraceModel
 from replay.segments import POOL_DIFFERS, SegmentsAt, pool_at_peak, pool_line
-from tests.tui.conftest import host_screen
+from tests.tui.conftest import allocator_view, host_screen
 from tui.allocator_view import AllocatorView
 from tui.cli import summary
 
@@ -109,12 +109,8 @@ async def _check_view(pilot, al, screen, form: int) -> None:
 @pytest.mark.parametrize(("size", "form"), [((80, 24), 2), ((120, 36), 1)])
 async def test_the_allocator_view_shows_the_pool_beside_the_model_on_a_gpu_trace(gpu_model, size, form):
     async with host_screen(gpu_model, "gpu").run_test(size=size) as pilot:
-        s = pilot.app.screen
-        for _ in range(3):                          # chart -> lifetimes -> holders -> allocator
-            await pilot.press("m")
-        al = s.query_one(AllocatorView)
-        assert al.display
-        await _check_view(pilot, al, s, form)
+        al = await allocator_view(pilot)
+        await _check_view(pilot, al, pilot.app.screen, form)
 
 
 async def test_a_wide_allocator_view_gives_the_pool_and_the_model_one_line(gpu_model):
@@ -131,9 +127,7 @@ async def test_a_wide_allocator_view_gives_the_pool_and_the_model_one_line(gpu_m
 async def test_a_cpu_trace_shows_nothing_about_cupy(mlp_trace):
     model = TraceModel.from_trace(mlp_trace)
     async with host_screen(model, "mlp").run_test(size=(120, 36)) as pilot:
-        for _ in range(3):
-            await pilot.press("m")
-        al = pilot.app.screen.query_one(AllocatorView)
+        al = await allocator_view(pilot)
         pilot.app.screen.index = len(model) // 2
         await pilot.pause()
         text = al.render().plain
@@ -164,10 +158,7 @@ async def test_a_narrow_panel_takes_short_units_and_says_how_many_segments_it_le
     snap = SegmentsAt(model, "cuda:0").at(i).snapshot()
     assert len(snap) == 8
     async with host_screen(model, "gpu").run_test(size=(80, 24)) as pilot:
-        s = pilot.app.screen
-        for _ in range(3):
-            await pilot.press("m")
-        al = s.query_one(AllocatorView)
+        s, al = pilot.app.screen, await allocator_view(pilot)
         s.index = i
         await pilot.pause()
         w, h = al.content_size.width, al.content_size.height
