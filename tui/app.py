@@ -18,7 +18,7 @@ from replay.index import settle
 from replay.model import TraceModel
 
 from . import first_open, strip_cycles
-from .first_open import FOLD_BUDGET, SHOW_EVERY, fold_head
+from .first_open import SHOW_EVERY, budget, fold_head
 from .gcpause import GCBetweenKeys, paused_gc
 from .home_screen import HomeScreen
 from .model_saver import ModelSaver
@@ -58,12 +58,14 @@ class GlassgradApp(App):
         self._closed = False
         self.first_open = None              # a big trace being read (NOTE [ A first open ] in tui/first_open.py)
         self.saver = None                   # a settled model being saved beside its index (tui/model_saver.py)
+        self.last_input = float("-inf")     # when the last key or mouse event came (time.monotonic)
         one = freeze and start in ("trace", "first_open", "run")     # the real app, one trace for its life
         self.gc_between_keys = GCBetweenKeys(one, one)               # NOTE [ GC between keys ] in tui/gcpause.py
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.InputEvent):
             self.gc_between_keys.input()
+            self.last_input = time.monotonic()      # NOTE [ A first open ] rule 1: folding gives way
         await super().on_event(event)
 
     def on_mount(self) -> None:
@@ -181,7 +183,7 @@ class GlassgradApp(App):
             self.screen_run.add_output(text)
 
     def _drain(self) -> None:
-        """Fold in what the reader queued, a chunk at a time for at most FOLD_BUDGET seconds, so keys
+        """Fold in what the reader queued, a chunk at a time for at most ``budget`` seconds, so keys
         are answered while a fast run streams, and let the panels catch up at most every SHOW_EVERY
         seconds (NOTE [ A first open ] rules 1 and 3 in tui/first_open.py)."""
         self._read_output()
@@ -189,7 +191,8 @@ class GlassgradApp(App):
         at_end = s.index >= self._shown_len - 1       # on the newest event the learner has seen
         t0 = time.perf_counter()
         grew = False
-        while self._pending and time.perf_counter() - t0 < FOLD_BUDGET:
+        secs, size = budget(self)
+        while self._pending:                    # a chunk at least, then while the budget lasts
             head = self._pending[0]
             if head is None:
                 self._pending.popleft()
@@ -200,8 +203,10 @@ class GlassgradApp(App):
             if type(head) is tuple:
                 self._saved = self._pending.popleft()[1]
                 continue
-            fold_head(s.model, self._pending)
+            fold_head(s.model, self._pending, size)
             grew = True
+            if time.perf_counter() - t0 >= secs:
+                break
         if grew:
             if self.freeze:         # what is folded in lives as long as the app (NOTE [ GC while loading ] 3)
                 gc.freeze()

@@ -7,7 +7,10 @@ NOTE [ A first open ]
    index as any open does, handing each piece's events on once they passed every check
    (rule 9 there). The app folds them in on its own thread, :data:`CHUNK` events at a time
    and at most :data:`FOLD_BUDGET` seconds a tick, so keys and the mouse are answered while
-   the rest is read. A piece whose text the build found plain skips the text check
+   the rest is read. A key waits for the tick it arrives in: while the learner uses the keys
+   or the mouse (an input in the last :data:`ACTIVE` second), a tick folds
+   :data:`BUSY_CHUNK` events at a time for at most :data:`BUSY_BUDGET` seconds, so a held
+   arrow key steps at its own pace and the reading goes on slower (``budget``). A piece whose text the build found plain skips the text check
    (NOTE [ Text from a trace ] rule 5).
 2. The reader stays at most :data:`QUEUE` pieces ahead of the fold: parsed events waiting
    to be folded in stay few, and memory grows as the model does, not as the file does.
@@ -52,21 +55,32 @@ BIG = 8 << 20          # rule 1: bytes from which a trace without an index is op
 QUEUE = 3              # rule 2: pieces read and not yet folded in, at most
 FOLD_BUDGET = 0.03     # rule 1: seconds of folding in a tick
 CHUNK = 500            # rule 1: events folded in at a time
+BUSY_BUDGET = 0.005    # rule 1: the same while the learner uses the keys or the mouse
+BUSY_CHUNK = 100
+ACTIVE = 1.0           # rule 1: seconds after a key or mouse event that the learner counts as using them
 SHOW_EVERY = 0.5       # rule 3: seconds between redraws of the whole-trace panels while reading
 TICK = 0.04
 
 
-def fold_head(model, queue) -> None:
-    """Fold into ``model`` the first :data:`CHUNK` events of the piece (``Lines``) at the head of
+def budget(app) -> tuple:
+    """Rule 1: (seconds of folding, events a chunk) for this tick: less of both while the
+    learner has used the keys or the mouse in the last :data:`ACTIVE` seconds."""
+    if time.monotonic() - getattr(app, "last_input", float("-inf")) < ACTIVE:
+        return BUSY_BUDGET, BUSY_CHUNK
+    return FOLD_BUDGET, CHUNK
+
+
+def fold_head(model, queue, size: int = CHUNK) -> None:
+    """Fold into ``model`` the first ``size`` events of the piece (``Lines``) at the head of
     ``queue``, leaving the rest of it there (rule 1; `glassgrad run` folds the same way)."""
     lines = queue[0]
-    chunk = lines if len(lines) <= CHUNK else Lines(lines[:CHUNK], lines.start, lines.ends[:CHUNK])
+    chunk = lines if len(lines) <= size else Lines(lines[:size], lines.start, lines.ends[:size])
     with paused_gc():
         model.extend(chunk, len(chunk) if lines.plain else 0)
     if chunk is lines:
         queue.popleft()
     else:
-        queue[0] = Lines(lines[CHUNK:], lines.ends[CHUNK - 1], lines.ends[CHUNK:], lines.plain)
+        queue[0] = Lines(lines[size:], lines.ends[size - 1], lines.ends[size:], lines.plain)
 
 
 class _Stopped(Exception):
@@ -168,15 +182,18 @@ class FirstOpen:
             return
         t0 = time.perf_counter()
         grew = False
-        while self._pending and time.perf_counter() - t0 < FOLD_BUDGET:
+        secs, size = budget(self.app)
+        while self._pending:                    # a chunk at least, then while the budget lasts
             item = self._pending[0]
             if type(item) is tuple:
                 self._pending.popleft()
                 self._show()
                 self._finish(*item)
                 return
-            fold_head(self.model, self._pending)
+            fold_head(self.model, self._pending, size)
             grew = True
+            if time.perf_counter() - t0 >= secs:
+                break
         if grew and (self._shown is None or t0 >= self._next_show):
             self._show()
 

@@ -151,3 +151,42 @@ async def test_a_recent_trace_opened_from_the_home_screen_is_a_first_open_too(re
         await pilot.pause()
         assert app.screen is opening.screen
         assert any("Cannot open" in x.message and "not a glassgrad trace" in x.message for x in app._notifications)
+
+
+async def test_a_tick_folds_less_while_the_learner_uses_the_keys(tmp_path, monkeypatch):
+    """Rule 1: after a key, a tick folds BUSY_CHUNK events at a time within BUSY_BUDGET; idle, CHUNK
+    within FOLD_BUDGET (the budgets made tiny and huge here, so one chunk and everything)."""
+    import time
+
+    import engine as torch
+
+    monkeypatch.setattr(ti, "PIECE", 1 << 20)          # one piece: a chunk is never cut short by its end
+    monkeypatch.setattr(fo, "BUSY_CHUNK", 10)
+    monkeypatch.setattr(fo, "FOLD_BUDGET", 1e-9)     # one chunk a tick: the first screen shows the first
+    lin = torch.nn.Linear(4, 4)
+    with torch.record() as tr:
+        for _ in range(12):
+            lin(torch.randn(2, 4)).square().sum().backward()
+    p = tmp_path / "t.jsonl"
+    tr.save(p)
+    assert len(tr) > 4 * fo.CHUNK
+    app = GlassgradApp("first_open", trace=str(p), title="t.jsonl")
+    async with app.run_test(size=(120, 36)) as pilot:
+        opening = app.first_open
+        await _until(pilot, lambda: opening._shown is not None, "the first screen")
+        opening._timer.pause()
+        await _until(pilot, lambda: any(type(x) is tuple for x in opening._pending), "the whole file parsed")
+        assert sum(len(x) for x in opening._pending if type(x) is not tuple) > fo.BUSY_CHUNK + fo.CHUNK
+        await pilot.press("right")
+        assert time.monotonic() - app.last_input < fo.ACTIVE
+        assert fo.budget(app) == (fo.BUSY_BUDGET, fo.BUSY_CHUNK)
+        monkeypatch.setattr(fo, "BUSY_BUDGET", 1e-9)
+        n = len(opening.model)
+        opening._tick()
+        assert len(opening.model) == n + fo.BUSY_CHUNK
+        app.last_input -= fo.ACTIVE
+        assert fo.budget(app) == (fo.FOLD_BUDGET, fo.CHUNK)
+        opening._tick()
+        assert len(opening.model) == n + fo.BUSY_CHUNK + fo.CHUNK
+        opening._timer.resume()
+        await _until(pilot, lambda: opening.done, "the whole file read")
