@@ -110,7 +110,9 @@ async def _open_and_step(path: str, presses: int) -> dict:
     async with app.run_test(size=(120, 40)) as pilot:
         while not isinstance(pilot.app.screen, TraceScreen):
             await pilot.pause(0.001)
-        await pilot.pause()
+        painted = asyncio.Event()       # the screen drawn once with the trace (as the first open's)
+        pilot.app.screen.call_after_refresh(painted.set)
+        await painted.wait()
         out["open"] = time.perf_counter() - t0
         out["rss_open"] = _rss_mib()
         if presses:
@@ -202,7 +204,9 @@ async def _first_open(path: str, presses: int) -> dict:
             if time.perf_counter() - t0 > 60:
                 raise RuntimeError("the first open showed nothing in 60 s")
             await pilot.pause(0.001)
-        await pilot.pause()
+        painted = asyncio.Event()       # the screen drawn once more after its panels took the first events
+        app.first_open.screen.call_after_refresh(painted.set)
+        await painted.wait()
         out["first screen"] = time.perf_counter() - t0
         out["rss_open"] = _rss_mib()
         s, opening = app.first_open.screen, app.first_open

@@ -156,14 +156,14 @@ class Trace:
         return cls._parse(text, str(path))
 
     @classmethod
-    def open(cls, path, index: bool = True, progress=None, pieces=None) -> Trace:
+    def open(cls, path, index: bool = True, progress=None, pieces=None, piece: int | None = None) -> Trace:
         """Open a saved trace through its index (NOTE [ Trace index ] in engine/trace_index.py): the
         same checks as :meth:`load`, done once; the events are read from the file when asked for.
         ``progress(bytes_read, size)`` follows a first open's reading, and ``pieces(lines)`` gets
-        its events as they are checked (rule 9 there)."""
+        its events as they are checked (rule 9 there), ``piece`` bytes at a time (rule 1's by default)."""
         from .trace_index import open_trace
 
-        return open_trace(cls, path, cache=index, progress=progress, pieces=pieces)
+        return open_trace(cls, path, cache=index, progress=progress, pieces=pieces, piece=piece)
 
     @classmethod
     def loads(cls, text: str, name: str = "<string>") -> "Trace":

@@ -118,10 +118,10 @@ def read_header(first: bytes, where: str, fail) -> tuple:
     return (head, *_trace._read_header(head[:-1] if complete else head, not complete, fail))
 
 
-def build(f, name: str, size: int, progress=None, pieces=None) -> TraceIndex:
+def build(f, name: str, size: int, progress=None, pieces=None, piece: int | None = None) -> TraceIndex:
     """Read and check the whole trace in ``f`` (a binary file at its start) and index it;
     ``progress(bytes_read, size)`` is called after each piece, and ``pieces(lines)`` with the
-    events of each piece once they are checked, as :class:`Lines` (rule 9)."""
+    events of each piece once they are checked, as :class:`Lines` (rule 9), ``piece`` bytes a piece."""
     where = safe_text(name)
 
     def fail(line, msg):
@@ -139,7 +139,7 @@ def build(f, name: str, size: int, progress=None, pieces=None) -> TraceIndex:
     plain = plain_json(head)
     n = 0
     while True:
-        lines = f.readlines(PIECE)
+        lines = f.readlines(piece or PIECE)
         if not lines:
             break
         start = offsets[-1]
@@ -319,7 +319,7 @@ def looks_like_npz(path: str) -> bool:
         return False
 
 
-def index_of(path, cache: bool = True, progress=None, pieces=None) -> tuple:
+def index_of(path, cache: bool = True, progress=None, pieces=None, piece: int | None = None) -> tuple:
     """(TraceIndex, notes) for the trace at ``path``: read from a sidecar that names it, else built
     (and saved, when ``cache``; ``pieces`` as in :func:`build`)."""
     name = str(path)
@@ -339,7 +339,7 @@ def index_of(path, cache: bool = True, progress=None, pieces=None) -> tuple:
                         if "another version" not in str(why):
                             notes.append(safe_text(f"the index {p} was rebuilt: {why}"))
             f.seek(0)
-            idx = build(f, name, st.st_size, progress, pieces)
+            idx = build(f, name, st.st_size, progress, pieces, piece)
     except OSError as e:
         raise _trace.TraceFormatError(f"{safe_text(name)}: cannot read trace: {e.strerror or e}") from None
     idx.header["mark"] = mark
@@ -461,10 +461,10 @@ class LazyEvents:
         self.close()
 
 
-def open_trace(cls, path, cache: bool = True, progress=None, pieces=None):
+def open_trace(cls, path, cache: bool = True, progress=None, pieces=None, piece: int | None = None):
     """A ``cls`` (a Trace) whose events are read from the file as asked for, through its index
     (NOTE [ Trace index ])."""
-    idx, notes = index_of(path, cache, progress, pieces)
+    idx, notes = index_of(path, cache, progress, pieces, piece)
     h = idx.header
     tr = cls(meta=h["meta"], created=h["created"])
     tr.events = LazyEvents(path, idx)

@@ -1,5 +1,6 @@
 """A big trace's first open shows its start at once and folds the rest in as it is read (NOTE [ A first open ])."""
 import gc
+import sys
 import threading
 
 import pytest
@@ -7,6 +8,7 @@ import pytest
 import engine.trace_head as th
 import engine.trace_index as ti
 import tui.first_open as fo
+import tui.lifetimes_work as lw
 from engine.trace import Trace
 from replay import model_cache
 from replay.model import TraceModel
@@ -21,7 +23,7 @@ from tui.app import GlassgradApp
 def small_pieces(monkeypatch, tmp_path):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setattr(fo, "BIG", 1)                 # every trace without an index is a first open
-    monkeypatch.setattr(ti, "PIECE", 2048)            # several pieces
+    monkeypatch.setattr(fo, "PIECE", 2048)            # several pieces
     monkeypatch.setattr(fo, "CHUNK", 40)              # several folds a piece
 
 
@@ -50,6 +52,7 @@ async def test_the_start_shows_while_the_rest_is_read_then_the_model_settles_on_
                                                                                           monkeypatch):
     p = _copy(recorded, tmp_path)
     assert fo.wanted(str(p))
+    interval = sys.getswitchinterval()
     gate, real = threading.Event(), fo.FirstOpen._piece
     handed = []
 
@@ -72,10 +75,12 @@ async def test_the_start_shows_while_the_rest_is_read_then_the_model_settles_on_
         shown = s.query_one("#inspector")._shown.plain
         assert shown.startswith("event #0 ") and "Nothing recorded" not in shown
         assert not (tmp_path / "t.jsonl.ggidx.npz").exists()
+        assert sys.getswitchinterval() == pytest.approx(lw.SWITCH)    # rule 8: no turn taken from a key
         await pilot.press("right")                  # the learner can step while the rest is read
         assert s.index == 1 and s.query_one("#inspector").index == 1
         gate.set()
         await _until(pilot, lambda: opening.done, "the whole file read")
+        assert sys.getswitchinterval() == pytest.approx(interval)
         m = opening.model
         assert s.title_text == "t.jsonl" and s.index == 1 and opening.error is None and gc.isenabled()
         assert m.index is not None and len(m) == total          # settled on the index (rule 4)
@@ -160,7 +165,7 @@ async def test_a_tick_folds_less_while_the_learner_uses_the_keys(tmp_path, monke
 
     import engine as torch
 
-    monkeypatch.setattr(ti, "PIECE", 1 << 20)          # one piece: a chunk is never cut short by its end
+    monkeypatch.setattr(fo, "PIECE", 1 << 20)          # one piece: a chunk is never cut short by its end
     monkeypatch.setattr(fo, "BUSY_CHUNK", 10)
     monkeypatch.setattr(fo, "FOLD_BUDGET", 1e-9)     # one chunk a tick: the first screen shows the first
     lin = torch.nn.Linear(4, 4)
