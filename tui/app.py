@@ -21,13 +21,14 @@ from . import first_open, strip_cycles
 from .first_open import SHOW_EVERY, budget, fold_head
 from .gcpause import GCBetweenKeys, paused_gc
 from .home_screen import HomeScreen
+from .lifetimes_work import long_switch
 from .model_saver import ModelSaver
 from .record_worker import command
 from .trace_screen import TraceScreen
 
 strip_cycles.patch()           # NOTE [ Strips without a cycle ] in tui/strip_cycles.py
 
-FOLLOW_PIECE = 256 * 1024      # bytes of a followed run read at a time (NOTE [ A followed run ] rule 1)
+FOLLOW_PIECE = 128 * 1024      # bytes of a followed run read at a time (NOTE [ A followed run ] rule 1)
 FOLLOW_QUEUE = 4               # pieces parsed and not yet folded in, at most
 
 
@@ -151,20 +152,25 @@ class GlassgradApp(App):
         from engine.trace import Trace
 
         tail = LineTail(part, piece=FOLLOW_PIECE)
-        while True:
-            if len(self._pending) >= FOLLOW_QUEUE:      # the app folds what is read before more is parsed
-                if self._closed:
+        long_switch(True)               # as a first open's reader (NOTE [ A first open ] rule 8)
+        try:
+            while True:
+                if len(self._pending) >= FOLLOW_QUEUE:      # the app folds what is read before more is parsed
+                    if self._closed:
+                        break
+                    time.sleep(0.02)
+                    continue
+                done = self._proc.poll() is not None
+                lines = tail.read()
+                if lines:
+                    self._pending.append(lines)
+                    time.sleep(0)                       # the app's thread takes the interpreter here
+                    continue
+                if done:        # it ended before this read: the file is read (a line left incomplete never ends)
                     break
-                time.sleep(0.02)
-                continue
-            done = self._proc.poll() is not None
-            lines = tail.read()
-            if lines:
-                self._pending.append(lines)
-                continue
-            if done:        # it ended before this read: the file is read (a line left incomplete never ends)
-                break
-            time.sleep(0.05)
+                time.sleep(0.05)
+        finally:
+            long_switch(False)
         tail.close()
         while self._pending and not self._closed:     # everything read is folded in before the saved trace opens
             time.sleep(0.02)

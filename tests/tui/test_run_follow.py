@@ -1,4 +1,8 @@
 """glassgrad run follows the worker's file by offset (NOTE [ A followed run ]) and ends on the saved trace's index."""
+import sys
+
+import pytest
+
 from engine.trace import Trace
 from engine.trace_index import FOLLOW_CACHE, FollowedEvents
 from replay.index import FollowedNode
@@ -28,6 +32,7 @@ async def test_a_followed_run_ends_on_its_saved_trace_opened_through_its_index(t
     script = tmp_path / "loop.py"
     script.write_text(SCRIPT)
     out = tmp_path / "run.jsonl"
+    interval = sys.getswitchinterval()
     app = GlassgradApp("run", script=str(script), out=str(out))
     seen: list = []
     async with app.run_test(size=(100, 30)) as pilot:
@@ -41,6 +46,7 @@ async def test_a_followed_run_ends_on_its_saved_trace_opened_through_its_index(t
         await pilot.press("left", "left")                 # the panels read the events they show from the file
         assert s.index == len(m) - 3
     assert seen[0][0] is FollowedEvents and not (tmp_path / "run.jsonl.part").exists()
+    assert sys.getswitchinterval() == pytest.approx(interval)     # the reader's long interval given back
     again = TraceModel.from_trace(Trace.open(str(out)))   # the folded model was saved beside the index
     assert isinstance(again.nodes, SavedNodes)
     same_answers(again, saved)
