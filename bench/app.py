@@ -178,6 +178,19 @@ def _memory_views(m) -> dict:
     return out
 
 
+def _timed_method(cls, name: str, into: list):
+    """Time each call of ``cls.name`` into ``into`` (seconds); what puts the method back."""
+    real = getattr(cls, name)
+
+    def timed(self, *args):
+        t = time.perf_counter()
+        real(self, *args)
+        into.append(time.perf_counter() - t)
+
+    setattr(cls, name, timed)
+    return lambda: setattr(cls, name, real)
+
+
 async def _first_open(path: str, presses: int) -> dict:
     """Open ``path``, which has no index, as `glassgrad view` does (NOTE [ A first open ] in
     tui/first_open.py): time its first screen, steps while the rest is read, and the whole read."""
@@ -187,18 +200,11 @@ async def _first_open(path: str, presses: int) -> dict:
     from tui.app import GlassgradApp
 
     first_open.BIG = 0            # the quick run's small trace is read the same way
-    ticks = []                    # seconds of folding a key pressed then could wait behind
-    tick = first_open.FirstOpen._tick
-
-    def timed_tick(self):
-        t = time.perf_counter()
-        tick(self)
-        ticks.append(time.perf_counter() - t)
-
-    first_open.FirstOpen._tick = timed_tick
+    ticks: list = []              # seconds of folding a key pressed then could wait behind
     t0 = time.perf_counter()
     app = GlassgradApp("first_open", trace=path, title="bench")
     out: dict = {}
+    untime = _timed_method(first_open.FirstOpen, "_tick", ticks)
     async with app.run_test(size=(120, 40)) as pilot:
         while app.first_open is None or app.first_open._shown is None:
             if time.perf_counter() - t0 > 60:
@@ -227,7 +233,7 @@ async def _first_open(path: str, presses: int) -> dict:
         out["step"] = statistics.median(times) if times else 0.0
         out["step max"] = max(times, default=0.0)
         out["tick max"], out["ticks"] = max(ticks, default=0.0), len(ticks)
-        first_open.FirstOpen._tick = tick
+        untime()
         while not opening.done:
             if time.perf_counter() - t0 > 600:
                 raise RuntimeError("the first open did not finish reading in 600 s")
@@ -260,15 +266,8 @@ async def _follow(script: str, trace_out: str) -> dict:
 
     app._drain = timed_drain
     from tui import model_saver
-    ticks = []           # seconds each tick of saving the model beside the index takes, once the run ended
-    tick = model_saver.ModelSaver._tick
-
-    def timed_tick(self):
-        t = time.perf_counter()
-        tick(self)
-        ticks.append(time.perf_counter() - t)
-
-    model_saver.ModelSaver._tick = timed_tick
+    ticks: list = []     # seconds each tick of saving the model beside the index takes, once the run ended
+    untime = _timed_method(model_saver.ModelSaver, "_tick", ticks)
     samples = []
     t0 = time.perf_counter()
     async with app.run_test(size=(120, 40)) as pilot:
@@ -281,7 +280,7 @@ async def _follow(script: str, trace_out: str) -> dict:
                 break
             if time.perf_counter() - t0 > 600:
                 break
-    model_saver.ModelSaver._tick = tick
+    untime()
     drains.sort()
     return {"samples": samples, "rss_peak": _peak_mib(), "seconds": time.perf_counter() - t0,
             "folding": folding, "drain_median": drains[len(drains) // 2] if drains else 0.0, "drain_max": drains[-1] if drains else 0.0,
