@@ -10,8 +10,8 @@ NOTE [ A first open ]
    the rest is read. A key waits for the tick it arrives in: while the learner uses the keys
    or the mouse (an input in the last :data:`ACTIVE` second), a tick folds
    :data:`BUSY_CHUNK` events at a time for at most :data:`BUSY_BUDGET` seconds, so a held
-   arrow key steps at its own pace and the reading goes on slower (``budget``). A piece whose text the build found plain skips the text check
-   (NOTE [ Text from a trace ] rule 5).
+   arrow key steps at its own pace and the reading goes on slower (``budget``). A piece
+   whose text the build found plain skips the text check (NOTE [ Text from a trace ] rule 5).
 2. The reader stays at most :data:`QUEUE` pieces ahead of the fold: parsed events waiting
    to be folded in stay few, and memory grows as the model does, not as the file does.
 3. The title says how far it has read (after a second, how long the rest should take at
