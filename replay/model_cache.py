@@ -83,14 +83,7 @@ def save_steps(model, path: str, write=None):
     reading and returns whether it was written. ``write(path, header, arrays)`` writes the file
     (``write_npz`` unless given: an app hands it to a thread)."""
     try:
-        work = _arrays(model)
-        while True:
-            try:
-                next(work)
-            except StopIteration as done:
-                arrays, header = done.value
-                break
-            yield
+        arrays, header = yield from _arrays(model)
         json.dumps(header)                              # a header JSON cannot hold raises before writing
         return (write or write_npz)(path, header, arrays)
     except (TypeError, ValueError, OverflowError):
