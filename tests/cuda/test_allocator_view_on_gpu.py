@@ -1,6 +1,7 @@
 """A model trained on the GPU, recorded, then seen in the allocator view: CuPy's real pool line
 beside the allocator model's figures (NOTE [ Segments at an event ] rule 5), from the live trace,
-from the file loaded back and from the file opened with its index. Skips where CuPy sees no GPU.
+from the file loaded back, from the file opened with its index, and from `glassgrad run` following
+a GPU script. Byte counts are compared in the app's wording (``nbytes``). Skips where CuPy sees no GPU.
 """
 import pytest
 
@@ -15,11 +16,6 @@ from tests.tui.conftest import allocator_view, host_screen
 from tui.cli import summary
 
 pytestmark = pytest.mark.skipif(not engine.cuda.is_available(), reason=NO_GPU)
-MiB = 1 << 20
-
-
-def _mib(b: int) -> str:
-    return nbytes(b)            # the app's wording of a byte count ("30.21 MiB", "0 B")
 
 
 @pytest.fixture(scope="module")
@@ -78,15 +74,15 @@ async def test_the_allocator_view_shows_cupys_pool_on_a_recorded_gpu_run(gpu_tra
                 continue
             m, k = SegmentsAt(model, "cuda:0").at(i), at[0]
             if size == (120, 36):
-                assert lines[k] == f"CuPy pool (real): used {_mib(got[0])} · held {_mib(got[1])}"
-                assert lines[k + 1] == f"model: allocated {_mib(m.active)} · reserved {_mib(m.reserved)}"
+                assert lines[k] == f"CuPy pool (real): used {nbytes(got[0])} · held {nbytes(got[1])}"
+                assert lines[k + 1] == f"model: allocated {nbytes(m.active)} · reserved {nbytes(m.reserved)}"
             else:                                   # tens of MiB: the short units fit a 42-column panel
                 assert lines[k] == f"CuPy (real): used {short_bytes(got[0])} · held {short_bytes(got[1])}"
                 assert lines[k + 1] == f"model: used {short_bytes(m.active)} · reserved {short_bytes(m.reserved)}"
     line = pool_at_peak(trace)
-    assert line == (f"cuda:0 at the peak (#{peak}): CuPy pool (real): used {_mib(want[0])} · held "
-                    f"{_mib(want[1])}   model: allocated {_mib(SegmentsAt(model, 'cuda:0').at(peak).active)} · "
-                    f"reserved {_mib(SegmentsAt(model, 'cuda:0').at(peak).reserved)}")
+    assert line == (f"cuda:0 at the peak (#{peak}): CuPy pool (real): used {nbytes(want[0])} · held "
+                    f"{nbytes(want[1])}   model: allocated {nbytes(SegmentsAt(model, 'cuda:0').at(peak).active)} · "
+                    f"reserved {nbytes(SegmentsAt(model, 'cuda:0').at(peak).reserved)}")
     assert line in summary(trace, "mlp_cuda").splitlines()
 
 
@@ -127,4 +123,4 @@ async def test_glassgrad_run_of_a_gpu_script_shows_the_pool_once_it_ends(tmp_pat
         await pilot.pause()
         lines = al.render().plain.splitlines()
         got = _last_pool(events, i, "cuda:0")
-        assert got is not None and f"CuPy pool (real): used {_mib(got[0])} · held {_mib(got[1])}" in lines
+        assert got is not None and f"CuPy pool (real): used {nbytes(got[0])} · held {nbytes(got[1])}" in lines
