@@ -110,9 +110,7 @@ async def _open_and_step(path: str, presses: int) -> dict:
     async with app.run_test(size=(120, 40)) as pilot:
         while not isinstance(pilot.app.screen, TraceScreen):
             await pilot.pause(0.001)
-        painted = asyncio.Event()       # the screen drawn once with the trace (as the first open's)
-        pilot.app.screen.call_after_refresh(painted.set)
-        await painted.wait()
+        await _painted(pilot.app.screen)
         out["open"] = time.perf_counter() - t0
         out["rss_open"] = _rss_mib()
         if presses:
@@ -178,6 +176,14 @@ def _memory_views(m) -> dict:
     return out
 
 
+async def _painted(screen) -> None:
+    """Until ``screen`` has been drawn once more: a first screen is timed to the first frame that
+    shows the trace (waiting for the app to go idle timed a first open's reader instead)."""
+    painted = asyncio.Event()
+    screen.call_after_refresh(painted.set)
+    await painted.wait()
+
+
 def _timed_method(cls, name: str, into: list):
     """Time each call of ``cls.name`` into ``into`` (seconds); what puts the method back."""
     real = getattr(cls, name)
@@ -210,9 +216,7 @@ async def _first_open(path: str, presses: int) -> dict:
             if time.perf_counter() - t0 > 60:
                 raise RuntimeError("the first open showed nothing in 60 s")
             await pilot.pause(0.001)
-        painted = asyncio.Event()       # the screen drawn once more after its panels took the first events
-        app.first_open.screen.call_after_refresh(painted.set)
-        await painted.wait()
+        await _painted(app.first_open.screen)
         out["first screen"] = time.perf_counter() - t0
         out["rss_open"] = _rss_mib()
         s, opening = app.first_open.screen, app.first_open

@@ -37,7 +37,6 @@ NOTE [ Memory replay ]
 from __future__ import annotations
 
 import bisect
-
 from dataclasses import dataclass, field
 
 import engine.trace as _format

@@ -132,8 +132,8 @@ def _node_arrays(model, arrays):
     records = getattr(model.nodes, "records", None)      # packed nodes as their figures (NOTE [ Settled nodes ])
     cols = {f: array("q") for f in _NODE if f not in ("kind", "name")}
     kinds, names, first = array("q"), array("q"), {}     # names numbered as first met, sorted below
-    lists = {f: (array("q", [0]), array("q")) for f in ("runs", "about", "joins", "slots")}
-    slot_cols = {f: array("q") for f in _SLOT}
+    lists = {f: (array("q", [0]), array("q")) for f in ("runs", "about", "joins")}
+    slots_ptr, slot_cols = array("q", [0]), {f: array("q") for f in _SLOT}
     nodes = records() if records is not None else (model.nodes[i] for i in list(model.nodes))
     for k, n in enumerate(nodes, 1):
         for f, col in cols.items():
@@ -144,7 +144,7 @@ def _node_arrays(model, arrays):
             ptr, flat = lists[f]
             flat.extend(getattr(n, f))
             ptr.append(len(flat))
-        lists["slots"][0].append(lists["slots"][0][-1] + len(n.saved))
+        slots_ptr.append(slots_ptr[-1] + len(n.saved))
         for sl in n.saved:
             for f, col in slot_cols.items():
                 col.append(_o(getattr(sl, f)))
@@ -159,7 +159,7 @@ def _node_arrays(model, arrays):
     arrays["n_name"] = rank[np.asarray(names, dtype=np.int64)].reshape(len(names))
     for f, (ptr, flat) in lists.items():
         arrays[f + "_ptr"], arrays[f] = np.asarray(ptr, dtype=np.int64), np.asarray(flat, dtype=np.int64)
-    arrays["slots"] = np.zeros(0, dtype=np.int64)
+    arrays["slots_ptr"], arrays["slots"] = np.asarray(slots_ptr, dtype=np.int64), np.zeros(0, dtype=np.int64)
     for f, col in slot_cols.items():
         arrays["s_" + f] = np.asarray(col, dtype=np.int64).reshape(len(col))
     arrays["names"] = vocab

@@ -47,7 +47,6 @@ def short_bytes(n) -> str:
         if abs(v) < 1024 or letter == "T":
             return f"{v:.2f}{letter}" if abs(v) < 10 and letter != "K" else (
                 f"{v:.1f}{letter}" if abs(v) < 100 else f"{v:.0f}{letter}")
-    return f"{n}B"
 
 
 def unit_for(max_bytes: float) -> tuple[str, int]:

@@ -58,7 +58,8 @@ class AllocatorView(Widget, can_focus=True):
         seg = self.segments()
         m = seg.at(i)
         g = gap(m)
-        top = [(line, "allocator--header") for line in wrap(f"{seg.device} at #{i}: " + explain(g), w)]
+        header = self.get_component_rich_style("allocator--header")
+        top = [(line, header) for line in wrap(f"{seg.device} at #{i}: " + explain(g), w)]
         live = seg.live_reserved(i)
         if live is not None and live != g["reserved"]:
             top += [(line, "dim") for line in
@@ -66,13 +67,13 @@ class AllocatorView(Widget, can_focus=True):
         pool = seg.pool(i)
         if pool is not None:                    # a GPU trace: CuPy's real pool beside the model (rule 5)
             forms = pool_lines(pool, m)
-            lines = next((f for f in forms if all(len(x) <= w for x in f)), None)
-            lines = lines or [part for x in forms[-1] for part in wrap(x, w)]
+            lines = next((f for f in forms if all(len(x) <= w for x in f)),
+                         [part for x in forms[-1] for part in wrap(x, w)])
             top += [(line, "") for line in lines]
             top += [(line, "dim") for line in wrap(next((d for d in POOL_DIFFERS if len(d) <= w), POOL_DIFFERS[-1]), w)]
         text = Text(no_wrap=True, overflow="crop")
         for k, (line, style) in enumerate(top):
-            text.append(("\n" if k else "") + line, self.get_component_rich_style(style) if "--" in style else style)
+            text.append(("\n" if k else "") + line, style)
         h -= len(top)                           # NOTE [ Fitting the screen ] rule 8: what is left for segments
         barw = w - LABEL
         styles = {k: self.get_component_rich_style(f"allocator--{k}") for k in ("allocated", "free", "rounding")}

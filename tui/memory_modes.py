@@ -91,7 +91,7 @@ def notice(screen, text: str, timeout: float) -> None:
     together leave the last one's notice alone, posted after the screen's next refresh:
     Textual mounts a toast after the call that asked for it, so an earlier toast of the same
     burst was not yet there to be cleared, and stayed."""
-    screen._notice_seq = seq = getattr(screen, "_notice_seq", 0) + 1
+    screen._notice_seq = seq = screen._notice_seq + 1
 
     def post() -> None:
         if seq == screen._notice_seq:           # a later key of the burst has its own notice
@@ -108,17 +108,15 @@ def set_window(screen, window, say: bool = True) -> None:
         lo, hi = window
         peak_i, peak_b = screen.model.memory.peak_in(lo, hi)
         from replay.words import nbytes
-        label = getattr(screen, "_preset_label", None)
-        screen._preset_label = None
+        label, screen._preset_label = screen._preset_label, None
         name = f"Window: {label} (#{lo}–#{hi - 1})" if label else f"Window #{lo}–#{hi - 1}"
         notice(screen, f"{name}: peak {nbytes(peak_b)} at event #{peak_i}", 4)
 
 
 def mark(screen, which: str, i: int):
     """Rule 2's ``a``/``e``: the window with one end moved to the cursor."""
-    marks = getattr(screen, "_window_marks", [None, None])
+    marks = screen._window_marks
     marks[0 if which == "start" else 1] = i
-    screen._window_marks = marks
     lo, hi = marks
     if lo is None or hi is None:
         notice(screen, f"Window {which} at #{i}; now press {'e' if which == 'start' else 'a'} at the other end.", 4)

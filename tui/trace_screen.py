@@ -94,6 +94,9 @@ class TraceScreen(Screen):
         self.follow = follow              # a streaming run: stay on the newest event
         self.outdir = outdir
         self.query_text = ""
+        self._window_marks = [None, None]   # the memory panel's a/e marks, its notices and preset (memory_modes)
+        self._notice_seq = 0
+        self._preset_label = None
         self._timer = None
         self.focus_of = EventFocus(model)   # NOTE [ Where the graph view looks ]
 
